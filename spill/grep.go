@@ -1,0 +1,192 @@
+package spill
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// GrepOptions says what Grep looks for.
+type GrepOptions struct {
+	// Pattern is an RE2 regular expression, matched case-insensitively
+	// against each line (without its "\n" or "\r\n"). An invalid pattern is
+	// an error, never a literal search.
+	Pattern string
+
+	// Context is how many lines to show before and after each match, like
+	// grep -C; at most Limits.MaxContext.
+	Context int
+
+	// MaxMatches is how many matching lines to show; 0 means
+	// Limits.MaxMatches. All matches are counted regardless.
+	MaxMatches int
+
+	// From is the line to start searching at (1-based); 0 means 1. Use it to
+	// page through more matches than one call shows.
+	From int64
+}
+
+// GrepResult is what Grep returns.
+type GrepResult struct {
+	Path         string
+	Pattern      string
+	Lines        []Line // matches (Match) and context lines, in file order
+	Shown        int    // matching lines in Lines
+	TotalMatches int64  // matching lines in the whole searched range
+	TotalLines   int64  // lines in the file
+	Truncated    bool   // fewer matches than exist are shown, or a line was cut
+	Notes        []string
+}
+
+// Text returns the agent-facing form, like grep -n: "12:text" for matches,
+// "12-text" for context lines, "--" between regions that do not touch, then
+// a summary with the total number of matches and the notes.
+func (r *GrepResult) Text() string {
+	var b []byte
+	for i, l := range r.Lines {
+		if i > 0 && l.Number != r.Lines[i-1].Number+1 {
+			b = append(b, "--\n"...)
+		}
+		sep := byte('-')
+		if l.Match {
+			sep = ':'
+		}
+		b = l.render(b, sep)
+	}
+	return string(b) + notesText(r.Notes)
+}
+
+// String is Text.
+func (r *GrepResult) String() string { return r.Text() }
+
+// Grep searches the file at path for lines matching opts.Pattern,
+// case-insensitively. It reads the whole file once, streaming, and counts
+// every matching line, but shows at most MaxMatches of them, MaxLines lines
+// in all (context included) and MaxOutputBytes of text; every such cut is
+// stated in the notes with how to go on.
+func (l Limits) Grep(path string, opts GrepOptions) (*GrepResult, error) {
+	l = l.withDefaults()
+	if opts.Pattern == "" {
+		return nil, fmt.Errorf("grep: %w: the pattern is empty", ErrInvalidPattern)
+	}
+	re, err := regexp.Compile("(?i)" + opts.Pattern)
+	if err != nil {
+		return nil, fmt.Errorf("grep: %w %q (RE2 syntax; escape special characters such as . ( [ with \\ to search for them literally): %w",
+			ErrInvalidPattern, opts.Pattern, err)
+	}
+	if opts.Context < 0 {
+		return nil, fmt.Errorf("grep: context must not be negative, got %d", opts.Context)
+	}
+	if opts.MaxMatches < 0 {
+		return nil, fmt.Errorf("grep: max matches must not be negative, got %d", opts.MaxMatches)
+	}
+	if opts.From < 0 {
+		return nil, fmt.Errorf("grep: from must be at least 1 (lines are numbered from 1), got %d", opts.From)
+	}
+	res := &GrepResult{Path: path, Pattern: opts.Pattern}
+	ctx := opts.Context
+	if ctx > l.MaxContext {
+		res.Notes = append(res.Notes, fmt.Sprintf("asked for %d context lines; at most %d are shown (clamped)", ctx, l.MaxContext))
+		ctx = l.MaxContext
+	}
+	maxMatches := opts.MaxMatches
+	if maxMatches == 0 {
+		maxMatches = l.MaxMatches
+	}
+	from := max(opts.From, 1)
+
+	f, _, err := openRegular("grep", path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+
+	lr := newLineReader(f, l.MaxLineBytes, re, 0)
+	for lr.num < from-1 && lr.skip() {
+	}
+	if lr.num < from-1 {
+		if err := lr.Err(); err != nil {
+			return nil, fmt.Errorf("grep: read %s: %w", path, err)
+		}
+		return nil, fmt.Errorf("grep: from=%d is past the end of the file: it has %d lines", from, lr.num)
+	}
+
+	c := &lineCollector{lim: l, sep: ':'}
+	var (
+		before    = make([]Line, 0, ctx) // context candidates, oldest first
+		afterLeft int                    // context lines still due after a match
+		stopped   string                 // why lines stopped being shown
+		lastShown int64                  // number of the last line shown
+	)
+	emit := func(ln Line) bool {
+		if len(c.lines) >= l.MaxLines {
+			stopped = fmt.Sprintf("at most %d lines are shown per call", l.MaxLines)
+			return false
+		}
+		if !c.add(ln) {
+			stopped = fmt.Sprintf("output capped at %s", humanBytes(int64(l.MaxOutputBytes)))
+			return false
+		}
+		lastShown = ln.Number
+		return true
+	}
+	for lr.next() {
+		if lr.match {
+			res.TotalMatches++
+		}
+		if stopped != "" {
+			continue
+		}
+		switch {
+		case lr.match && res.Shown < maxMatches:
+			for _, b := range before {
+				if !emit(b) {
+					break
+				}
+			}
+			before = before[:0]
+			if stopped == "" && emit(lr.line()) {
+				res.Shown++
+				afterLeft = ctx
+			}
+		case lr.match:
+			stopped = fmt.Sprintf("at most %d matches are shown per call", maxMatches)
+		case afterLeft > 0:
+			afterLeft--
+			emit(lr.line())
+		case ctx > 0:
+			if len(before) == ctx {
+				copy(before, before[1:])
+				before = before[:ctx-1]
+			}
+			before = append(before, lr.line())
+		}
+	}
+	if err := lr.Err(); err != nil {
+		return nil, fmt.Errorf("grep: read %s: %w", path, err)
+	}
+	res.TotalLines = lr.num
+	res.Lines = c.lines
+
+	scope := ""
+	if from > 1 {
+		scope = fmt.Sprintf(" from line %d on", from)
+	}
+	switch {
+	case res.TotalMatches == 0:
+		res.Notes = append(res.Notes, fmt.Sprintf("no line matches %q (case-insensitive)%s; the file has %d lines", opts.Pattern, scope, res.TotalLines))
+	case int64(res.Shown) < res.TotalMatches:
+		res.Truncated = true
+		res.Notes = append(res.Notes, fmt.Sprintf("%d matching lines in all%s; showing the first %d (%s); continue with from=%d",
+			res.TotalMatches, scope, res.Shown, stopped, lastShown+1))
+	case stopped != "":
+		res.Truncated = true
+		res.Notes = append(res.Notes, fmt.Sprintf("%d matching lines in all%s, all shown, but some context lines were left out (%s)", res.TotalMatches, scope, stopped))
+	default:
+		res.Notes = append(res.Notes, fmt.Sprintf("%d matching lines in all%s, all shown", res.TotalMatches, scope))
+	}
+	if note, ok := c.cutNote(); ok {
+		res.Truncated = true
+		res.Notes = append(res.Notes, note)
+	}
+	return res, nil
+}

@@ -1,0 +1,112 @@
+package spill
+
+// Default bounds of the readback operations. A zero field in Limits means
+// the matching default.
+const (
+	// DefaultMaxLines is the most lines Head, Tail, Slice and Grep return in
+	// one call (context lines included). A larger request is clamped, and the
+	// result says so.
+	DefaultMaxLines = 200
+
+	// DefaultMaxOutputBytes bounds the text of one result (32 KiB). Lines past
+	// it are left out, and the result says where to continue.
+	DefaultMaxOutputBytes = 32 << 10
+
+	// DefaultMaxLineBytes is the most bytes of one line any line-based
+	// operation returns (2 KiB). A longer line is cut with the marker
+	// "…[+N bytes]" and a hint to use Read with the line's offset.
+	DefaultMaxLineBytes = 2 << 10
+
+	// DefaultReadBytes is how many bytes Read returns when asked for 0 (16 KiB).
+	DefaultReadBytes = 16 << 10
+
+	// DefaultMaxReadBytes is the hard cap on one Read (64 KiB); a larger
+	// request is clamped, and the result says so.
+	DefaultMaxReadBytes = 64 << 10
+
+	// DefaultMaxMatches is how many matching lines Grep shows when
+	// GrepOptions.MaxMatches is 0. It always counts all of them.
+	DefaultMaxMatches = 50
+
+	// DefaultMaxContext is the most context lines Grep shows around a match
+	// on each side; a larger request is clamped, and the result says so.
+	DefaultMaxContext = 10
+
+	// DefaultMaxKeys is the most top-level keys Stat (and Query's error
+	// messages) list; the total count is always given.
+	DefaultMaxKeys = 50
+
+	// DefaultMaxBytes is the default total size of one Store (1 GiB).
+	DefaultMaxBytes = 1 << 30
+)
+
+// Limits bounds the output of the readback operations. The zero value means
+// all defaults; callers override single fields from flags. Negative values
+// are treated as 0 (the default).
+type Limits struct {
+	MaxLines       int   // lines per Head/Tail/Slice/Grep; default DefaultMaxLines
+	MaxOutputBytes int   // bytes of one result's text; default DefaultMaxOutputBytes
+	MaxLineBytes   int   // bytes of one line; default DefaultMaxLineBytes
+	ReadBytes      int64 // Read size when 0 is asked; default DefaultReadBytes
+	MaxReadBytes   int64 // hard cap of one Read; default DefaultMaxReadBytes
+	MaxMatches     int   // Grep matches shown when 0 is asked; default DefaultMaxMatches
+	MaxContext     int   // Grep context lines per side; default DefaultMaxContext
+	MaxKeys        int   // keys listed by Stat; default DefaultMaxKeys
+}
+
+// DefaultLimits returns the defaults, spelled out.
+func DefaultLimits() Limits { return Limits{}.withDefaults() }
+
+func (l Limits) withDefaults() Limits {
+	pick := func(v, def int) int {
+		if v <= 0 {
+			return def
+		}
+		return v
+	}
+	pick64 := func(v, def int64) int64 {
+		if v <= 0 {
+			return def
+		}
+		return v
+	}
+	l.MaxLines = pick(l.MaxLines, DefaultMaxLines)
+	l.MaxOutputBytes = pick(l.MaxOutputBytes, DefaultMaxOutputBytes)
+	l.MaxLineBytes = pick(l.MaxLineBytes, DefaultMaxLineBytes)
+	l.ReadBytes = pick64(l.ReadBytes, DefaultReadBytes)
+	l.MaxReadBytes = pick64(l.MaxReadBytes, DefaultMaxReadBytes)
+	l.MaxMatches = pick(l.MaxMatches, DefaultMaxMatches)
+	l.MaxContext = pick(l.MaxContext, DefaultMaxContext)
+	l.MaxKeys = pick(l.MaxKeys, DefaultMaxKeys)
+	if l.ReadBytes > l.MaxReadBytes {
+		l.ReadBytes = l.MaxReadBytes
+	}
+	return l
+}
+
+// Package-level shortcuts use the default Limits.
+
+// Stat describes the file at path with the default Limits.
+func Stat(path string) (*StatInfo, error) { return Limits{}.Stat(path) }
+
+// Head returns the first n lines of the file with the default Limits.
+func Head(path string, n int) (*LinesResult, error) { return Limits{}.Head(path, n) }
+
+// Tail returns the last n lines of the file with the default Limits.
+func Tail(path string, n int) (*LinesResult, error) { return Limits{}.Tail(path, n) }
+
+// Slice returns lines from..to (1-based, inclusive) with the default Limits.
+func Slice(path string, from, to int64) (*LinesResult, error) {
+	return Limits{}.Slice(path, from, to)
+}
+
+// Grep searches the file with the default Limits.
+func Grep(path string, opts GrepOptions) (*GrepResult, error) { return Limits{}.Grep(path, opts) }
+
+// Read returns bytes from offset with the default Limits.
+func Read(path string, offset, maxBytes int64) (*ReadResult, error) {
+	return Limits{}.Read(path, offset, maxBytes)
+}
+
+// Query runs a gjson path over a JSON file with the default Limits.
+func Query(path, gjsonPath string) (*QueryResult, error) { return Limits{}.Query(path, gjsonPath) }

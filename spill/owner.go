@@ -1,0 +1,206 @@
+package spill
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+const (
+	// dirPrefix starts the name of every store directory:
+	// dispatch-spill-<pid>-<random>.
+	dirPrefix = "dispatch-spill-"
+
+	// markerName is the owner marker inside a store directory.
+	markerName = ".owner"
+
+	// markerMagic is the first line of a valid marker.
+	markerMagic = "dispatch-spill-owner v1"
+
+	// maxMarkerBytes bounds how much of a marker is read.
+	maxMarkerBytes = 4 << 10
+)
+
+// owner identifies a process across PID reuse: its pid and its start time in
+// clock ticks since boot (field 22 of /proc/<pid>/stat).
+type owner struct {
+	PID   int
+	Start uint64
+}
+
+func (o owner) marker() []byte {
+	return fmt.Appendf(nil, "%s\npid=%d\nstart=%d\n", markerMagic, o.PID, o.Start)
+}
+
+func parseMarker(data []byte) (owner, error) {
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(lines) != 3 || lines[0] != markerMagic {
+		return owner{}, errors.New("not a dispatch owner marker")
+	}
+	pidStr, ok1 := strings.CutPrefix(lines[1], "pid=")
+	startStr, ok2 := strings.CutPrefix(lines[2], "start=")
+	if !ok1 || !ok2 {
+		return owner{}, errors.New("malformed owner marker")
+	}
+	pid, err := strconv.Atoi(pidStr)
+	if err != nil || pid <= 0 {
+		return owner{}, fmt.Errorf("malformed pid in owner marker: %q", pidStr)
+	}
+	start, err := strconv.ParseUint(startStr, 10, 64)
+	if err != nil {
+		return owner{}, fmt.Errorf("malformed start time in owner marker: %q", startStr)
+	}
+	return owner{PID: pid, Start: start}, nil
+}
+
+// processStart returns the start time of pid (field 22 of /proc/<pid>/stat).
+// The error wraps fs.ErrNotExist when the process does not exist.
+func processStart(pid int) (uint64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("read process start time: %w", err)
+	}
+	return parseStatStart(data)
+}
+
+// parseStatStart extracts field 22 (starttime) from a /proc/<pid>/stat line.
+// Field 2 (comm) is parenthesised and may hold spaces and parentheses, so
+// fields are counted from the last ')'.
+func parseStatStart(data []byte) (uint64, error) {
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, errors.New("parse /proc stat: no command field")
+	}
+	fields := strings.Fields(string(data[i+1:]))
+	// fields[0] is field 3 (state), so field 22 is fields[19].
+	const idx = 22 - 3
+	if len(fields) <= idx {
+		return 0, fmt.Errorf("parse /proc stat: %d fields after the command, want more than %d", len(fields), idx)
+	}
+	start, err := strconv.ParseUint(fields[idx], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("parse /proc stat start time: %w", err)
+	}
+	return start, nil
+}
+
+// self returns the owner identity of the current process.
+func self() (owner, error) {
+	pid := os.Getpid()
+	start, err := processStart(pid)
+	if err != nil {
+		return owner{}, err
+	}
+	return owner{PID: pid, Start: start}, nil
+}
+
+// alive reports whether o still runs: a process with o's pid exists and
+// started at o's start time. It errs on the side of "alive" when unsure.
+func (o owner) alive() bool {
+	start, err := processStart(o.PID)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	return start == o.Start
+}
+
+// Sweep removes the store directories under parent that were left behind by
+// dead dispatch processes: directories named dispatch-spill-<pid>-*, owned by
+// the current user, holding a valid owner marker for the same pid, whose
+// process is gone or whose start time differs (the pid was reused). Anything
+// without a valid marker, owned by someone else, or a symlink is never
+// touched. It returns the directories removed; err joins the failures, and
+// the sweep goes on past them.
+func Sweep(parent string) (removed []string, err error) {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return nil, fmt.Errorf("sweep spill directories: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), dirPrefix) {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		o, ok := staleOwner(dir, e.Name())
+		if !ok || o.alive() {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, fmt.Errorf("sweep spill directory %s: %w", dir, err))
+			continue
+		}
+		removed = append(removed, dir)
+	}
+	return removed, errors.Join(errs...)
+}
+
+// staleOwner reads the owner of a store directory candidate. ok is false
+// unless dir is a real directory owned by the current user whose name and
+// marker agree.
+func staleOwner(dir, name string) (o owner, ok bool) {
+	rest := strings.TrimPrefix(name, dirPrefix)
+	pidStr, _, found := strings.Cut(rest, "-")
+	if !found {
+		return owner{}, false
+	}
+	namePID, err := strconv.Atoi(pidStr)
+	if err != nil {
+		return owner{}, false
+	}
+	if !ownedDir(dir) {
+		return owner{}, false
+	}
+	data, err := readMarker(filepath.Join(dir, markerName))
+	if err != nil {
+		return owner{}, false
+	}
+	o, err = parseMarker(data)
+	if err != nil || o.PID != namePID {
+		return owner{}, false
+	}
+	return o, true
+}
+
+// ownedDir reports whether path is a directory (not a symlink) owned by the
+// current user.
+func ownedDir(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}
+
+// readMarker reads a marker file without following a symlink and only if it
+// is a small regular file owned by the current user.
+func readMarker(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.Mode().IsRegular() || !ok || int(st.Uid) != os.Getuid() {
+		return nil, errors.New("owner marker is not a regular file of the current user")
+	}
+	return io.ReadAll(io.LimitReader(f, maxMarkerBytes))
+}

@@ -1,0 +1,117 @@
+package spill
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// QueryResult is what Query returns.
+type QueryResult struct {
+	Path      string
+	Query     string
+	Type      string // "object", "array", "string", "number", "boolean" or "null"
+	Value     string // the result as raw JSON, at most MaxOutputBytes
+	Bytes     int    // full size of the result
+	Count     int    // number of elements when the result is an array
+	Truncated bool
+	Notes     []string
+}
+
+// Text returns the agent-facing form: the JSON value, then the notes.
+func (r *QueryResult) Text() string {
+	return r.Value + "\n" + notesText(r.Notes)
+}
+
+// String is Text.
+func (r *QueryResult) String() string { return r.Text() }
+
+// Query runs a gjson path (https://github.com/tidwall/gjson/blob/master/SYNTAX.md,
+// e.g. "items.#(size>1000)#.name") over the JSON file at path. The file is
+// mapped read-only into memory, not copied into the Go heap; the result is
+// copied out before the mapping goes, and cut at MaxOutputBytes (saying so).
+// Invalid JSON and a path that matches nothing are errors; the latter says
+// what the top level holds. The result itself is built in memory, so a
+// query that selects most of a huge file costs that much memory.
+func (l Limits) Query(path, gjsonPath string) (*QueryResult, error) {
+	l = l.withDefaults()
+	if strings.TrimSpace(gjsonPath) == "" {
+		return nil, errors.New("query: the path is empty (see gjson syntax, e.g. items.#.name)")
+	}
+	f, fi, err := openRegular("query", path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := fi.Size()
+	if size == 0 {
+		return nil, fmt.Errorf("query: %s is empty, not JSON", path)
+	}
+	if int64(int(size)) != size {
+		return nil, fmt.Errorf("query: %s is too large to map (%s)", path, humanBytes(size))
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("query: map %s: %w", path, err)
+	}
+	res, qerr := l.query(path, gjsonPath, data)
+	if err := syscall.Munmap(data); err != nil {
+		return nil, errors.Join(qerr, fmt.Errorf("query: unmap %s: %w", path, err))
+	}
+	return res, qerr
+}
+
+// query works on the mapped bytes; everything it returns is copied out.
+func (l Limits) query(path, gjsonPath string, data []byte) (*QueryResult, error) {
+	if !gjson.ValidBytes(data) {
+		return nil, fmt.Errorf("query: %s is not valid JSON (query works on JSON files only; use grep or read for others)", path)
+	}
+	// GetBytes copies Raw and Str out of data.
+	r := gjson.GetBytes(data, gjsonPath)
+	if !r.Exists() {
+		s := newJSONShaper(l.MaxKeys)
+		s.write(data)
+		return nil, fmt.Errorf("query: %q matches nothing in %s; the top level is %s", gjsonPath, path, s.result())
+	}
+	res := &QueryResult{Path: path, Query: gjsonPath, Bytes: len(r.Raw)}
+	switch r.Type {
+	case gjson.Null:
+		res.Type = "null"
+	case gjson.False, gjson.True:
+		res.Type = "boolean"
+	case gjson.Number:
+		res.Type = "number"
+	case gjson.String:
+		res.Type = "string"
+	case gjson.JSON:
+		res.Type = "object"
+		if r.IsArray() {
+			res.Type = "array"
+			r.ForEach(func(_, _ gjson.Result) bool { res.Count++; return true })
+		}
+	}
+	raw := r.Raw
+	if raw == "" {
+		raw = r.String()
+	}
+	if len(raw) > l.MaxOutputBytes {
+		cut := runeCut([]byte(raw[:min(len(raw), l.MaxOutputBytes+utf8.UTFMax)]), l.MaxOutputBytes)
+		res.Value = strings.Clone(raw[:cut]) + cutMarker(int64(len(raw)-cut))
+		res.Truncated = true
+		res.Notes = append(res.Notes, fmt.Sprintf("the result is %s; only the first %s is shown; narrow the query (a filter like #(key==\"x\"), a field like #.name, or @keys)",
+			humanBytes(int64(len(raw))), humanBytes(int64(l.MaxOutputBytes))))
+	} else {
+		res.Value = strings.Clone(raw)
+	}
+	switch res.Type {
+	case "array":
+		res.Notes = append(res.Notes, fmt.Sprintf("%s of %d elements, %s", res.Type, res.Count, humanBytes(int64(res.Bytes))))
+	default:
+		res.Notes = append(res.Notes, fmt.Sprintf("%s, %s", res.Type, humanBytes(int64(res.Bytes))))
+	}
+	return res, nil
+}

@@ -1,0 +1,449 @@
+package spill
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Options configures Open.
+type Options struct {
+	// Dir is the parent directory of the store's private directory; "" means
+	// os.TempDir(). With Keep, Dir is the directory the files go into.
+	Dir string
+
+	// MaxBytes is the total number of bytes the store may hold; 0 means
+	// DefaultMaxBytes (1 GiB). Create fails with ErrSpillFull past it.
+	MaxBytes int64
+
+	// Keep makes the store write straight into Dir, which the user named:
+	// no private subdirectory, no owner marker, no sweeping, and Close
+	// leaves the files in place. Dir must be set. See OpenKept.
+	Keep bool
+
+	// Now returns the current time; nil means time.Now.
+	Now func() time.Time
+}
+
+// Store is a set of spill files in one directory, normally a private
+// directory per dispatch process. All methods are safe for concurrent use,
+// and Close may be called from a signal handler's goroutine at any time.
+type Store struct {
+	dir       string // directory the files go into (absolute, symlinks resolved)
+	openedDir string // the same directory as spelled at Open (absolute, cleaned)
+	keep      bool
+	maxBytes  int64
+	now       func() time.Time
+
+	used atomic.Int64 // bytes held, including files being written
+
+	mu     sync.Mutex
+	closed bool
+	files  map[string]*tracked // by base name
+
+	swept    []string
+	sweepErr error
+}
+
+// tracked is a file the store created, with the identity it had then.
+type tracked struct {
+	file File
+	info os.FileInfo
+}
+
+// File describes a spill file written by Create.
+type File struct {
+	Path    string    // absolute path
+	Name    string    // base name, unguessable
+	Format  Format    // content format, also the extension
+	Bytes   int64     // size in bytes
+	Lines   int64     // number of lines (a last line without '\n' counts)
+	Tokens  int64     // EstimateTokens(Bytes)
+	Created time.Time // when Create finished
+	Prefix  []byte    // the first PrefixBytes of the content, for Preview
+}
+
+// PrefixBytes is how many leading bytes of a spill File are kept in
+// File.Prefix.
+const PrefixBytes = 1 << 10
+
+// Open creates the store's private directory right away (so a bad parent
+// fails at startup, not in the middle of a tool call):
+// <Dir>/dispatch-spill-<pid>-<random>, mode 0700, holding an owner marker
+// (.owner: pid and process start time) that lets a later process tell it
+// was left by a dead process. Before that it sweeps such leftovers from Dir
+// (see Sweep; the outcome is available from Swept).
+//
+// With opts.Keep it behaves like OpenKept.
+func Open(opts Options) (*Store, error) {
+	s := &Store{
+		maxBytes: opts.MaxBytes,
+		now:      opts.Now,
+		keep:     opts.Keep,
+		files:    make(map[string]*tracked),
+	}
+	if s.maxBytes <= 0 {
+		s.maxBytes = DefaultMaxBytes
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if opts.Keep {
+		if opts.Dir == "" {
+			return nil, errors.New("open spill store: keeping files needs a directory")
+		}
+		if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
+			return nil, fmt.Errorf("open spill store: %w", err)
+		}
+		dir, err := realDir(opts.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("open spill store: %w", err)
+		}
+		s.dir = dir
+		s.openedDir, err = filepath.Abs(opts.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("open spill store: %w", err)
+		}
+		return s, nil
+	}
+
+	parent := opts.Dir
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	me, err := self()
+	if err != nil {
+		return nil, fmt.Errorf("open spill store: identify this process: %w", err)
+	}
+	s.swept, s.sweepErr = Sweep(parent)
+
+	dir, err := os.MkdirTemp(parent, fmt.Sprintf("%s%d-*", dirPrefix, me.PID))
+	if err != nil {
+		return nil, fmt.Errorf("open spill store: %w", err)
+	}
+	if err := writeMarker(filepath.Join(dir, markerName), me); err != nil {
+		return nil, errors.Join(fmt.Errorf("open spill store: %w", err), os.RemoveAll(dir))
+	}
+	real, err := realDir(dir)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open spill store: %w", err), os.RemoveAll(dir))
+	}
+	s.dir = real
+	s.openedDir, err = filepath.Abs(dir)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open spill store: %w", err), os.RemoveAll(dir))
+	}
+	return s, nil
+}
+
+// OpenKept opens a store that writes straight into dir (created 0700 if
+// missing) and whose Close leaves the files: for a directory the user named
+// on the command line. It has no owner marker and never sweeps.
+func OpenKept(dir string) (*Store, error) {
+	return Open(Options{Dir: dir, Keep: true})
+}
+
+func realDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+func writeMarker(path string, o owner) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("write owner marker: %w", err)
+	}
+	if _, err := f.Write(o.marker()); err != nil {
+		return errors.Join(fmt.Errorf("write owner marker: %w", err), f.Close())
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write owner marker: %w", err)
+	}
+	return nil
+}
+
+// Dir returns the directory the store's files are in.
+func (s *Store) Dir() string { return s.dir }
+
+// MaxBytes returns the total size the store may hold.
+func (s *Store) MaxBytes() int64 { return s.maxBytes }
+
+// Used returns the bytes the store holds now, including files being written.
+func (s *Store) Used() int64 { return s.used.Load() }
+
+// Swept returns what Open's sweep of leftover directories removed, and its
+// error (nil when all went well). The caller decides whether to log it.
+func (s *Store) Swept() ([]string, error) { return s.swept, s.sweepErr }
+
+// Files returns the live files of the store, oldest first.
+func (s *Store) Files() []File {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]File, 0, len(s.files))
+	for _, t := range s.files {
+		out = append(out, t.file)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.Before(out[j].Created)
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// Create writes a new spill file of the given format by streaming write's
+// output into it: nothing is buffered beyond a small write buffer. It counts
+// bytes and lines as they go and stops as soon as the store would exceed
+// MaxBytes; then, and whenever write fails, the partial file is removed.
+// The file is 0600 with an unguessable name and the format's extension.
+func (s *Store) Create(format Format, write func(w io.Writer) error) (*File, error) {
+	ext, err := format.Ext()
+	if err != nil {
+		return nil, fmt.Errorf("create spill file: %w", err)
+	}
+	if s.isClosed() {
+		return nil, fmt.Errorf("create spill file: %w", ErrClosed)
+	}
+	name, err := randomName(ext)
+	if err != nil {
+		return nil, fmt.Errorf("create spill file: %w", err)
+	}
+	path := filepath.Join(s.dir, name)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create spill file: %w", err)
+	}
+	cw := &countingWriter{store: s, w: f}
+	bw := bufio.NewWriterSize(cw, 64<<10)
+	fail := func(err error) (*File, error) {
+		s.used.Add(-cw.bytes)
+		return nil, errors.Join(fmt.Errorf("create spill file: %w", err), f.Close(), removeIfExists(path))
+	}
+	werr := write(bw)
+	if cw.err != nil {
+		// The limit (or the disk) failed, whatever write made of it.
+		return fail(cw.err)
+	}
+	if werr != nil {
+		return fail(werr)
+	}
+	if err := bw.Flush(); err != nil {
+		return fail(err)
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		s.used.Add(-cw.bytes)
+		return nil, errors.Join(fmt.Errorf("create spill file: %w", err), removeIfExists(path))
+	}
+	file := File{
+		Path:    path,
+		Name:    name,
+		Format:  format,
+		Bytes:   cw.bytes,
+		Lines:   cw.lines,
+		Tokens:  EstimateTokens(cw.bytes),
+		Created: s.now(),
+		Prefix:  cw.prefix,
+	}
+	if cw.bytes > 0 && cw.last != '\n' {
+		file.Lines++
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		s.used.Add(-cw.bytes)
+		return nil, errors.Join(fmt.Errorf("create spill file: %w", ErrClosed), removeIfExists(path))
+	}
+	s.files[name] = &tracked{file: file, info: info}
+	out := file
+	return &out, nil
+}
+
+func removeIfExists(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove partial spill file: %w", err)
+	}
+	return nil
+}
+
+func randomName(ext string) (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("random file name: %w", err)
+	}
+	return hex.EncodeToString(b[:]) + ext, nil
+}
+
+// countingWriter counts what goes to the file and enforces the store's
+// MaxBytes before any byte is written. Its first error sticks.
+type countingWriter struct {
+	store  *Store
+	w      io.Writer
+	bytes  int64
+	lines  int64
+	last   byte
+	prefix []byte
+	err    error
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n := int64(len(p))
+	if used := c.store.used.Add(n); used > c.store.maxBytes {
+		c.store.used.Add(-n)
+		c.err = fmt.Errorf("%w: this result would take the store past its limit of %s (%s already held); raise the limit with --spill-max",
+			ErrSpillFull, humanBytes(c.store.maxBytes), humanBytes(used-n))
+		return 0, c.err
+	}
+	written, err := c.w.Write(p)
+	c.store.used.Add(int64(written) - n)
+	c.bytes += int64(written)
+	c.lines += int64(bytes.Count(p[:written], []byte{'\n'}))
+	if written > 0 {
+		c.last = p[written-1]
+		if room := PrefixBytes - len(c.prefix); room > 0 {
+			c.prefix = append(c.prefix, p[:min(room, written)]...)
+		}
+	}
+	if err != nil {
+		c.err = fmt.Errorf("write spill file: %w", err)
+		return written, c.err
+	}
+	return written, nil
+}
+
+// Remove deletes one file of the store and frees its bytes. It refuses, like
+// Resolve, any path that is not a live file of this store.
+func (s *Store) Remove(path string) error {
+	real, err := s.Resolve(path)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.files[filepath.Base(real)]
+	if !ok {
+		return fmt.Errorf("remove spill file: %w", ErrNotSpillFile)
+	}
+	delete(s.files, filepath.Base(real))
+	s.used.Add(-t.file.Bytes)
+	if err := os.Remove(real); err != nil {
+		return fmt.Errorf("remove spill file: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// Close deletes the store's directory and everything in it, or, for a kept
+// store, only forgets its files. It is idempotent and safe to call
+// concurrently with any other method, e.g. from a signal handler; later
+// calls to Create and Resolve fail with ErrClosed.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	s.files = make(map[string]*tracked)
+	if s.keep {
+		return nil
+	}
+	if err := os.RemoveAll(s.dir); err != nil {
+		return fmt.Errorf("close spill store: %w", err)
+	}
+	return nil
+}
+
+// Resolve confines reads to this store: it returns the absolute path of
+// path if, and only if, it names a live file this Store created. A relative
+// path is taken relative to the store's directory, so a bare file name
+// works. The cleaned path must name the file inside the store's directory
+// itself and the file must not be a symlink: symlinks into or out of the
+// directory, "..", other directories, /proc and other stores' files are all
+// refused, as is a file deleted or replaced since it was created. The error
+// wraps ErrNotSpillFile and lists the files that may be read.
+func (s *Store) Resolve(path string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return "", fmt.Errorf("resolve spill file: %w", ErrClosed)
+	}
+	if path == "" {
+		return "", s.refuse(path, "no path given")
+	}
+	p := path
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(s.dir, p)
+	}
+	p = filepath.Clean(p)
+	if d := filepath.Dir(p); d != s.dir && d != s.openedDir {
+		return "", s.refuse(path, "it is not in the spill directory")
+	}
+	t, ok := s.files[filepath.Base(p)]
+	if !ok {
+		return "", s.refuse(path, "it was not created by this store")
+	}
+	// The file must still be the very file we wrote: not a symlink, not a
+	// replacement.
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return "", s.refuse(path, "it no longer exists")
+	}
+	if !fi.Mode().IsRegular() {
+		return "", s.refuse(path, "it is not a regular file")
+	}
+	if !os.SameFile(fi, t.info) {
+		return "", s.refuse(path, "it was replaced since it was created")
+	}
+	return t.file.Path, nil
+}
+
+// refuse builds Resolve's error; s.mu is held.
+func (s *Store) refuse(path, why string) error {
+	const maxListed = 20
+	names := make([]string, 0, len(s.files))
+	for _, t := range s.files {
+		names = append(names, t.file.Name)
+	}
+	sort.Strings(names)
+	var allowed string
+	switch {
+	case len(names) == 0:
+		allowed = "no spill files exist yet"
+	case len(names) > maxListed:
+		allowed = fmt.Sprintf("readable files (in %s): %s, … and %d more", s.dir, strings.Join(names[:maxListed], ", "), len(names)-maxListed)
+	default:
+		allowed = fmt.Sprintf("readable files (in %s): %s", s.dir, strings.Join(names, ", "))
+	}
+	return fmt.Errorf("%w: %q: %s; only files this process spilled may be read; %s", ErrNotSpillFile, path, why, allowed)
+}
