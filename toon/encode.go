@@ -1,0 +1,464 @@
+package toon
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Encode writes v to w as a TOON document (spec 3.3). The document has LF
+// line endings and no trailing newline; an empty root object writes nothing.
+//
+// Layout decisions follow the reference encoder @toon-format/toon@2.3.1
+// exactly, so for the same JSON value both produce the same bytes.
+func Encode(w io.Writer, v Value, opts EncodeOptions) error {
+	cfg, err := opts.config()
+	if err != nil {
+		return err
+	}
+	e := encoder{cfg: cfg, w: w, buf: make([]byte, 0, flushSize+4096)}
+	e.root(v)
+	e.flush()
+	if e.err != nil {
+		return fmt.Errorf("toon: write: %w", e.err)
+	}
+	return nil
+}
+
+// EncodeJSON reads one JSON value from r and writes it to w as TOON. Object
+// key order and exact number text are kept (see [ParseJSON]).
+func EncodeJSON(w io.Writer, r io.Reader, opts EncodeOptions) error {
+	if _, err := opts.config(); err != nil {
+		return err
+	}
+	v, err := ParseJSON(r)
+	if err != nil {
+		return err
+	}
+	return Encode(w, v, opts)
+}
+
+// flushSize is how much output the encoder buffers before writing it out.
+const flushSize = 32 << 10
+
+type encoder struct {
+	cfg     encodeConfig
+	w       io.Writer
+	buf     []byte
+	started bool // a line has been written, so the next one needs "\n"
+	err     error
+}
+
+func (e *encoder) flush() {
+	if e.err == nil && len(e.buf) > 0 {
+		_, e.err = e.w.Write(e.buf)
+	}
+	e.buf = e.buf[:0]
+}
+
+// line starts a new output line at the given depth.
+func (e *encoder) line(depth int) {
+	if len(e.buf) >= flushSize {
+		e.flush()
+	}
+	if e.started {
+		e.buf = append(e.buf, '\n')
+	}
+	e.started = true
+	for n := depth * e.cfg.indent; n > 0; {
+		k := min(n, len(spaces))
+		e.buf = append(e.buf, spaces[:k]...)
+		n -= k
+	}
+}
+
+// item starts a new "- " list-item line at the given depth.
+func (e *encoder) item(depth int) {
+	e.line(depth)
+	e.buf = append(e.buf, '-', ' ')
+}
+
+const spaces = "                                                                "
+
+func (e *encoder) key(k string) {
+	if isValidUnquotedKey(k) {
+		e.buf = append(e.buf, k...)
+		return
+	}
+	e.buf = appendQuoted(e.buf, k)
+}
+
+// primitive writes a null, boolean, number or string value; delim is the
+// delimiter that decides string quoting.
+func (e *encoder) primitive(v Value) {
+	switch v.kind {
+	case KindBool:
+		if v.b {
+			e.buf = append(e.buf, "true"...)
+		} else {
+			e.buf = append(e.buf, "false"...)
+		}
+	case KindNumber:
+		e.buf = appendCanonicalNumber(e.buf, v.s)
+	case KindString:
+		if isSafeUnquoted(v.s, e.cfg.delim) {
+			e.buf = append(e.buf, v.s...)
+		} else {
+			e.buf = appendQuoted(e.buf, v.s)
+		}
+	default:
+		e.buf = append(e.buf, "null"...)
+	}
+}
+
+// header writes [key][N<delim?>][{fields}]: — an array header without the
+// line start.
+func (e *encoder) header(key string, keyed bool, n int, fields []string) {
+	if keyed {
+		e.key(key)
+	}
+	e.buf = append(e.buf, '[')
+	e.buf = strconv.AppendInt(e.buf, int64(n), 10)
+	if e.cfg.delim != ',' {
+		e.buf = append(e.buf, e.cfg.delim)
+	}
+	e.buf = append(e.buf, ']')
+	if fields != nil {
+		e.buf = append(e.buf, '{')
+		for i, f := range fields {
+			if i > 0 {
+				e.buf = append(e.buf, e.cfg.delim)
+			}
+			e.key(f)
+		}
+		e.buf = append(e.buf, '}')
+	}
+	e.buf = append(e.buf, ':')
+}
+
+// inlineArray writes [key][N]: v1,v2,… for an array of primitives.
+func (e *encoder) inlineArray(key string, keyed bool, elems []Value) {
+	e.header(key, keyed, len(elems), nil)
+	if len(elems) == 0 {
+		return
+	}
+	e.buf = append(e.buf, ' ')
+	for i, v := range elems {
+		if i > 0 {
+			e.buf = append(e.buf, e.cfg.delim)
+		}
+		e.primitive(v)
+	}
+}
+
+func (e *encoder) root(v Value) {
+	switch v.kind {
+	case KindArray:
+		e.array("", false, v.c.vals, 0)
+	case KindObject:
+		var rootLiteral map[string]bool
+		if e.cfg.fold {
+			for _, k := range v.c.keys {
+				if strings.IndexByte(k, '.') >= 0 {
+					if rootLiteral == nil {
+						rootLiteral = make(map[string]bool)
+					}
+					rootLiteral[k] = true
+				}
+			}
+		}
+		e.object(v.c.keys, v.c.vals, 0, foldScope{rootLiteral: rootLiteral, flatten: e.cfg.flatten})
+	default:
+		e.line(0)
+		e.primitive(v)
+	}
+}
+
+// foldScope is the key-folding state passed down nested objects: the dotted
+// literal keys of the root object, the dotted path to the current object, and
+// how many more segments may still be folded.
+type foldScope struct {
+	rootLiteral map[string]bool
+	prefix      string
+	flatten     int
+}
+
+func (s foldScope) path(key string) string {
+	if s.prefix == "" {
+		return key
+	}
+	return s.prefix + "." + key
+}
+
+// object writes the members of an object at depth.
+func (e *encoder) object(keys []string, vals []Value, depth int, scope foldScope) {
+	sib := siblings{keys: keys}
+	for i, k := range keys {
+		e.member(k, vals[i], depth, &sib, scope)
+	}
+}
+
+// siblings answers "is this key a sibling?" for folding collision checks,
+// with a set once the object is large.
+type siblings struct {
+	keys []string
+	set  map[string]bool
+}
+
+func (s *siblings) has(k string) bool {
+	if len(s.keys) < indexThreshold {
+		for _, x := range s.keys {
+			if x == k {
+				return true
+			}
+		}
+		return false
+	}
+	if s.set == nil {
+		s.set = make(map[string]bool, len(s.keys))
+		for _, x := range s.keys {
+			s.set[x] = true
+		}
+	}
+	return s.set[k]
+}
+
+func (e *encoder) member(k string, v Value, depth int, sib *siblings, scope foldScope) {
+	if e.cfg.fold && v.kind == KindObject && e.tryFold(k, v, depth, sib, scope) {
+		return
+	}
+	switch v.kind {
+	case KindArray:
+		e.array(k, true, v.c.vals, depth)
+	case KindObject:
+		e.line(depth)
+		e.key(k)
+		e.buf = append(e.buf, ':')
+		if len(v.c.keys) > 0 {
+			scope.prefix = scope.path(k)
+			e.object(v.c.keys, v.c.vals, depth+1, scope)
+		}
+	default:
+		e.line(depth)
+		e.key(k)
+		e.buf = append(e.buf, ':', ' ')
+		e.primitive(v)
+	}
+}
+
+// tryFold writes k: v with the chain of single-key objects starting at v
+// folded into a dotted key (spec §13.4, safe mode), and reports whether it
+// could.
+func (e *encoder) tryFold(k string, v Value, depth int, sib *siblings, scope foldScope) bool {
+	// Collect the chain k → k2 → … while the current value is an object with
+	// exactly one key, up to scope.flatten segments.
+	segments := 1
+	leaf := v
+	for segments < scope.flatten && leaf.kind == KindObject && len(leaf.c.keys) == 1 {
+		leaf = leaf.c.vals[0]
+		segments++
+	}
+	if segments < 2 || !isIdentifierSegment(k) {
+		return false
+	}
+	var b strings.Builder
+	b.WriteString(k)
+	cur := v
+	for i := 1; i < segments; i++ {
+		seg := cur.c.keys[0]
+		if !isIdentifierSegment(seg) {
+			return false
+		}
+		b.WriteByte('.')
+		b.WriteString(seg)
+		cur = cur.c.vals[0]
+	}
+	folded := b.String()
+	if sib.has(folded) || (scope.rootLiteral != nil && scope.rootLiteral[scope.path(folded)]) {
+		return false
+	}
+	switch {
+	case leaf.kind == KindArray:
+		e.array(folded, true, leaf.c.vals, depth)
+	case leaf.kind == KindObject && len(leaf.c.keys) > 0:
+		// The chain stopped at a multi-key object or at the depth limit.
+		e.line(depth)
+		e.key(folded)
+		e.buf = append(e.buf, ':')
+		scope.prefix = scope.path(folded)
+		scope.flatten -= segments
+		e.object(leaf.c.keys, leaf.c.vals, depth+1, scope)
+	case leaf.kind == KindObject:
+		e.line(depth)
+		e.key(folded)
+		e.buf = append(e.buf, ':')
+	default:
+		e.line(depth)
+		e.key(folded)
+		e.buf = append(e.buf, ':', ' ')
+		e.primitive(leaf)
+	}
+	return true
+}
+
+func isPrimitive(v Value) bool { return v.kind != KindArray && v.kind != KindObject }
+
+func allPrimitives(elems []Value) bool {
+	for _, v := range elems {
+		if !isPrimitive(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// array writes an array field (or the root array when !keyed) at depth,
+// choosing the inline, array-of-arrays, tabular or list form (spec §9).
+func (e *encoder) array(key string, keyed bool, elems []Value, depth int) {
+	if len(elems) == 0 {
+		e.line(depth)
+		if keyed {
+			e.key(key)
+			e.buf = append(e.buf, ':', ' ')
+		}
+		e.buf = append(e.buf, '[', ']')
+		return
+	}
+	if allPrimitives(elems) {
+		e.line(depth)
+		e.inlineArray(key, keyed, elems)
+		return
+	}
+	if fields := tabularFields(elems); fields != nil {
+		e.line(depth)
+		e.header(key, keyed, len(elems), fields)
+		e.rows(elems, fields, depth+1)
+		return
+	}
+	// Arrays of primitive arrays, non-uniform objects and mixed arrays all
+	// become list items.
+	e.line(depth)
+	e.header(key, keyed, len(elems), nil)
+	for _, v := range elems {
+		e.listItem(v, depth+1)
+	}
+}
+
+// tabularFields returns the field list when elems can use the tabular form
+// (spec §9.3): all non-empty objects with the same keys and only primitive
+// values. The fields are in the first object's order.
+func tabularFields(elems []Value) []string {
+	if len(elems) == 0 || elems[0].kind != KindObject || len(elems[0].c.keys) == 0 {
+		return nil
+	}
+	fields := elems[0].c.keys
+	for _, row := range elems {
+		if row.kind != KindObject || len(row.c.keys) != len(fields) {
+			return nil
+		}
+		for j, f := range fields {
+			i, ok := rowField(row.c, f, j)
+			if !ok || !isPrimitive(row.c.vals[i]) {
+				return nil
+			}
+		}
+	}
+	return fields
+}
+
+// rowField finds field f of a row, trying its position j in the header first
+// since rows usually share the first row's key order.
+func rowField(c *container, f string, j int) (int, bool) {
+	if j < len(c.keys) && c.keys[j] == f {
+		return j, true
+	}
+	return c.find(f)
+}
+
+func (e *encoder) rows(elems []Value, fields []string, depth int) {
+	for _, row := range elems {
+		e.line(depth)
+		for j, f := range fields {
+			if j > 0 {
+				e.buf = append(e.buf, e.cfg.delim)
+			}
+			i, _ := rowField(row.c, f, j)
+			e.primitive(row.c.vals[i])
+		}
+	}
+}
+
+// listItem writes one element of a list-form array at depth (spec §9.4, §10).
+func (e *encoder) listItem(v Value, depth int) {
+	switch v.kind {
+	case KindArray:
+		e.item(depth)
+		if allPrimitives(v.c.vals) {
+			e.inlineArray("", false, v.c.vals)
+			return
+		}
+		e.header("", false, len(v.c.vals), nil)
+		for _, x := range v.c.vals {
+			e.listItem(x, depth+1)
+		}
+	case KindObject:
+		e.objectItem(v.c, depth)
+	default:
+		e.item(depth)
+		e.primitive(v)
+	}
+}
+
+// objectItem writes an object as a list item: its first member on the hyphen
+// line and the rest one level deeper (spec §10).
+func (e *encoder) objectItem(c *container, depth int) {
+	if len(c.keys) == 0 {
+		e.line(depth)
+		e.buf = append(e.buf, '-')
+		return
+	}
+	k, v := c.keys[0], c.vals[0]
+	rest := foldScope{flatten: e.cfg.flatten}
+	switch v.kind {
+	case KindArray:
+		elems := v.c.vals
+		if fields := tabularFields(elems); fields != nil {
+			// Tabular first field: header on the hyphen line, rows two
+			// levels deeper, other fields one level deeper.
+			e.item(depth)
+			e.header(k, true, len(elems), fields)
+			e.rows(elems, fields, depth+2)
+			break
+		}
+		e.item(depth)
+		if len(elems) == 0 {
+			e.key(k)
+			e.buf = append(e.buf, ':', ' ', '[', ']')
+			break
+		}
+		if allPrimitives(elems) {
+			e.inlineArray(k, true, elems)
+			break
+		}
+		e.header(k, true, len(elems), nil)
+		for _, x := range elems {
+			e.listItem(x, depth+2)
+		}
+	case KindObject:
+		e.item(depth)
+		e.key(k)
+		e.buf = append(e.buf, ':')
+		if len(v.c.keys) > 0 {
+			e.object(v.c.keys, v.c.vals, depth+2, rest)
+		}
+	default:
+		e.item(depth)
+		e.key(k)
+		e.buf = append(e.buf, ':', ' ')
+		e.primitive(v)
+	}
+	if len(c.keys) > 1 {
+		e.object(c.keys[1:], c.vals[1:], depth+1, rest)
+	}
+}

@@ -1,0 +1,236 @@
+package toon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// maxJSONDepth bounds the nesting of arrays and objects ParseJSON accepts,
+// the same limit encoding/json uses, so hostile input cannot exhaust the
+// stack.
+const maxJSONDepth = 10000
+
+// ParseJSON reads exactly one JSON value from r, keeping object key order and
+// the exact text of numbers. Invalid UTF-8 in strings becomes U+FFFD. When an
+// object repeats a key, the last value wins and keeps the position of the
+// key's first appearance, as JSON.parse does. Anything but whitespace after
+// the value is an error.
+func ParseJSON(r io.Reader) (Value, error) {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err == io.EOF {
+		return Value{}, errors.New("toon: parse json: empty input")
+	}
+	if err != nil {
+		return Value{}, fmt.Errorf("toon: parse json: %w", err)
+	}
+	v, err := parseJSONValue(dec, tok, 0)
+	if err != nil {
+		return Value{}, fmt.Errorf("toon: parse json: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			err = errors.New("unexpected data after top-level value")
+		}
+		return Value{}, fmt.Errorf("toon: parse json: %w", err)
+	}
+	return v, nil
+}
+
+func parseJSONValue(dec *json.Decoder, tok json.Token, depth int) (Value, error) {
+	switch t := tok.(type) {
+	case nil:
+		return Value{}, nil
+	case bool:
+		return Bool(t), nil
+	case string:
+		return Value{kind: KindString, s: t}, nil
+	case json.Number:
+		return Value{kind: KindNumber, s: string(t)}, nil
+	case json.Delim:
+		if depth >= maxJSONDepth {
+			return Value{}, fmt.Errorf("nesting deeper than %d levels", maxJSONDepth)
+		}
+		if t == '[' {
+			var elems []Value
+			for dec.More() {
+				v, err := nextJSONValue(dec, depth+1)
+				if err != nil {
+					return Value{}, err
+				}
+				elems = append(elems, v)
+			}
+			if _, err := dec.Token(); err != nil { // ']'
+				return Value{}, err
+			}
+			if elems == nil {
+				elems = []Value{}
+			}
+			return Value{kind: KindArray, c: &container{vals: elems}}, nil
+		}
+		var ob objectBuilder
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return Value{}, err
+			}
+			key, _ := kt.(string) // the decoder only yields string keys here
+			v, err := nextJSONValue(dec, depth+1)
+			if err != nil {
+				return Value{}, err
+			}
+			ob.set(key, v)
+		}
+		if _, err := dec.Token(); err != nil { // '}'
+			return Value{}, err
+		}
+		return ob.value(), nil
+	}
+	return Value{}, fmt.Errorf("unexpected token %v", tok)
+}
+
+func nextJSONValue(dec *json.Decoder, depth int) (Value, error) {
+	tok, err := dec.Token()
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return Value{}, err
+	}
+	return parseJSONValue(dec, tok, depth)
+}
+
+// WriteJSON writes v to w as JSON: compact when indent is "", otherwise one
+// member or element per line indented by indent per level (like
+// json.MarshalIndent with an empty prefix). Object order and number text are
+// written as stored; strings escape only what JSON requires (quote,
+// backslash, control characters), as JSON.stringify does, and invalid UTF-8
+// becomes U+FFFD. No trailing newline is written.
+func WriteJSON(w io.Writer, v Value, indent string) error {
+	jw := jsonWriter{w: w, indent: indent, buf: make([]byte, 0, flushSize+4096)}
+	jw.value(v, 0)
+	jw.flush()
+	if jw.err != nil {
+		return fmt.Errorf("toon: write json: %w", jw.err)
+	}
+	return nil
+}
+
+type jsonWriter struct {
+	w      io.Writer
+	indent string
+	buf    []byte
+	err    error
+}
+
+func (j *jsonWriter) flush() {
+	if j.err == nil && len(j.buf) > 0 {
+		_, j.err = j.w.Write(j.buf)
+	}
+	j.buf = j.buf[:0]
+}
+
+func (j *jsonWriter) newline(depth int) {
+	if j.indent == "" {
+		return
+	}
+	j.buf = append(j.buf, '\n')
+	for i := 0; i < depth; i++ {
+		j.buf = append(j.buf, j.indent...)
+	}
+}
+
+func (j *jsonWriter) value(v Value, depth int) {
+	if len(j.buf) >= flushSize {
+		j.flush()
+	}
+	switch v.kind {
+	case KindNull:
+		j.buf = append(j.buf, "null"...)
+	case KindBool:
+		if v.b {
+			j.buf = append(j.buf, "true"...)
+		} else {
+			j.buf = append(j.buf, "false"...)
+		}
+	case KindNumber:
+		j.buf = append(j.buf, v.s...)
+	case KindString:
+		j.buf = appendJSONString(j.buf, v.s)
+	case KindArray, KindObject:
+		open, closing := byte('['), byte(']')
+		if v.kind == KindObject {
+			open, closing = '{', '}'
+		}
+		j.buf = append(j.buf, open)
+		n := v.Len()
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				j.buf = append(j.buf, ',')
+			}
+			j.newline(depth + 1)
+			if v.kind == KindObject {
+				j.buf = appendJSONString(j.buf, v.c.keys[i])
+				j.buf = append(j.buf, ':')
+				if j.indent != "" {
+					j.buf = append(j.buf, ' ')
+				}
+			}
+			j.value(v.c.vals[i], depth+1)
+		}
+		if n > 0 {
+			j.newline(depth)
+		}
+		j.buf = append(j.buf, closing)
+	}
+}
+
+// appendJSONString appends s as a JSON string literal.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, s[start:i]...)
+				dst = append(dst, "\ufffd"...)
+				i++
+				start = i
+				continue
+			}
+			i += size
+			continue
+		}
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
