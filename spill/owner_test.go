@@ -1,0 +1,131 @@
+package spill
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// deadPID returns the pid of a process that has exited.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skipf("cannot run true: %v", err)
+	}
+	return cmd.Process.Pid
+}
+
+// fakeStoreDir makes a store directory under parent as process o would.
+func fakeStoreDir(t *testing.T, parent string, o owner, withMarker bool) string {
+	t.Helper()
+	dir, err := os.MkdirTemp(parent, dirPrefix+itoa(int64(o.PID))+"-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "abc.json"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if withMarker {
+		if err := writeMarker(filepath.Join(dir, markerName), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestSweep(t *testing.T) {
+	me, err := self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := t.TempDir()
+	dead := fakeStoreDir(t, parent, owner{PID: deadPID(t), Start: 1}, true)
+	reused := fakeStoreDir(t, parent, owner{PID: me.PID, Start: me.Start + 1}, true) // our pid, another start: pid reuse
+	live := fakeStoreDir(t, parent, me, true)
+	noMarker := fakeStoreDir(t, parent, owner{PID: deadPID(t)}, false)
+	mismatch := fakeStoreDir(t, parent, owner{PID: deadPID(t), Start: 1}, false)
+	// A marker naming another pid than the directory name: not trusted.
+	if err := writeMarker(filepath.Join(mismatch, markerName), owner{PID: me.PID + 1000000, Start: 1}); err != nil {
+		t.Fatal(err)
+	}
+	garbage := fakeStoreDir(t, parent, owner{PID: deadPID(t)}, false)
+	if err := os.WriteFile(filepath.Join(garbage, markerName), []byte("pid=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	unrelated := filepath.Join(parent, "other-dir")
+	if err := os.Mkdir(unrelated, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A symlink named like a store pointing at a dead store: never followed.
+	target := fakeStoreDir(t, t.TempDir(), owner{PID: deadPID(t), Start: 1}, true)
+	link := filepath.Join(parent, dirPrefix+"1-link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+
+	removed, err := Sweep(parent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(removed)
+	want := []string{dead, reused}
+	slices.Sort(want)
+	if !slices.Equal(removed, want) {
+		t.Errorf("removed = %v, want %v", removed, want)
+	}
+	for _, tt := range []struct {
+		name, path string
+		exists     bool
+	}{
+		{"dead process's dir", dead, false},
+		{"reused pid's dir", reused, false},
+		{"live process's dir", live, true},
+		{"dir without marker", noMarker, true},
+		{"marker for another pid", mismatch, true},
+		{"malformed marker", garbage, true},
+		{"unrelated dir", unrelated, true},
+		{"symlink", link, true},
+		{"symlink target", target, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := os.Lstat(tt.path)
+			if exists := err == nil; exists != tt.exists {
+				t.Errorf("%s exists = %v, want %v", tt.path, exists, tt.exists)
+			}
+		})
+	}
+}
+
+func TestOpen_sweeps(t *testing.T) {
+	parent := t.TempDir()
+	dead := fakeStoreDir(t, parent, owner{PID: deadPID(t), Start: 1}, true)
+	s := openTest(t, Options{Dir: parent})
+	removed, err := s.Swept()
+	if err != nil || !slices.Equal(removed, []string{dead}) {
+		t.Errorf("Swept = %v, %v; want [%s]", removed, err, dead)
+	}
+}
+
+func TestParseStatStart(t *testing.T) {
+	tests := []struct {
+		name, stat string
+		want       uint64
+		wantErr    bool
+	}{
+		{"plain", "123 (bash) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 4242 20 21", 4242, false},
+		{"comm with spaces and parens", "123 (a ) b) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 77 20", 77, false},
+		{"short", "123 (x) S 1 2", 0, true},
+		{"no comm", "garbage", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseStatStart([]byte(tt.stat))
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Errorf("got %d, %v; want %d (err %v)", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}

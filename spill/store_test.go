@@ -1,0 +1,364 @@
+package spill
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func openTest(t *testing.T, opts Options) *Store {
+	t.Helper()
+	if opts.Dir == "" {
+		opts.Dir = t.TempDir()
+	}
+	s, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+func create(t *testing.T, s *Store, format Format, content string) *File {
+	t.Helper()
+	f, err := s.Create(format, func(w io.Writer) error {
+		_, err := io.WriteString(w, content)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestOpen(t *testing.T) {
+	parent := t.TempDir()
+	s := openTest(t, Options{Dir: parent})
+
+	fi, err := os.Lstat(s.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		t.Errorf("dir mode = %v, want a 0700 directory", fi.Mode())
+	}
+	wantPrefix := fmt.Sprintf("dispatch-spill-%d-", os.Getpid())
+	if !strings.HasPrefix(filepath.Base(s.Dir()), wantPrefix) {
+		t.Errorf("dir name %q, want prefix %q", filepath.Base(s.Dir()), wantPrefix)
+	}
+	data, err := os.ReadFile(filepath.Join(s.Dir(), markerName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := parseMarker(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	me, err := self()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o != me {
+		t.Errorf("marker owner = %+v, want %+v", o, me)
+	}
+	if s.MaxBytes() != DefaultMaxBytes || DefaultMaxBytes != 1<<30 {
+		t.Errorf("MaxBytes = %d, want 1 GiB", s.MaxBytes())
+	}
+}
+
+func TestStore_Create(t *testing.T) {
+	s := openTest(t, Options{})
+	tests := []struct {
+		name      string
+		format    Format
+		content   string
+		ext       string
+		wantLines int64
+	}{
+		{"json", FormatJSON, "{\n  \"a\": 1\n}\n", ".json", 3},
+		{"toon", FormatTOON, "a: 1\nb: 2", ".toon", 2},
+		{"text", FormatText, "hello\n", ".txt", 1},
+		{"empty", FormatText, "", ".txt", 0},
+		{"crlf", FormatText, "a\r\nb\r\n", ".txt", 2},
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := create(t, s, tt.format, tt.content)
+			if filepath.Dir(f.Path) != s.Dir() || filepath.Ext(f.Path) != tt.ext || filepath.Base(f.Path) != f.Name {
+				t.Errorf("path %q, want %s/<random>%s", f.Path, s.Dir(), tt.ext)
+			}
+			if len(strings.TrimSuffix(f.Name, tt.ext)) != 32 || seen[f.Name] {
+				t.Errorf("name %q is not a fresh 128-bit random name", f.Name)
+			}
+			seen[f.Name] = true
+			if f.Bytes != int64(len(tt.content)) || f.Lines != tt.wantLines || f.Format != tt.format {
+				t.Errorf("got bytes=%d lines=%d format=%s, want %d %d %s", f.Bytes, f.Lines, f.Format, len(tt.content), tt.wantLines, tt.format)
+			}
+			if f.Tokens != EstimateTokens(f.Bytes) || string(f.Prefix) != tt.content {
+				t.Errorf("tokens=%d prefix=%q", f.Tokens, f.Prefix)
+			}
+			fi, err := os.Stat(f.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Mode().Perm() != 0o600 {
+				t.Errorf("file mode = %v, want 0600", fi.Mode().Perm())
+			}
+			data, err := os.ReadFile(f.Path)
+			if err != nil || string(data) != tt.content {
+				t.Errorf("content = %q, %v", data, err)
+			}
+		})
+	}
+	t.Run("unknown format", func(t *testing.T) {
+		_, err := s.Create("xml", func(io.Writer) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), "unknown spill format") {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("write error removes the file", func(t *testing.T) {
+		before := len(dirEntries(t, s.Dir()))
+		boom := errors.New("boom")
+		_, err := s.Create(FormatText, func(w io.Writer) error {
+			io.WriteString(w, "partial")
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Errorf("err = %v, want boom", err)
+		}
+		if after := len(dirEntries(t, s.Dir())); after != before {
+			t.Errorf("%d entries after a failed create, want %d", after, before)
+		}
+	})
+}
+
+func dirEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestStore_Create_maxBytes(t *testing.T) {
+	s := openTest(t, Options{MaxBytes: 1000})
+	first := create(t, s, FormatText, strings.Repeat("a", 600))
+	// A 64 KiB chunked writer, so the cap trips in the middle of the stream.
+	_, err := s.Create(FormatText, func(w io.Writer) error {
+		for i := 0; i < 10; i++ {
+			if _, err := io.WriteString(w, strings.Repeat("b\n", 100)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if !errors.Is(err, ErrSpillFull) {
+		t.Fatalf("err = %v, want ErrSpillFull", err)
+	}
+	mustContain(t, "error", err.Error(), "1000 B", "--spill-max")
+	if names := dirEntries(t, s.Dir()); len(names) != 2 { // .owner and the first file
+		t.Errorf("entries = %v, want the marker and %s only", names, first.Name)
+	}
+	if s.Used() != 600 {
+		t.Errorf("Used = %d, want 600 after the failed create", s.Used())
+	}
+	// A writer that swallows the error still fails, and the file goes.
+	_, err = s.Create(FormatText, func(w io.Writer) error {
+		io.WriteString(w, strings.Repeat("c", 70000))
+		return nil
+	})
+	if !errors.Is(err, ErrSpillFull) {
+		t.Errorf("err = %v, want ErrSpillFull", err)
+	}
+	// What still fits, fits.
+	create(t, s, FormatText, strings.Repeat("d", 400))
+	if err := s.Remove(first.Path); err != nil {
+		t.Fatal(err)
+	}
+	if s.Used() != 400 {
+		t.Errorf("Used = %d after Remove, want 400", s.Used())
+	}
+}
+
+func TestStore_Close(t *testing.T) {
+	s, err := Open(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := create(t, s, FormatJSON, "{}")
+	var wg sync.WaitGroup
+	for range 8 { // Close is idempotent and safe concurrently.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.Close(); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if _, err := os.Lstat(s.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("dir still there after Close: %v", err)
+	}
+	if _, err := s.Create(FormatText, func(io.Writer) error { return nil }); !errors.Is(err, ErrClosed) {
+		t.Errorf("Create after Close: %v, want ErrClosed", err)
+	}
+	if _, err := s.Resolve(f.Path); !errors.Is(err, ErrClosed) {
+		t.Errorf("Resolve after Close: %v, want ErrClosed", err)
+	}
+}
+
+func TestStore_Close_concurrentCreate(t *testing.T) {
+	s, err := Open(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				_, err := s.Create(FormatText, func(w io.Writer) error {
+					_, err := io.WriteString(w, "x\n")
+					return err
+				})
+				if err != nil && !errors.Is(err, ErrClosed) && !errors.Is(err, os.ErrNotExist) {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	if err := s.Close(); err != nil {
+		t.Error(err)
+	}
+	wg.Wait()
+	if _, err := os.Lstat(s.Dir()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("dir still there after Close: %v", err)
+	}
+}
+
+func TestOpenKept(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	s, err := OpenKept(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := create(t, s, FormatTOON, "a: 1\n")
+	if filepath.Dir(f.Path) != s.Dir() {
+		t.Errorf("file %s not straight in %s", f.Path, s.Dir())
+	}
+	if names := dirEntries(t, dir); len(names) != 1 || names[0] != f.Name {
+		t.Errorf("entries = %v, want only %s (no marker)", names, f.Name)
+	}
+	if _, err := s.Resolve(f.Name); err != nil {
+		t.Errorf("Resolve: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(f.Path); err != nil {
+		t.Errorf("Close removed a kept file: %v", err)
+	}
+	if _, err := Open(Options{Keep: true}); err == nil {
+		t.Error("Keep without Dir: no error")
+	}
+}
+
+func TestStore_Resolve(t *testing.T) {
+	s := openTest(t, Options{})
+	other := openTest(t, Options{})
+	f := create(t, s, FormatJSON, `{"a":1}`)
+	gone := create(t, s, FormatText, "bye")
+	theirs := create(t, other, FormatText, "not yours")
+	outside := writeTemp(t, "secret.txt", "secret")
+
+	if err := os.Remove(gone.Path); err != nil {
+		t.Fatal(err)
+	}
+	linkOut := filepath.Join(s.Dir(), "evil.txt")
+	if err := os.Symlink(outside, linkOut); err != nil {
+		t.Fatal(err)
+	}
+	linkIn := filepath.Join(t.TempDir(), f.Name)
+	if err := os.Symlink(f.Path, linkIn); err != nil {
+		t.Fatal(err)
+	}
+	dirLink := filepath.Join(t.TempDir(), "spill")
+	if err := os.Symlink(s.Dir(), dirLink); err != nil {
+		t.Fatal(err)
+	}
+	// A file swapped for a symlink to the original under a tracked name.
+	swapped := create(t, s, FormatText, "swap")
+	if err := os.Remove(swapped.Path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, swapped.Path); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("accepted", func(t *testing.T) {
+		for _, p := range []string{f.Path, f.Name, "./" + f.Name, s.Dir() + "/x/../" + f.Name} {
+			got, err := s.Resolve(p)
+			if err != nil || got != f.Path {
+				t.Errorf("Resolve(%q) = %q, %v; want %q", p, got, err, f.Path)
+			}
+		}
+	})
+	refused := []struct {
+		name, path, why string
+	}{
+		{"empty", "", "no path given"},
+		{"absolute path elsewhere", outside, "not in the spill directory"},
+		{"dot dot", "../" + filepath.Base(outside), "not in the spill directory"},
+		{"dot dot out and back", s.Dir() + "/../" + filepath.Base(s.Dir()) + "x/" + f.Name, "not in the spill directory"},
+		{"symlink in the dir pointing out", linkOut, "not created by this store"},
+		{"symlink elsewhere pointing in", linkIn, "not in the spill directory"},
+		{"symlinked dir pointing in", filepath.Join(dirLink, f.Name), "not in the spill directory"},
+		{"proc self environ", "/proc/self/environ", "not in the spill directory"},
+		{"another store's file", theirs.Path, "not in the spill directory"},
+		{"another store's file by name", theirs.Name, "not created by this store"},
+		{"deleted file", gone.Path, "no longer exists"},
+		{"tracked name swapped for a symlink", swapped.Path, "not a regular file"},
+		{"the marker", markerName, "not created by this store"},
+		{"the dir itself", s.Dir(), "not in the spill directory"},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.Resolve(tt.path)
+			if !errors.Is(err, ErrNotSpillFile) {
+				t.Fatalf("Resolve(%q) = %q, %v; want ErrNotSpillFile", tt.path, got, err)
+			}
+			mustContain(t, "error", err.Error(), tt.why, "readable files", f.Name)
+		})
+	}
+}
+
+func TestStore_Files(t *testing.T) {
+	s := openTest(t, Options{})
+	a := create(t, s, FormatText, "a")
+	b := create(t, s, FormatText, "b")
+	files := s.Files()
+	if len(files) != 2 {
+		t.Fatalf("Files = %v", files)
+	}
+	names := map[string]bool{files[0].Name: true, files[1].Name: true}
+	if !names[a.Name] || !names[b.Name] {
+		t.Errorf("Files = %v, want %s and %s", files, a.Name, b.Name)
+	}
+}
