@@ -1,0 +1,328 @@
+package connections
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Transport names the wire a server speaks.
+type Transport string
+
+const (
+	TransportStdio Transport = "stdio"
+	TransportHTTP  Transport = "http" // streamable HTTP
+	TransportSSE   Transport = "sse"  // legacy HTTP+SSE
+)
+
+// DefaultProtocolVersion is the MCP revision dispatch asks downstream servers
+// for. mcp-go's newest (2026-07-28) first probes server/discover, which stalls
+// legacy servers for seconds and makes some exit, so we pin the newest
+// revision that still uses the initialize handshake.
+const DefaultProtocolVersion = "2025-11-25"
+
+// ServerConfig describes one downstream server. The JSON field names are
+// part of the connection ID (see ID), so renaming one changes every ID.
+type ServerConfig struct {
+	// Name is the server's name in a config file; empty for --mcp specs.
+	Name      string    `json:"name,omitempty"`
+	Transport Transport `json:"transport"`
+
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	Cwd     string            `json:"cwd,omitempty"`
+
+	URL     string            `json:"url,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+
+	// Timeout bounds each call to this server; zero means the global default.
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// ProtocolVersion overrides DefaultProtocolVersion for this server.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+}
+
+// Validate reports the first thing that makes the config unusable.
+func (c ServerConfig) Validate() error {
+	switch c.Transport {
+	case TransportStdio:
+		if c.Command == "" {
+			return errors.New("stdio server has no command")
+		}
+		if c.URL != "" {
+			return errors.New("stdio server must not have a url")
+		}
+	case TransportHTTP, TransportSSE:
+		if c.URL == "" {
+			return fmt.Errorf("%s server has no url", c.Transport)
+		}
+		u, err := url.Parse(c.URL)
+		if err != nil {
+			return fmt.Errorf("invalid url: %w", errors.Unwrap(err))
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return fmt.Errorf("url scheme %q is not http or https", u.Scheme)
+		}
+		if u.Host == "" {
+			return errors.New("url has no host")
+		}
+		if c.Command != "" {
+			return fmt.Errorf("%s server must not have a command", c.Transport)
+		}
+	default:
+		return fmt.Errorf("unknown transport %q (want stdio, http or sse)", c.Transport)
+	}
+	if c.Timeout < 0 {
+		return errors.New("timeout must not be negative")
+	}
+	return nil
+}
+
+// ParseSpec reads one --mcp value: an http(s):// URL is a streamable HTTP
+// server, sse+http(s):// a legacy SSE server, and anything else a shell-style
+// command line for a stdio server.
+func ParseSpec(spec string) (ServerConfig, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return ServerConfig{}, errors.New("empty --mcp spec: give a command line, an http(s):// URL or an sse+http(s):// URL")
+	}
+	lower := strings.ToLower(spec)
+	switch {
+	case strings.HasPrefix(lower, "http://"), strings.HasPrefix(lower, "https://"):
+		return validated(ServerConfig{Transport: TransportHTTP, URL: spec})
+	case strings.HasPrefix(lower, "sse+http://"), strings.HasPrefix(lower, "sse+https://"):
+		return validated(ServerConfig{Transport: TransportSSE, URL: spec[len("sse+"):]})
+	}
+	words, err := SplitCommandLine(spec)
+	if err != nil {
+		return ServerConfig{}, err
+	}
+	return validated(ServerConfig{Transport: TransportStdio, Command: words[0], Args: words[1:]})
+}
+
+func validated(c ServerConfig) (ServerConfig, error) {
+	if err := c.Validate(); err != nil {
+		return ServerConfig{}, err
+	}
+	return c, nil
+}
+
+// fileServer is one server as written in a TOML file or an mcpServers JSON
+// object. Both formats share it so that they accept the same keys.
+type fileServer struct {
+	Type            string            `toml:"type" json:"type"`
+	Transport       string            `toml:"transport" json:"transport"`
+	Command         string            `toml:"command" json:"command"`
+	Args            []string          `toml:"args" json:"args"`
+	Env             map[string]string `toml:"env" json:"env"`
+	Cwd             string            `toml:"cwd" json:"cwd"`
+	URL             string            `toml:"url" json:"url"`
+	Headers         map[string]string `toml:"headers" json:"headers"`
+	Timeout         string            `toml:"timeout" json:"timeout"`
+	ProtocolVersion string            `toml:"protocolVersion" json:"protocolVersion"`
+	Disabled        bool              `toml:"disabled" json:"disabled"`
+}
+
+func (f fileServer) toConfig(name string) (ServerConfig, error) {
+	c := ServerConfig{
+		Name: name, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd,
+		URL: f.URL, Headers: f.Headers, ProtocolVersion: f.ProtocolVersion,
+	}
+	kind := f.Transport
+	if kind == "" {
+		kind = f.Type
+	}
+	switch strings.ToLower(kind) {
+	case "":
+		if f.URL != "" {
+			c.Transport = TransportHTTP
+		} else {
+			c.Transport = TransportStdio
+		}
+	case "stdio":
+		c.Transport = TransportStdio
+	case "http", "streamable-http", "streamablehttp", "streamable_http":
+		c.Transport = TransportHTTP
+	case "sse":
+		c.Transport = TransportSSE
+	default:
+		return ServerConfig{}, fmt.Errorf("unknown transport %q (want stdio, http or sse)", kind)
+	}
+	if f.Timeout != "" {
+		d, err := time.ParseDuration(f.Timeout)
+		if err != nil {
+			return ServerConfig{}, fmt.Errorf("timeout %q: want a duration such as 30s or 2m", f.Timeout)
+		}
+		c.Timeout = d
+	}
+	return c, c.Validate()
+}
+
+// LoadFile reads a config file: the mcpServers JSON used by Claude Desktop,
+// Cursor, Claude Code (and VS Code's "servers"), recognized by content, or
+// else a TOML file with one [servers.NAME] table per server. Servers keep
+// the order in which the file declares them, since that order gives the
+// c1..cN aliases. ${VAR} references are expanded from lookup.
+func LoadFile(path string, lookup func(string) (string, bool)) ([]ServerConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	var configs []ServerConfig
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
+		configs, err = parseServersJSON(trimmed)
+	} else {
+		configs, err = parseServersTOML(data)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", filepath.Base(path), err)
+	}
+	for i := range configs {
+		if err := configs[i].ExpandEnv(lookup); err != nil {
+			return nil, fmt.Errorf("config %s: server %q: %w", filepath.Base(path), configs[i].Name, err)
+		}
+	}
+	return configs, nil
+}
+
+func parseServersTOML(data []byte) ([]ServerConfig, error) {
+	var doc struct {
+		Servers map[string]fileServer `toml:"servers"`
+	}
+	md, err := toml.Decode(string(data), &doc)
+	if err != nil {
+		return nil, err
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		return nil, fmt.Errorf("unknown key %q (servers take type, command, args, env, cwd, url, headers, timeout, protocolVersion, disabled)", undecoded[0].String())
+	}
+	if len(doc.Servers) == 0 {
+		return nil, errors.New("no servers: add a [servers.NAME] table with a command or url")
+	}
+	// md.Keys() lists keys in file order, which the map has lost.
+	var names []string
+	for _, key := range md.Keys() {
+		if len(key) == 2 && key[0] == "servers" {
+			names = append(names, key[1])
+		}
+	}
+	var configs []ServerConfig
+	for _, name := range names {
+		server := doc.Servers[name]
+		if server.Disabled {
+			continue
+		}
+		c, err := server.toConfig(name)
+		if err != nil {
+			return nil, fmt.Errorf("server %q: %w", name, err)
+		}
+		configs = append(configs, c)
+	}
+	return configs, nil
+}
+
+func parseServersJSON(data []byte) ([]ServerConfig, error) {
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	raw, ok := doc["mcpServers"]
+	if !ok {
+		raw, ok = doc["servers"]
+	}
+	if !ok {
+		return nil, errors.New(`no "mcpServers" (or "servers") object: this JSON is not an MCP servers config`)
+	}
+	names, err := objectKeysInOrder(raw)
+	if err != nil {
+		return nil, fmt.Errorf("mcpServers: %w", err)
+	}
+	var servers map[string]fileServer
+	if err := json.Unmarshal(raw, &servers); err != nil {
+		return nil, fmt.Errorf("mcpServers: %w", err)
+	}
+	var configs []ServerConfig
+	for _, name := range names {
+		server := servers[name]
+		if server.Disabled {
+			continue
+		}
+		c, err := server.toConfig(name)
+		if err != nil {
+			return nil, fmt.Errorf("server %q: %w", name, err)
+		}
+		configs = append(configs, c)
+	}
+	return configs, nil
+}
+
+// objectKeysInOrder returns the keys of a JSON object in document order.
+func objectKeysInOrder(raw json.RawMessage) ([]string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if delim, ok := tok.(json.Delim); !ok || delim != '{' {
+		return nil, errors.New("want an object of named servers")
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
+}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// ExpandEnv replaces ${VAR} in the command, args, env values, cwd, url and
+// header values. An undefined variable is an error naming it, because a
+// server started with an empty token fails later in a far less clear way.
+func (c *ServerConfig) ExpandEnv(lookup func(string) (string, bool)) error {
+	var missing []string
+	expand := func(s string) string {
+		return envRef.ReplaceAllStringFunc(s, func(ref string) string {
+			name := ref[2 : len(ref)-1]
+			value, ok := lookup(name)
+			if !ok {
+				missing = append(missing, name)
+			}
+			return value
+		})
+	}
+	c.Command = expand(c.Command)
+	for i := range c.Args {
+		c.Args[i] = expand(c.Args[i])
+	}
+	for k, v := range c.Env {
+		c.Env[k] = expand(v)
+	}
+	c.Cwd = expand(c.Cwd)
+	c.URL = expand(c.URL)
+	for k, v := range c.Headers {
+		c.Headers[k] = expand(v)
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return fmt.Errorf("environment variable %s is not set (referenced as ${%s}); export it or remove the reference", missing[0], missing[0])
+	}
+	return nil
+}

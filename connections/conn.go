@@ -1,0 +1,601 @@
+package connections
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Defaults for Options. Each is a named, documented limit.
+const (
+	// DefaultConnectTimeout bounds starting a server and its initialize
+	// handshake. npx may download a package on first start, hence a minute.
+	DefaultConnectTimeout = 60 * time.Second
+	// DefaultMaxRestartsPerMinute stops a crash-looping server from being
+	// restarted on every call.
+	DefaultMaxRestartsPerMinute = 5
+	// MaxListPages bounds tools/list pagination against a server that
+	// never stops returning cursors.
+	MaxListPages = 1000
+)
+
+// Options tune every connection of a Set.
+type Options struct {
+	ConnectTimeout       time.Duration
+	MaxRestartsPerMinute int
+	StderrLimit          int // bytes of stderr kept per server
+	ClientName           string
+	ClientVersion        string
+	Logger               *slog.Logger
+	Redactor             *Redactor
+	// OnToolsChanged is called, outside any read loop, after a server
+	// announced notifications/tools/list_changed and its catalog was
+	// fetched again.
+	OnToolsChanged func(c *Conn)
+}
+
+func (o Options) withDefaults() Options {
+	if o.ConnectTimeout <= 0 {
+		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.MaxRestartsPerMinute <= 0 {
+		o.MaxRestartsPerMinute = DefaultMaxRestartsPerMinute
+	}
+	if o.StderrLimit <= 0 {
+		o.StderrLimit = DefaultStderrLimit
+	}
+	if o.ClientName == "" {
+		o.ClientName = "dispatch"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Redactor == nil {
+		o.Redactor = NewRedactor()
+	}
+	return o
+}
+
+// Status is where a connection is in its life.
+type Status string
+
+const (
+	StatusIdle       Status = "idle" // configured, not started yet
+	StatusConnecting Status = "connecting"
+	StatusReady      Status = "ready"
+	StatusFailed     Status = "failed" // last start or session failed; retried on next use
+	StatusClosed     Status = "closed"
+)
+
+// ServerInfo is what a server said about itself in initialize.
+type ServerInfo struct {
+	Name            string `json:"name,omitempty"`
+	Version         string `json:"version,omitempty"`
+	Title           string `json:"title,omitempty"`
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	Instructions    string `json:"instructions,omitempty"`
+}
+
+// State is a snapshot of a connection for display.
+type State struct {
+	Status    Status
+	LastError string // sanitized
+	Info      ServerInfo
+	Restarts  int // restarts in the last minute
+	NextRetry time.Time
+}
+
+// Conn is one downstream server. It starts the server on first use (or in
+// Set.ConnectAll), restarts it on the next use after it died, and serves
+// concurrent calls over one session.
+type Conn struct {
+	Alias  string
+	Config ServerConfig
+	ID     string
+
+	opts   Options
+	log    *slog.Logger
+	stderr *tailBuffer
+	seq    atomic.Uint64
+
+	mu          sync.Mutex
+	status      Status
+	lastErr     error
+	failures    int // consecutive failed starts
+	lastFailure time.Time
+	restarts    []time.Time
+	everReady   bool
+	sess        *session
+	connecting  chan struct{} // non-nil while a start is under way
+	info        ServerInfo
+	tools       []json.RawMessage
+	toolsListed bool
+	refreshing  bool
+
+	progressMu sync.Mutex
+	progress   map[string]func(params map[string]any)
+}
+
+func newConn(alias string, cfg ServerConfig, opts Options) *Conn {
+	return &Conn{
+		Alias:    alias,
+		Config:   cfg,
+		ID:       cfg.ID(),
+		opts:     opts,
+		log:      opts.Logger.With("connection", alias),
+		stderr:   newTailBuffer(opts.StderrLimit),
+		status:   StatusIdle,
+		progress: make(map[string]func(map[string]any)),
+	}
+}
+
+// Name is the config name, or the alias when the server has none.
+func (c *Conn) Name() string {
+	if c.Config.Name != "" {
+		return c.Config.Name
+	}
+	return c.Alias
+}
+
+// State returns a snapshot for display.
+func (c *Conn) State() State {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := State{Status: c.status, Info: c.info, Restarts: c.recentRestartsLocked(time.Now())}
+	if c.lastErr != nil {
+		s.LastError = c.lastErr.Error()
+	}
+	if c.status == StatusFailed {
+		s.NextRetry = c.lastFailure.Add(backoff(c.failures))
+	}
+	return s
+}
+
+// backoff is how long to wait before starting a server again after n
+// consecutive failures: 0 for the first retry, then 1s doubling to 60s.
+func backoff(n int) time.Duration {
+	if n <= 1 {
+		return 0
+	}
+	d := time.Second << (n - 2)
+	if d > time.Minute || d <= 0 {
+		d = time.Minute
+	}
+	return d
+}
+
+func (c *Conn) recentRestartsLocked(now time.Time) int {
+	n := 0
+	for _, t := range c.restarts {
+		if now.Sub(t) < time.Minute {
+			n++
+		}
+	}
+	return n
+}
+
+// fail builds a sanitized ConnError, appending the tail of the server's
+// stderr when the failure suggests the server itself broke.
+func (c *Conn) fail(op string, err error, withStderr bool) error {
+	msg := err.Error()
+	if withStderr {
+		if tail := c.stderr.Tail(10, 2048); tail != "" {
+			msg += "; server stderr (last lines): " + tail
+		}
+	}
+	return &ConnError{Alias: c.Alias, Op: op, msg: c.opts.Redactor.String(msg), err: err}
+}
+
+// Connect starts the server if it is not running, and returns when it is
+// ready or failed to start.
+func (c *Conn) Connect(ctx context.Context) error {
+	_, err := c.ensure(ctx)
+	return err
+}
+
+func (c *Conn) ensure(ctx context.Context) (*session, error) {
+	c.mu.Lock()
+	for {
+		if c.status == StatusClosed {
+			c.mu.Unlock()
+			return nil, c.fail("connect", errors.New("connection is closed"), false)
+		}
+		if c.sess != nil && !c.sess.dead.Load() {
+			s := c.sess
+			c.mu.Unlock()
+			return s, nil
+		}
+		if c.connecting == nil {
+			break
+		}
+		wait := c.connecting
+		c.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, c.fail("connect", ctxErr(ctx), false)
+		}
+		c.mu.Lock()
+	}
+	now := time.Now()
+	if c.sess != nil { // it died: reap it before starting another
+		old := c.sess
+		c.sess = nil
+		go old.close(c.log)
+	}
+	if c.failures > 0 {
+		if retry := c.lastFailure.Add(backoff(c.failures)); now.Before(retry) {
+			err := fmt.Errorf("%w: retrying in %s; last error: %v", ErrBackoff, retry.Sub(now).Round(100*time.Millisecond), c.lastErr)
+			c.mu.Unlock()
+			return nil, &ConnError{Alias: c.Alias, Op: "connect", msg: c.opts.Redactor.String(err.Error()), err: err}
+		}
+	}
+	if c.everReady && c.recentRestartsLocked(now) >= c.opts.MaxRestartsPerMinute {
+		err := fmt.Errorf("%w: restarted %d times in the last minute (limit %d, --max-restarts); last error: %v",
+			ErrBackoff, c.recentRestartsLocked(now), c.opts.MaxRestartsPerMinute, c.lastErr)
+		c.mu.Unlock()
+		return nil, &ConnError{Alias: c.Alias, Op: "connect", msg: c.opts.Redactor.String(err.Error()), err: err}
+	}
+	restart := c.everReady
+	done := make(chan struct{})
+	c.connecting = done
+	c.status = StatusConnecting
+	c.mu.Unlock()
+
+	sess, info, err := c.dial(ctx)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	close(done)
+	c.connecting = nil
+	if restart {
+		c.restarts = append(c.restarts, now)
+		if len(c.restarts) > 4*c.opts.MaxRestartsPerMinute {
+			c.restarts = c.restarts[len(c.restarts)-2*c.opts.MaxRestartsPerMinute:]
+		}
+	}
+	if c.status == StatusClosed { // closed while starting
+		if sess != nil {
+			go sess.close(c.log)
+		}
+		return nil, c.fail("connect", errors.New("connection is closed"), false)
+	}
+	if err != nil {
+		c.status = StatusFailed
+		c.lastErr = err
+		c.failures++
+		c.lastFailure = time.Now()
+		c.log.Warn("server failed to start", "error", err.Error())
+		return nil, err
+	}
+	c.sess = sess
+	c.info = info
+	c.status = StatusReady
+	c.failures = 0
+	c.everReady = true
+	c.log.Info("server ready", "server", info.Name, "version", info.Version, "protocol", info.ProtocolVersion)
+	return sess, nil
+}
+
+// dial starts the server and runs the initialize handshake.
+func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.ConnectTimeout)
+	defer cancel()
+	c.stderr.Reset()
+
+	sess, err := startSession(c.Config, c.stderr)
+	if err != nil {
+		return nil, ServerInfo{}, c.fail("start", err, true)
+	}
+	sess.client.OnNotification(c.onNotification)
+	sess.client.OnConnectionLost(func(error) { sess.dead.Store(true) })
+
+	version := c.Config.ProtocolVersion
+	if version == "" {
+		version = DefaultProtocolVersion
+	}
+	var req mcp.InitializeRequest
+	req.Params.ProtocolVersion = version
+	req.Params.ClientInfo = mcp.Implementation{Name: c.opts.ClientName, Version: c.opts.ClientVersion}
+	result, err := sess.client.Initialize(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w: no initialize answer within %s (--connect-timeout)", ErrTimeout, c.opts.ConnectTimeout)
+		}
+		// Give a dying process a moment to flush stderr, which usually
+		// says why it died.
+		sess.waitExit(200 * time.Millisecond)
+		failure := c.fail("initialize", err, true)
+		go sess.close(c.log)
+		return nil, ServerInfo{}, failure
+	}
+	info := ServerInfo{
+		Name:            result.ServerInfo.Name,
+		Version:         result.ServerInfo.Version,
+		Title:           result.ServerInfo.Title,
+		ProtocolVersion: result.ProtocolVersion,
+		Instructions:    result.Instructions,
+	}
+	return sess, info, nil
+}
+
+// onNotification runs on the transport's read loop: it must never call the
+// client (that deadlocks the loop), so anything that needs a request is
+// handed to a goroutine.
+func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
+	switch n.Method {
+	case string(mcp.MethodNotificationProgress):
+		fields := n.Params.AdditionalFields
+		token := fmt.Sprint(fields["progressToken"])
+		c.progressMu.Lock()
+		forward := c.progress[token]
+		c.progressMu.Unlock()
+		if forward != nil {
+			forward(fields)
+		}
+	case string(mcp.MethodNotificationToolsListChanged):
+		c.scheduleRefresh()
+	}
+}
+
+// toolsChangedDebounce collapses a burst of list_changed notifications into
+// one tools/list.
+const toolsChangedDebounce = 200 * time.Millisecond
+
+func (c *Conn) scheduleRefresh() {
+	c.mu.Lock()
+	c.toolsListed = false
+	if c.refreshing {
+		c.mu.Unlock()
+		return
+	}
+	c.refreshing = true
+	c.mu.Unlock()
+	time.AfterFunc(toolsChangedDebounce, func() {
+		c.mu.Lock()
+		c.refreshing = false
+		c.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), c.opts.ConnectTimeout)
+		defer cancel()
+		if _, err := c.Tools(ctx, true); err != nil {
+			c.log.Warn("refresh tools after list_changed", "error", err.Error())
+			return
+		}
+		if c.opts.OnToolsChanged != nil {
+			c.opts.OnToolsChanged(c)
+		}
+	})
+}
+
+// Tools returns the server's raw tool definitions exactly as it published
+// them, starting the server if needed. With refresh, or after the server
+// announced a change, the list is fetched again.
+func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, error) {
+	c.mu.Lock()
+	if c.toolsListed && !refresh {
+		tools := c.tools
+		c.mu.Unlock()
+		return tools, nil
+	}
+	c.mu.Unlock()
+	sess, err := c.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tools, err := c.listTools(ctx, sess)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.tools = tools
+	c.toolsListed = true
+	c.mu.Unlock()
+	return tools, nil
+}
+
+// CachedTools returns the last fetched catalog without contacting the
+// server; ok is false if it was never fetched.
+func (c *Conn) CachedTools() (tools []json.RawMessage, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tools, c.tools != nil
+}
+
+// SetCachedTools seeds the catalog from a cache, so list and search need
+// not start the server.
+func (c *Conn) SetCachedTools(tools []json.RawMessage, info ServerInfo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tools == nil {
+		c.tools = tools
+		if c.info.Name == "" {
+			c.info = info
+		}
+	}
+}
+
+func (c *Conn) listTools(ctx context.Context, sess *session) ([]json.RawMessage, error) {
+	var (
+		tools  []json.RawMessage
+		cursor string
+		seen   = map[string]bool{}
+	)
+	for page := 0; ; page++ {
+		if page >= MaxListPages {
+			return nil, c.fail("list tools", fmt.Errorf("more than %d pages of tools; the server keeps returning cursors", MaxListPages), false)
+		}
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		raw, err := c.request(ctx, sess, "tools/list", params)
+		if err != nil {
+			return nil, c.wrapRequestErr("list tools", ctx, err)
+		}
+		var result struct {
+			Tools      []json.RawMessage `json:"tools"`
+			NextCursor string            `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &result); err != nil {
+			return nil, c.fail("list tools", fmt.Errorf("invalid tools/list result: %w", err), false)
+		}
+		tools = append(tools, result.Tools...)
+		if result.NextCursor == "" {
+			break
+		}
+		if seen[result.NextCursor] {
+			return nil, c.fail("list tools", fmt.Errorf("server repeated cursor %q", result.NextCursor), false)
+		}
+		seen[result.NextCursor] = true
+		cursor = result.NextCursor
+	}
+	if tools == nil {
+		tools = []json.RawMessage{}
+	}
+	return tools, nil
+}
+
+// CallRequest is one tools/call.
+type CallRequest struct {
+	Tool      string
+	Arguments json.RawMessage // a JSON object; nil sends none
+	Meta      map[string]any  // forwarded as the request's _meta
+	// OnProgress, when set, receives the params of each progress
+	// notification the server sends for this call. It runs on the read
+	// loop and must not block or call back into the connection.
+	OnProgress func(params map[string]any)
+}
+
+// Call runs tools/call and returns the server's raw result. A JSON-RPC
+// error from the server is a *RPCError (wrapped in a ConnError).
+func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, error) {
+	op := "call " + req.Tool
+	sess, err := c.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	meta := make(map[string]any, len(req.Meta)+1)
+	for k, v := range req.Meta {
+		meta[k] = v
+	}
+	if req.OnProgress != nil {
+		token := fmt.Sprintf("dispatch-%s-%d", c.Alias, c.seq.Add(1))
+		meta["progressToken"] = token
+		c.progressMu.Lock()
+		c.progress[token] = req.OnProgress
+		c.progressMu.Unlock()
+		defer func() {
+			c.progressMu.Lock()
+			delete(c.progress, token)
+			c.progressMu.Unlock()
+		}()
+	}
+	params := struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments,omitempty"`
+		Meta      map[string]any  `json:"_meta,omitempty"`
+	}{req.Tool, req.Arguments, meta}
+	raw, err := c.request(ctx, sess, "tools/call", params)
+	if err != nil {
+		return nil, c.wrapRequestErr(op, ctx, err)
+	}
+	return raw, nil
+}
+
+// wrapRequestErr explains a failed request. A lost server is marked dead so
+// the next use restarts it.
+func (c *Conn) wrapRequestErr(op string, ctx context.Context, err error) error {
+	var rpc *RPCError
+	switch {
+	case errors.As(err, &rpc):
+		return c.fail(op, err, false)
+	case ctx.Err() != nil:
+		return c.fail(op, ctxErr(ctx), false)
+	default:
+		c.markDead(err)
+		return c.fail(op, fmt.Errorf("%w: %v", ErrServerGone, err), true)
+	}
+}
+
+func (c *Conn) markDead(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sess != nil {
+		c.sess.dead.Store(true)
+	}
+	if c.status == StatusReady {
+		c.status = StatusFailed
+		c.lastErr = c.fail("session", err, true)
+		c.lastFailure = time.Now()
+	}
+}
+
+func ctxErr(ctx context.Context) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%w (raise --timeout or the request's timeout)", ErrTimeout)
+	}
+	return ctx.Err()
+}
+
+// request sends one JSON-RPC request with an ID of our own, which cannot
+// collide with the numeric IDs mcp-go's client uses for initialize. If ctx
+// ends first, the server is told with notifications/cancelled.
+func (c *Conn) request(ctx context.Context, sess *session, method string, params any) (json.RawMessage, error) {
+	if sess.dead.Load() {
+		return nil, errors.New("session ended")
+	}
+	id := mcp.NewRequestId(fmt.Sprintf("d%d", c.seq.Add(1)))
+	resp, err := sess.transport.SendRequest(ctx, transport.JSONRPCRequest{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		ID:      id,
+		Method:  method,
+		Params:  params,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			sess.cancel(id, ctx.Err().Error())
+		}
+		return nil, err
+	}
+	if resp.Error != nil {
+		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: rawData(resp.Error.Data)}
+	}
+	return resp.Result, nil
+}
+
+func rawData(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// StderrTail returns the sanitized last lines the server wrote to stderr.
+func (c *Conn) StderrTail(lines int) string {
+	return c.opts.Redactor.String(c.stderr.Tail(lines, 8192))
+}
+
+// Close stops the server and its whole process group.
+func (c *Conn) Close() {
+	c.mu.Lock()
+	c.status = StatusClosed
+	sess := c.sess
+	c.sess = nil
+	c.mu.Unlock()
+	if sess != nil {
+		sess.close(c.log)
+	}
+}
+

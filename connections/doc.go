@@ -1,0 +1,10 @@
+// Package connections owns dispatch's downstream MCP servers: their
+// configuration (from --mcp specs, TOML files and the mcpServers JSON that
+// agent hosts use), their aliases and IDs, the live clients over stdio, SSE
+// and streamable HTTP, and the masking of every credential they carry.
+//
+// It never imports dispatch/: it knows nothing of the proxy-dispatch tool,
+// only how to reach servers and keep them reachable. Tool catalogs and call
+// results cross this boundary as raw JSON so nothing the servers published
+// is lost on the way.
+package connections

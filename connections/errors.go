@@ -1,0 +1,44 @@
+package connections
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrUnknownConnection is returned by Set.Lookup for a key that names no
+	// connection.
+	ErrUnknownConnection = errors.New("unknown connection")
+	// ErrServerGone means the server's process or connection ended; the
+	// next use starts it again.
+	ErrServerGone = errors.New("server connection lost")
+	// ErrBackoff means the server failed recently and is not retried yet.
+	ErrBackoff = errors.New("server is backing off after failures")
+	// ErrTimeout means a request outlived its time limit.
+	ErrTimeout = errors.New("timed out")
+)
+
+// RPCError is a JSON-RPC error response from a downstream server: the server
+// is alive and refused the request (unknown tool, invalid params, ...).
+type RPCError struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *RPCError) Error() string {
+	return fmt.Sprintf("server error %d: %s", e.Code, e.Message)
+}
+
+// ConnError is an error about one connection. Its text is already sanitized:
+// everything dispatch shows of a connection's failure goes through it.
+type ConnError struct {
+	Alias string
+	Op    string // "connect", "list tools", "call echo", ...
+	msg   string // sanitized text of err, with a stderr tail when useful
+	err   error
+}
+
+func (e *ConnError) Error() string { return e.Alias + ": " + e.Op + ": " + e.msg }
+func (e *ConnError) Unwrap() error { return e.err }

@@ -1,0 +1,208 @@
+package connections
+
+import (
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Mask replaces every credential dispatch shows.
+const Mask = "***"
+
+// minSecretLen keeps very short values ("1", "on") out of free-text masking:
+// masking every "1" in an error message would make messages unreadable while
+// protecting nothing.
+const minSecretLen = 4
+
+// secretName matches parameter, flag and header names that carry credentials.
+var secretName = regexp.MustCompile(`(?i)(token|secret|passw(or)?d|pwd|api[-_]?key|apikey|access[-_]?key|private[-_]?key|client[-_]?secret|auth|credential|session|cookie|signature|^sig$|^key$|^code$|bearer|jwt)`)
+
+// secretShape matches values that look like credentials whatever their name:
+// well-known token prefixes, JWTs and bearer values.
+var secretShape = regexp.MustCompile(`^(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpors]-[A-Za-z0-9-]{8,}|AKIA[A-Z0-9]{12,}|AIza[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)$`)
+
+// Redactor masks credentials in text. It learns the secret values of every
+// configured server (env values, header values, URL user info, token-like
+// query parameters, secret-looking arguments) and replaces any occurrence of
+// them in messages, logs and captured stderr. It is safe for concurrent use.
+type Redactor struct {
+	mu       sync.RWMutex
+	secrets  []string // longest first, so a secret containing another is masked whole
+	replacer *strings.Replacer
+}
+
+// NewRedactor returns a Redactor that knows the secrets of configs.
+func NewRedactor(configs ...ServerConfig) *Redactor {
+	r := &Redactor{}
+	for _, c := range configs {
+		r.Learn(c)
+	}
+	return r
+}
+
+// Learn adds the secrets of c.
+func (r *Redactor) Learn(c ServerConfig) {
+	var found []string
+	for _, v := range c.Env {
+		found = append(found, v)
+	}
+	for _, v := range c.Headers {
+		found = append(found, v)
+		// "Bearer abc" leaks "abc" if a server echoes only the token.
+		if _, token, ok := strings.Cut(v, " "); ok {
+			found = append(found, token)
+		}
+	}
+	found = append(found, urlSecrets(c.URL)...)
+	found = append(found, argSecrets(c.Args)...)
+	r.add(found)
+}
+
+func (r *Redactor) add(values []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := make(map[string]bool, len(r.secrets))
+	for _, s := range r.secrets {
+		seen[s] = true
+	}
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if len(v) < minSecretLen || seen[v] {
+			continue
+		}
+		seen[v] = true
+		r.secrets = append(r.secrets, v)
+		// A secret also travels URL-encoded, e.g. inside a logged URL.
+		if esc := url.QueryEscape(v); esc != v && !seen[esc] {
+			seen[esc] = true
+			r.secrets = append(r.secrets, esc)
+		}
+	}
+	sort.Slice(r.secrets, func(i, j int) bool {
+		if len(r.secrets[i]) != len(r.secrets[j]) {
+			return len(r.secrets[i]) > len(r.secrets[j])
+		}
+		return r.secrets[i] < r.secrets[j]
+	})
+	pairs := make([]string, 0, 2*len(r.secrets))
+	for _, s := range r.secrets {
+		pairs = append(pairs, s, Mask)
+	}
+	r.replacer = strings.NewReplacer(pairs...)
+}
+
+// String masks every known secret in s, and anything shaped like a
+// credential even if no config declared it.
+func (r *Redactor) String(s string) string {
+	if r == nil {
+		return maskShapes(s)
+	}
+	r.mu.RLock()
+	replacer := r.replacer
+	r.mu.RUnlock()
+	if replacer != nil {
+		s = replacer.Replace(s)
+	}
+	return maskShapes(s)
+}
+
+var shapeInText = regexp.MustCompile(`(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpors]-[A-Za-z0-9-]{8,}|AKIA[A-Z0-9]{12,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*|(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,})`)
+
+func maskShapes(s string) string {
+	return shapeInText.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(strings.ToLower(m), "bearer") {
+			return m[:len("bearer")] + " " + Mask
+		}
+		return Mask
+	})
+}
+
+// urlSecrets returns the user info and token-like query values of raw.
+func urlSecrets(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil || raw == "" {
+		return nil
+	}
+	var found []string
+	if u.User != nil {
+		found = append(found, u.User.Username())
+		if p, ok := u.User.Password(); ok {
+			found = append(found, p)
+		}
+		found = append(found, u.User.String())
+	}
+	for name, values := range u.Query() {
+		if secretName.MatchString(name) {
+			found = append(found, values...)
+		}
+	}
+	return found
+}
+
+// argSecrets returns the secret-looking values in a command's arguments:
+// --token=abc, --api-key abc, KEY=value pairs with a secret name, values
+// with a credential's shape, and URLs with user info or token parameters.
+func argSecrets(args []string) []string {
+	var found []string
+	for i, arg := range args {
+		if name, value, ok := strings.Cut(arg, "="); ok && secretName.MatchString(strings.TrimLeft(name, "-")) {
+			found = append(found, value)
+			continue
+		}
+		if strings.HasPrefix(arg, "-") && secretName.MatchString(strings.TrimLeft(arg, "-")) && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			found = append(found, args[i+1])
+			continue
+		}
+		if secretShape.MatchString(arg) {
+			found = append(found, arg)
+			continue
+		}
+		if strings.Contains(arg, "://") {
+			found = append(found, urlSecrets(arg)...)
+		}
+	}
+	return found
+}
+
+// SanitizeURL returns raw with user info and token-like query values masked,
+// for the rare place that must show where a server is.
+func SanitizeURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return Mask
+	}
+	if u.User != nil {
+		u.User = url.User(Mask)
+	}
+	q := u.Query()
+	changed := false
+	for name := range q {
+		if secretName.MatchString(name) {
+			q.Set(name, Mask)
+			changed = true
+		}
+	}
+	if changed {
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
+}
+
+// Describe is a short, credential-free label of where a server is: the
+// command's base name or the URL's scheme and host. list shows it so a
+// person can tell servers apart without seeing their full command or URL.
+func (c ServerConfig) Describe() string {
+	switch c.Transport {
+	case TransportStdio:
+		return "stdio: " + filepath.Base(c.Command)
+	default:
+		u, err := url.Parse(c.URL)
+		if err != nil {
+			return string(c.Transport)
+		}
+		return string(c.Transport) + ": " + u.Scheme + "://" + u.Host
+	}
+}
