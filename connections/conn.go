@@ -598,4 +598,3 @@ func (c *Conn) Close() {
 		sess.close(c.log)
 	}
 }
-
