@@ -152,7 +152,6 @@ func TestEncode_Fixtures(t *testing.T) {
 var lineInError = regexp.MustCompile(`^toon: line [1-9][0-9]*: `)
 
 func TestDecode_Fixtures(t *testing.T) {
-	t.Skip("decoder not written yet")
 	cases := loadFixtures(t, "decode")
 	ran, errCases := 0, 0
 	for _, c := range cases {

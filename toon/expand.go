@@ -1,0 +1,148 @@
+package toon
+
+import (
+	"fmt"
+	"strings"
+)
+
+// decodedObject collects the members of an object while it is decoded,
+// with what path expansion needs to know about each: whether its key was
+// quoted and the line it came from.
+type decodedObject struct {
+	strict bool
+	expand bool
+	rows   bool // a tabular row: repeated field names overwrite silently
+	c      container
+	quoted []bool
+	lines  []int
+}
+
+func (d *decoder) newObject() *decodedObject {
+	return &decodedObject{strict: d.cfg.strict, expand: d.cfg.expand}
+}
+
+// checkNew rejects a repeated sibling key in strict mode (spec §14.4).
+func (ob *decodedObject) checkNew(key string, num int) error {
+	if ob.strict && !ob.rows {
+		if _, dup := ob.c.findForUpdate(key); dup {
+			return errAt(num, "duplicate sibling key %q", key)
+		}
+	}
+	return nil
+}
+
+// add sets a member. A repeated key (non-strict mode) takes the new value
+// in the original position: last write wins.
+func (ob *decodedObject) add(key string, quoted bool, v Value, num int) {
+	if i, ok := ob.c.findForUpdate(key); ok {
+		ob.c.vals[i] = v
+		ob.quoted[i] = ob.quoted[i] || quoted
+		ob.lines[i] = num
+		return
+	}
+	ob.c.appendMember(key, v)
+	ob.quoted = append(ob.quoted, quoted)
+	ob.lines = append(ob.lines, num)
+}
+
+// finish returns the object, with its dotted keys expanded when path
+// expansion is on (spec §13.4). Nested objects were finished first, so
+// expansion runs bottom-up like the reference's recursive pass.
+func (ob *decodedObject) finish() (Value, error) {
+	if !ob.expand || !ob.hasExpandableKey() {
+		c := ob.c
+		c.index = nil
+		if c.keys == nil {
+			c.keys = []string{}
+		}
+		return Value{kind: KindObject, c: &c}, nil
+	}
+	out := &container{keys: make([]string, 0, len(ob.c.keys))}
+	for i, key := range ob.c.keys {
+		v := ob.c.vals[i]
+		var err error
+		if segs, ok := ob.expandable(i); ok {
+			err = insertPath(out, segs, v, ob.strict)
+		} else {
+			err = mergeMember(out, key, v, ob.strict)
+		}
+		if err != nil {
+			return Value{}, wrapAt(ob.lines[i], err)
+		}
+	}
+	out.index = nil
+	return Value{kind: KindObject, c: out}, nil
+}
+
+func (ob *decodedObject) hasExpandableKey() bool {
+	for i := range ob.c.keys {
+		if _, ok := ob.expandable(i); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// expandable returns the path segments of member i when its key is an
+// unquoted dotted key made only of IdentifierSegments.
+func (ob *decodedObject) expandable(i int) ([]string, bool) {
+	key := ob.c.keys[i]
+	if ob.quoted[i] || strings.IndexByte(key, '.') < 0 {
+		return nil, false
+	}
+	segs := strings.Split(key, ".")
+	for _, s := range segs {
+		if !isIdentifierSegment(s) {
+			return nil, false
+		}
+	}
+	return segs, true
+}
+
+// insertPath sets segs[0].segs[1]… = v in target, creating objects along
+// the way and deep-merging into existing ones.
+func insertPath(target *container, segs []string, v Value, strict bool) error {
+	cur := target
+	for _, seg := range segs[:len(segs)-1] {
+		i, ok := cur.findForUpdate(seg)
+		switch {
+		case !ok:
+			n := emptyObject()
+			cur.appendMember(seg, n)
+			cur = n.c
+		case cur.vals[i].kind == KindObject:
+			cur = cur.vals[i].c
+		case strict:
+			return fmt.Errorf("path expansion conflict at %q: expected object but found %s", seg, cur.vals[i].kind)
+		default:
+			n := emptyObject()
+			cur.vals[i] = n
+			cur = n.c
+		}
+	}
+	return mergeMember(cur, segs[len(segs)-1], v, strict)
+}
+
+// mergeMember sets key = v in target; two objects deep-merge, any other
+// collision is a conflict: an error in strict mode, else last write wins.
+func mergeMember(target *container, key string, v Value, strict bool) error {
+	i, ok := target.findForUpdate(key)
+	if !ok {
+		target.appendMember(key, v)
+		return nil
+	}
+	old := target.vals[i]
+	if old.kind == KindObject && v.kind == KindObject {
+		for j, k := range v.c.keys {
+			if err := mergeMember(old.c, k, v.c.vals[j], strict); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if strict {
+		return fmt.Errorf("path expansion conflict at key %q: cannot merge %s with %s", key, old.kind, v.kind)
+	}
+	target.vals[i] = v
+	return nil
+}
