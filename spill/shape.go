@@ -329,9 +329,18 @@ func toonHeader(text string, maxKeys int) (n int64, keys []string, count int64) 
 
 // printable escapes control characters in a key so that it stays on one line.
 func printable(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+	isControl := func(r rune) bool { return r < ' ' || r == 0x7f }
+	if !strings.ContainsFunc(s, isControl) {
 		return s
 	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

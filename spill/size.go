@@ -78,7 +78,7 @@ func runeCut(data []byte, max int) int {
 	}
 	// Look back at most utf8.UTFMax-1 bytes for the start of the rune that
 	// data[max] belongs to.
-	for i := max; i > 0 && i > max-utf8.UTFMax; i-- {
+	for i := max; i >= 0 && i > max-utf8.UTFMax; i-- {
 		if utf8.RuneStart(data[i]) {
 			if i == max {
 				return max
