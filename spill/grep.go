@@ -112,10 +112,10 @@ func (l Limits) Grep(path string, opts GrepOptions) (*GrepResult, error) {
 
 	c := &lineCollector{lim: l, sep: ':'}
 	var (
-		before    = make([]Line, 0, ctx) // context candidates, oldest first
-		afterLeft int                    // context lines still due after a match
-		stopped   string                 // why lines stopped being shown
-		lastShown int64                  // number of the last line shown
+		before    = newLineRing(ctx) // context candidates, oldest first
+		afterLeft int                // context lines still due after a match
+		stopped   string             // why lines stopped being shown
+		lastShown int64              // number of the last line shown
 	)
 	emit := func(ln Line) bool {
 		if len(c.lines) >= l.MaxLines {
@@ -138,12 +138,12 @@ func (l Limits) Grep(path string, opts GrepOptions) (*GrepResult, error) {
 		}
 		switch {
 		case lr.match && res.Shown < maxMatches:
-			for _, b := range before {
-				if !emit(b) {
+			for i := range before.len() {
+				if !emit(before.line(i)) {
 					break
 				}
 			}
-			before = before[:0]
+			before.reset()
 			if stopped == "" && emit(lr.line()) {
 				res.Shown++
 				afterLeft = ctx
@@ -154,11 +154,7 @@ func (l Limits) Grep(path string, opts GrepOptions) (*GrepResult, error) {
 			afterLeft--
 			emit(lr.line())
 		case ctx > 0:
-			if len(before) == ctx {
-				copy(before, before[1:])
-				before = before[:ctx-1]
-			}
-			before = append(before, lr.line())
+			before.push(lr)
 		}
 	}
 	if err := lr.Err(); err != nil {
@@ -189,4 +185,45 @@ func (l Limits) Grep(path string, opts GrepOptions) (*GrepResult, error) {
 		res.Notes = append(res.Notes, note)
 	}
 	return res, nil
+}
+
+// lineRing keeps the last few lines seen, reusing its buffers, so that
+// lines which never get shown as context cost no allocation.
+type lineRing struct {
+	slots []ringSlot
+	start int // index of the oldest slot
+	n     int // slots in use
+}
+
+type ringSlot struct {
+	number, offset, cut int64
+	text                []byte
+}
+
+func newLineRing(size int) *lineRing { return &lineRing{slots: make([]ringSlot, size)} }
+
+func (r *lineRing) len() int { return r.n }
+
+func (r *lineRing) reset() { r.start, r.n = 0, 0 }
+
+// push copies the current line of lr in, dropping the oldest when full.
+func (r *lineRing) push(lr *lineReader) {
+	if len(r.slots) == 0 {
+		return
+	}
+	i := (r.start + r.n) % len(r.slots)
+	if r.n == len(r.slots) {
+		r.start = (r.start + 1) % len(r.slots)
+	} else {
+		r.n++
+	}
+	s := &r.slots[i]
+	s.number, s.offset, s.cut = lr.num, lr.start, lr.n-int64(len(lr.buf))
+	s.text = append(s.text[:0], lr.buf...)
+}
+
+// line returns the i-th oldest line.
+func (r *lineRing) line(i int) Line {
+	s := r.slots[(r.start+i)%len(r.slots)]
+	return Line{Number: s.number, Offset: s.offset, Text: string(s.text), Cut: s.cut}
 }

@@ -1,6 +1,7 @@
 package spill
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -212,5 +213,50 @@ func TestLimits_Head_hugeLine(t *testing.T) {
 	}
 	if len(tr.Lines) != 2 || tr.Lines[0].Cut != int64(len(line)-DefaultMaxLineBytes) || tr.Lines[1].Text != "next" {
 		t.Errorf("tail: %+v", tr.Lines)
+	}
+}
+
+// countingReaderAt counts the bytes read through it.
+type countingReaderAt struct {
+	r    interface{ ReadAt([]byte, int64) (int, error) }
+	read int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.read += int64(n)
+	return n, err
+}
+
+func TestTailStart_readsFromTheEnd(t *testing.T) {
+	// A 1 GiB sparse file with three lines at the end: tail must not read it all.
+	path := writeTemp(t, "sparse.txt", "")
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	const size = 1 << 30
+	tailText := "\nx\ny\nz\n"
+	if _, err := f.WriteAt([]byte(tailText), size-int64(len(tailText))); err != nil {
+		t.Fatal(err)
+	}
+	c := &countingReaderAt{r: f}
+	start, whole, err := tailStart(c, size, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole || start != size-6 {
+		t.Errorf("start=%d whole=%v, want %d false", start, whole, size-6)
+	}
+	if c.read > 2*readBufSize {
+		t.Errorf("read %d bytes to find the last 3 lines", c.read)
+	}
+	r, err := Tail(path, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(r.Lines); !slices.Equal(got, []string{"x", "y", "z"}) || r.Lines[0].Offset != size-6 {
+		t.Errorf("lines = %q at %d", got, r.Lines[0].Offset)
 	}
 }
