@@ -218,7 +218,9 @@ func TestLimits_Head_hugeLine(t *testing.T) {
 
 // countingReaderAt counts the bytes read through it.
 type countingReaderAt struct {
-	r    interface{ ReadAt([]byte, int64) (int, error) }
+	r interface {
+		ReadAt([]byte, int64) (int, error)
+	}
 	read int64
 }
 
