@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // DecodeError reports malformed TOON input and the 1-based line where it was
@@ -22,15 +23,18 @@ func (e *DecodeError) Error() string { return fmt.Sprintf("toon: line %d: %s", e
 // Parsing follows the reference decoder @toon-format/toon@2.3.1; see
 // [DecodeOptions] for what strict mode checks. Every error is a
 // *[DecodeError] naming the offending line, except for invalid options.
-// Decoded strings may share memory with data, which must not be modified
-// while the result is in use. Numbers are decoded to their exact value in
+// Invalid UTF-8 in data is replaced by U+FFFD. Numbers are decoded to their exact value in
 // canonical form (see the package documentation).
 func Decode(data []byte, opts DecodeOptions) (Value, error) {
 	cfg, err := opts.config()
 	if err != nil {
 		return Value{}, err
 	}
-	d := decoder{cfg: cfg, sc: scanner{src: string(data), indent: cfg.indent, strict: cfg.strict}}
+	src := string(data)
+	if !utf8.ValidString(src) {
+		src = strings.ToValidUTF8(src, "\uFFFD")
+	}
+	d := decoder{cfg: cfg, sc: scanner{src: src, indent: cfg.indent, strict: cfg.strict}}
 	v, err := d.root()
 	if d.sc.err != nil {
 		// A line that failed the indentation checks stops the scan early;

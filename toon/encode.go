@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Encode writes v to w as a TOON document (spec 3.3). The document has LF
@@ -89,8 +90,8 @@ func (e *encoder) key(k string) {
 	e.buf = appendQuoted(e.buf, k)
 }
 
-// primitive writes a null, boolean, number or string value; delim is the
-// delimiter that decides string quoting.
+// primitive writes a null, boolean, number or string value. Strings are
+// quoted as the document delimiter requires; invalid UTF-8 becomes U+FFFD.
 func (e *encoder) primitive(v Value) {
 	switch v.kind {
 	case KindBool:
@@ -102,10 +103,14 @@ func (e *encoder) primitive(v Value) {
 	case KindNumber:
 		e.buf = appendCanonicalNumber(e.buf, v.s)
 	case KindString:
-		if isSafeUnquoted(v.s, e.cfg.delim) {
-			e.buf = append(e.buf, v.s...)
+		s := v.s
+		if !utf8.ValidString(s) {
+			s = strings.ToValidUTF8(s, "\uFFFD")
+		}
+		if isSafeUnquoted(s, e.cfg.delim) {
+			e.buf = append(e.buf, s...)
 		} else {
-			e.buf = appendQuoted(e.buf, v.s)
+			e.buf = appendQuoted(e.buf, s)
 		}
 	default:
 		e.buf = append(e.buf, "null"...)

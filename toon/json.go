@@ -1,108 +1,10 @@
 package toon
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"unicode/utf8"
 )
-
-// maxJSONDepth bounds the nesting of arrays and objects ParseJSON accepts,
-// the same limit encoding/json uses, so hostile input cannot exhaust the
-// stack.
-const maxJSONDepth = 10000
-
-// ParseJSON reads exactly one JSON value from r, keeping object key order and
-// the exact text of numbers. Invalid UTF-8 in strings becomes U+FFFD. When an
-// object repeats a key, the last value wins and keeps the position of the
-// key's first appearance, as JSON.parse does. Anything but whitespace after
-// the value is an error.
-func ParseJSON(r io.Reader) (Value, error) {
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err == io.EOF {
-		return Value{}, errors.New("toon: parse json: empty input")
-	}
-	if err != nil {
-		return Value{}, fmt.Errorf("toon: parse json: %w", err)
-	}
-	v, err := parseJSONValue(dec, tok, 0)
-	if err != nil {
-		return Value{}, fmt.Errorf("toon: parse json: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("unexpected data after top-level value")
-		}
-		return Value{}, fmt.Errorf("toon: parse json: %w", err)
-	}
-	return v, nil
-}
-
-func parseJSONValue(dec *json.Decoder, tok json.Token, depth int) (Value, error) {
-	switch t := tok.(type) {
-	case nil:
-		return Value{}, nil
-	case bool:
-		return Bool(t), nil
-	case string:
-		return Value{kind: KindString, s: t}, nil
-	case json.Number:
-		return Value{kind: KindNumber, s: string(t)}, nil
-	case json.Delim:
-		if depth >= maxJSONDepth {
-			return Value{}, fmt.Errorf("nesting deeper than %d levels", maxJSONDepth)
-		}
-		if t == '[' {
-			var elems []Value
-			for dec.More() {
-				v, err := nextJSONValue(dec, depth+1)
-				if err != nil {
-					return Value{}, err
-				}
-				elems = append(elems, v)
-			}
-			if _, err := dec.Token(); err != nil { // ']'
-				return Value{}, err
-			}
-			if elems == nil {
-				elems = []Value{}
-			}
-			return Value{kind: KindArray, c: &container{vals: elems}}, nil
-		}
-		var ob objectBuilder
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return Value{}, err
-			}
-			key, _ := kt.(string) // the decoder only yields string keys here
-			v, err := nextJSONValue(dec, depth+1)
-			if err != nil {
-				return Value{}, err
-			}
-			ob.set(key, v)
-		}
-		if _, err := dec.Token(); err != nil { // '}'
-			return Value{}, err
-		}
-		return ob.value(), nil
-	}
-	return Value{}, fmt.Errorf("unexpected token %v", tok)
-}
-
-func nextJSONValue(dec *json.Decoder, depth int) (Value, error) {
-	tok, err := dec.Token()
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	if err != nil {
-		return Value{}, err
-	}
-	return parseJSONValue(dec, tok, depth)
-}
 
 // WriteJSON writes v to w as JSON: compact when indent is "", otherwise one
 // member or element per line indented by indent per level (like
