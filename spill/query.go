@@ -3,6 +3,8 @@ package spill
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"unicode/utf8"
@@ -58,24 +60,51 @@ func (l Limits) Query(path, gjsonPath string) (*QueryResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("query: map %s: %w", path, err)
 	}
-	res, qerr := l.query(path, gjsonPath, data)
+	res, qerr := l.guardedQuery(path, gjsonPath, data)
 	if err := syscall.Munmap(data); err != nil {
 		return nil, errors.Join(qerr, fmt.Errorf("query: unmap %s: %w", path, err))
 	}
 	return res, qerr
 }
 
+// maxQueryDepth bounds the nesting Query accepts.
+const maxQueryDepth = 10000
+
+// guardedQuery runs query turning a fault on the mapping (the file was
+// truncated while mapped, which raises SIGBUS) into an error instead of a
+// crash.
+func (l Limits) guardedQuery(path, gjsonPath string, data []byte) (res *QueryResult, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if rerr, ok := r.(runtime.Error); ok {
+				if _, fault := rerr.(interface{ Addr() uintptr }); fault {
+					res, err = nil, fmt.Errorf("query: %s changed while being read: %v", path, rerr)
+					return
+				}
+			}
+			panic(r)
+		}
+	}()
+	return l.query(path, gjsonPath, data)
+}
+
 // query works on the mapped bytes; everything it returns is copied out.
 func (l Limits) query(path, gjsonPath string, data []byte) (*QueryResult, error) {
+	// gjson validates and queries recursively: refuse nesting deep enough
+	// to exhaust the stack, which would kill the process.
+	shape := newJSONShaper(l.MaxKeys)
+	shape.write(data)
+	if shape.maxDepth > maxQueryDepth {
+		return nil, fmt.Errorf("query: %s nests deeper than %d levels; use grep or read instead", path, maxQueryDepth)
+	}
 	if !gjson.ValidBytes(data) {
 		return nil, fmt.Errorf("query: %s is not valid JSON (query works on JSON files only; use grep or read for others)", path)
 	}
 	// GetBytes copies Raw and Str out of data.
 	r := gjson.GetBytes(data, gjsonPath)
 	if !r.Exists() {
-		s := newJSONShaper(l.MaxKeys)
-		s.write(data)
-		return nil, fmt.Errorf("query: %q matches nothing in %s; the top level is %s", gjsonPath, path, s.result())
+		return nil, fmt.Errorf("query: %q matches nothing in %s; the top level is %s", gjsonPath, path, shape.result())
 	}
 	res := &QueryResult{Path: path, Query: gjsonPath, Bytes: len(r.Raw)}
 	switch r.Type {

@@ -61,6 +61,7 @@ type jsonShaper struct {
 	shape   Shape
 
 	depth     int64
+	maxDepth  int64  // deepest nesting seen
 	root      byte   // '{', '[' or 's' (scalar) once known
 	elemKind  byte   // kind of the root array's first element
 	commas    int64  // commas at depth 1 of a root array
@@ -139,6 +140,7 @@ func (j *jsonShaper) write(p []byte) {
 		case '{', '[':
 			j.startValue()
 			j.depth++
+			j.maxDepth = max(j.maxDepth, j.depth)
 			if j.depth == 1 {
 				j.root = c
 				if c == '{' {
