@@ -8,8 +8,10 @@ import (
 // GrepOptions says what Grep looks for.
 type GrepOptions struct {
 	// Pattern is an RE2 regular expression, matched case-insensitively
-	// against each line (without its "\n" or "\r\n"). An invalid pattern is
-	// an error, never a literal search.
+	// against each whole line (without its "\n" or "\r\n"). An invalid
+	// pattern is an error, never a literal search. Lines longer than 64 KiB
+	// are streamed through the matcher, which is slower (about 10 MB/s) and
+	// sees a CRLF line's "\r", so "$" does not match before it there.
 	Pattern string
 
 	// Context is how many lines to show before and after each match, like

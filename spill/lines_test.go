@@ -1,6 +1,7 @@
 package spill
 
 import (
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -218,9 +219,7 @@ func TestLimits_Head_hugeLine(t *testing.T) {
 
 // countingReaderAt counts the bytes read through it.
 type countingReaderAt struct {
-	r interface {
-		ReadAt([]byte, int64) (int, error)
-	}
+	r    io.ReaderAt
 	read int64
 }
 
