@@ -1,0 +1,165 @@
+package toolsearch
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Catalog is one server's tool list as written by scripts/catalogdump:
+// the raw tool objects exactly as the server published them.
+type Catalog struct {
+	Server  string            `json:"server"`
+	Package string            `json:"package"`
+	Tools   []json.RawMessage `json:"tools"`
+}
+
+// LoadCatalogs reads every *.json catalog in dir, in file-name order, and
+// returns the catalogs and their tools as Docs whose Connection is the
+// server name.
+func LoadCatalogs(dir string) ([]Catalog, []Doc, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("list catalogs: %w", err)
+	}
+	sort.Strings(files)
+	var cats []Catalog
+	var docs []Doc
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read catalog: %w", err)
+		}
+		var c Catalog
+		if err := json.Unmarshal(data, &c); err != nil {
+			return nil, nil, fmt.Errorf("decode catalog %s: %w", f, err)
+		}
+		if c.Server == "" {
+			c.Server = strings.TrimSuffix(filepath.Base(f), ".json")
+		}
+		for i, raw := range c.Tools {
+			d, err := DocFromRaw(c.Server, raw)
+			if err != nil {
+				return nil, nil, fmt.Errorf("catalog %s tool %d: %w", f, i, err)
+			}
+			docs = append(docs, d)
+		}
+		cats = append(cats, c)
+	}
+	return cats, docs, nil
+}
+
+// EvalSet is the query file: each query with every acceptable tool as
+// "server/tool".
+type EvalSet struct {
+	Description string      `json:"description,omitempty"`
+	Queries     []EvalQuery `json:"queries"`
+}
+
+// EvalQuery is one query of an EvalSet.
+type EvalQuery struct {
+	Query  string   `json:"query"`
+	Kind   string   `json:"kind,omitempty"` // exact, typo, paraphrase, task
+	Expect []string `json:"expect"`
+}
+
+// Report is the outcome of Evaluate.
+type Report struct {
+	Catalogs, Tools int
+	Queries         int
+	Top1, Top5      int    // queries with an acceptable tool first / in the first five
+	Misses          []Miss // queries whose first hit is not acceptable, in file order
+}
+
+// Miss is a query whose first hit was not an acceptable tool.
+type Miss struct {
+	Query  string
+	Expect []string
+	Got    []string // the first five hits as "server/tool"
+	Rank   int      // 1-based rank of the first acceptable hit, 0 if none
+}
+
+// Top1Rate and Top5Rate are the fractions of queries hit at 1 and 5.
+func (r Report) Top1Rate() float64 { return rate(r.Top1, r.Queries) }
+
+// Top5Rate is the fraction of queries with an acceptable tool in the first five.
+func (r Report) Top5Rate() float64 { return rate(r.Top5, r.Queries) }
+
+func rate(k, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(k) / float64(n)
+}
+
+// String prints the rates and then one line per miss.
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d queries over %d tools in %d catalogs: top-1 %d/%d (%.1f%%), top-5 %d/%d (%.1f%%)\n",
+		r.Queries, r.Tools, r.Catalogs,
+		r.Top1, r.Queries, 100*r.Top1Rate(), r.Top5, r.Queries, 100*r.Top5Rate())
+	for _, m := range r.Misses {
+		rank := "not in top 5"
+		if m.Rank > 0 {
+			rank = fmt.Sprintf("rank %d", m.Rank)
+		}
+		fmt.Fprintf(&b, "miss (%s) %q want %s got %s\n",
+			rank, m.Query, strings.Join(m.Expect, "|"), strings.Join(m.Got, ", "))
+	}
+	return b.String()
+}
+
+// Evaluate indexes every catalog in catalogDir, runs each query of evalFile
+// and counts how often an acceptable tool ranks first and in the first five.
+func Evaluate(catalogDir, evalFile string) (Report, error) {
+	cats, docs, err := LoadCatalogs(catalogDir)
+	if err != nil {
+		return Report{}, err
+	}
+	data, err := os.ReadFile(evalFile)
+	if err != nil {
+		return Report{}, fmt.Errorf("read eval set: %w", err)
+	}
+	var set EvalSet
+	if err := json.Unmarshal(data, &set); err != nil {
+		return Report{}, fmt.Errorf("decode eval set: %w", err)
+	}
+	known := map[string]bool{}
+	for _, d := range docs {
+		known[d.Connection+"/"+d.Name] = true
+	}
+	ix := New(docs)
+	r := Report{Catalogs: len(cats), Tools: len(docs), Queries: len(set.Queries)}
+	for _, q := range set.Queries {
+		want := map[string]bool{}
+		for _, e := range q.Expect {
+			if !known[e] {
+				return Report{}, fmt.Errorf("eval query %q expects unknown tool %s", q.Query, e)
+			}
+			want[e] = true
+		}
+		hits := ix.Search(q.Query, 5)
+		got := make([]string, len(hits))
+		rank := 0
+		for i, h := range hits {
+			d := docs[h.Doc]
+			got[i] = d.Connection + "/" + d.Name
+			if rank == 0 && want[got[i]] {
+				rank = i + 1
+			}
+		}
+		if rank == 1 {
+			r.Top1++
+		}
+		if rank >= 1 {
+			r.Top5++
+		}
+		if rank != 1 {
+			r.Misses = append(r.Misses, Miss{Query: q.Query, Expect: q.Expect, Got: got, Rank: rank})
+		}
+	}
+	return r, nil
+}

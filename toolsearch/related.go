@@ -1,0 +1,208 @@
+package toolsearch
+
+// abbreviations are rewritten into their full words before a query is
+// scored; the abbreviation itself is kept as an equal alternative of the
+// first word, since some tools use it verbatim ("repo", "pr").
+var abbreviations = map[string][]string{
+	"pr":     {"pull", "request"},
+	"prs":    {"pull", "request"},
+	"mr":     {"merge", "request"},
+	"repo":   {"repository"},
+	"repos":  {"repository"},
+	"dir":    {"directory"},
+	"dirs":   {"directory"},
+	"db":     {"database"},
+	"env":    {"environment"},
+	"envs":   {"environment"},
+	"config": {"configuration"},
+	"k8s":    {"kubernetes"},
+	"kb":     {"knowledge", "base"},
+	"msg":    {"message"},
+	"img":    {"image"},
+	"pic":    {"picture"},
+	"info":   {"information"},
+	"ns":     {"namespace"},
+	"svc":    {"service"},
+	"deploy": {"deployment"},
+	"doc":    {"document"},
+	"docs":   {"documentation"},
+	"js":     {"javascript"},
+	"auth":   {"authentication"},
+	"org":    {"organization"},
+	"orgs":   {"organization"},
+	"cmd":    {"command"},
+	"ci":     {"check", "status"},
+	"lat":    {"latitude"},
+	"lng":    {"longitude"},
+	"lon":    {"longitude"},
+}
+
+// relatedGroups lists general words that an agent uses interchangeably when
+// it states a task. Every word of a group is related to every other word of
+// the same group; a word may sit in several groups. The table is about
+// everyday verbs and nouns of tool use, not about particular tools.
+var relatedGroups = [][]string{
+	// verbs of managing things
+	{"delete", "remove", "erase", "destroy", "discard", "purge", "forget", "uninstall", "drop"},
+	{"create", "make", "new", "add", "generate", "build", "open", "start", "initialize", "post"},
+	{"add", "append", "insert", "attach", "include", "push"},
+	{"get", "fetch", "retrieve", "read", "obtain", "load", "download", "show", "view", "display", "see", "open", "inspect", "return"},
+	{"list", "enumerate", "show", "browse", "all", "index"},
+	{"find", "search", "lookup", "look", "query", "locate", "discover", "seek", "filter", "match"},
+	{"update", "modify", "change", "edit", "patch", "set", "alter", "adjust", "replace", "rewrite"},
+	{"run", "execute", "exec", "invoke", "perform", "trigger", "launch", "call", "evaluate", "eval"},
+	{"write", "save", "store", "persist", "put", "record", "dump", "overwrite"},
+	{"rename", "move", "relocate", "mv"},
+	{"copy", "duplicate", "clone", "fork"},
+	{"close", "quit", "exit", "shut", "stop", "end", "terminate", "kill", "cancel"},
+	{"send", "post", "publish", "share", "notify", "message", "tell"},
+	{"reply", "respond", "answer", "thread"},
+	{"describe", "detail", "explain", "inspect", "info", "information", "metadata", "about", "property", "stat"},
+	{"check", "status", "progress", "state", "health", "verify", "poll"},
+	{"count", "number", "statistic", "stat", "aggregate", "total", "tally", "metric", "many"},
+	{"sum", "add", "plus", "total", "calculate", "compute", "arithmetic"},
+	{"compress", "zip", "gzip", "archive", "pack", "compression"},
+	{"echo", "repeat", "return", "back"},
+	{"remember", "memorize", "memory", "recall", "knowledge", "fact", "note", "observation"},
+	{"forget", "memory", "knowledge"},
+	{"think", "reason", "reflect", "plan", "thought", "step", "sequential", "problem"},
+	{"analyze", "analysis", "diagnose", "debug", "investigate", "root", "cause", "troubleshoot"},
+	{"research", "investigate", "study", "report", "deep", "comprehensive"},
+	{"wait", "pause", "sleep", "delay", "until", "appear"},
+	{"approve", "review", "accept", "lgtm", "sign"},
+	{"resolve", "fix", "close", "done", "solve", "ignore"},
+	{"merge", "combine", "join", "integrate"},
+	{"link", "relation", "relationship", "connect", "association", "associate", "edge"},
+	{"monitor", "watch", "track", "observe", "schedule", "recurring", "change"},
+	{"scrape", "extract", "fetch", "crawl", "harvest", "content", "parse"},
+	{"crawl", "spider", "site", "website", "entire", "whole"},
+	{"parse", "convert", "extract", "pdf", "document"},
+	{"scale", "replica", "resize", "instance"},
+	{"rollback", "rollout", "undo", "revert", "restore", "roll", "previous"},
+	{"upload", "attach", "drop"},
+	{"resize", "bigger", "smaller", "size", "dimension", "width", "height", "viewport"},
+	{"compare", "diff", "difference"},
+	// things
+	{"file", "document"},
+	{"directory", "folder", "path"},
+	{"tree", "structure", "hierarchy", "recursive", "recursively", "nested"},
+	{"image", "picture", "photo", "graphic", "illustration", "drawing", "media", "png", "jpeg", "jpg"},
+	{"draw", "paint", "illustrate", "render", "image", "generate", "picture"},
+	{"screenshot", "capture", "screen", "screengrab", "snapshot"},
+	{"message", "chat", "post", "text", "dm"},
+	{"channel", "room", "conversation", "chat"},
+	{"history", "recent", "log", "timeline", "past", "previous"},
+	{"log", "logs", "logging", "console", "output", "stdout", "stderr"},
+	{"react", "reaction", "emoji", "emoticon", "thumb", "like"},
+	{"user", "person", "member", "account", "profile", "people", "everyone", "who", "teammate"},
+	{"label", "tag", "category"},
+	{"issue", "bug", "ticket", "problem", "defect"},
+	{"error", "exception", "crash", "failure", "event", "issue", "problem"},
+	{"comment", "note", "remark", "annotation", "feedback"},
+	{"repository", "project", "codebase", "repo"},
+	{"commit", "revision", "changeset", "history"},
+	{"code", "source", "function", "snippet", "symbol", "implementation"},
+	{"configuration", "config", "setting", "option", "preference"},
+	{"environment", "variable", "env"},
+	{"web", "internet", "online", "website", "webpage", "site"},
+	{"url", "link", "uri", "address", "href", "website", "site"},
+	{"page", "webpage", "tab", "site"},
+	{"browser", "web", "tab", "page"},
+	{"navigate", "go", "visit", "open", "browse", "load"},
+	{"back", "previous", "history", "return"},
+	{"click", "press", "tap", "button"},
+	{"type", "enter", "input", "fill", "key", "keyboard", "text"},
+	{"form", "field", "input"},
+	{"dropdown", "select", "option", "choose", "pick", "combobox"},
+	{"dialog", "alert", "popup", "modal", "prompt", "confirm"},
+	{"hover", "mouse", "mouseover"},
+	{"drag", "drop", "move"},
+	{"request", "network", "http", "traffic", "call"},
+	{"javascript", "script", "code", "js"},
+	{"paper", "article", "publication", "academic", "scholar", "scientific", "journal", "study"},
+	{"credit", "balance", "usage", "quota", "billing", "remaining", "left"},
+	{"documentation", "doc", "docs", "manual", "reference", "guide", "api", "example"},
+	{"library", "package", "module", "framework", "sdk", "dependency"},
+	{"sql", "query", "database", "db", "table", "row", "select", "postgres", "postgresql"},
+	{"news", "current", "latest", "recent", "article"},
+	// places and travel
+	{"direction", "route", "navigation", "drive", "driving", "walk", "walking", "transit"},
+	{"geocode", "coordinate", "latitude", "longitude", "location", "position", "gps"},
+	{"address", "location", "place", "street"},
+	{"distance", "travel", "far", "duration", "time", "long", "matrix"},
+	{"elevation", "altitude", "height", "high"},
+	{"place", "business", "shop", "store", "restaurant", "venue", "nearby", "local", "near", "cafe", "poi"},
+	// clusters
+	{"pod", "container"},
+	{"deployment", "workload", "app", "application"},
+	{"exec", "shell", "command", "terminal", "run"},
+	{"manifest", "yaml", "spec", "resource"},
+	{"node", "machine", "host", "server"},
+	{"drain", "cordon", "uncordon", "maintenance", "evict"},
+	{"context", "cluster", "kubeconfig", "switch"},
+	{"forward", "port", "tunnel", "proxy", "expose"},
+	{"install", "deploy", "setup", "chart", "helm"},
+}
+
+// oneWay relations: the key suggests the listed words but not the other way
+// round (a "popup" is a dialog, but a "dialog" search should not pull in
+// every tool that mentions "open").
+var oneWay = map[string][]string{
+	"everything": {"all", "entire", "whole"},
+	"whole":      {"all", "entire"},
+	"several":    {"multiple", "many", "batch"},
+	"multiple":   {"several", "many", "batch"},
+	"bulk":       {"multiple", "batch"},
+	"big":        {"large"},
+	"bigger":     {"resize"},
+	"folder":     {"directory"},
+	"altitude":   {"elevation"},
+	"picture":    {"image"},
+	"photo":      {"image"},
+}
+
+// relatedWeight scales the score of a related term against the term the
+// query used.
+const relatedWeight = 0.6
+
+// related maps a stem to the stems of its related words.
+var related = buildRelated(relatedGroups, oneWay)
+
+func buildRelated(groups [][]string, directed map[string][]string) map[string][]string {
+	sets := map[string]map[string]bool{}
+	addEdge := func(a, b string) {
+		if a == b {
+			return
+		}
+		if sets[a] == nil {
+			sets[a] = map[string]bool{}
+		}
+		sets[a][b] = true
+	}
+	for _, g := range groups {
+		stems := make([]string, len(g))
+		for i, w := range g {
+			stems[i] = stem(w)
+		}
+		for _, a := range stems {
+			for _, b := range stems {
+				addEdge(a, b)
+			}
+		}
+	}
+	for k, vs := range directed {
+		for _, v := range vs {
+			addEdge(stem(k), stem(v))
+		}
+	}
+	out := make(map[string][]string, len(sets))
+	for k, set := range sets {
+		list := make([]string, 0, len(set))
+		for v := range set {
+			list = append(list, v)
+		}
+		sortStrings(list)
+		out[k] = list
+	}
+	return out
+}
