@@ -20,9 +20,10 @@ const (
 	// DefaultReadBytes is how many bytes Read returns when asked for 0 (16 KiB).
 	DefaultReadBytes = 16 << 10
 
-	// DefaultMaxReadBytes is the hard cap on one Read (64 KiB); a larger
-	// request is clamped, and the result says so.
-	DefaultMaxReadBytes = 64 << 10
+	// DefaultMaxReadBytes is the hard cap on one Read (32 KiB, the same as
+	// DefaultMaxOutputBytes); a larger request is clamped, and the result
+	// says so.
+	DefaultMaxReadBytes = 32 << 10
 
 	// DefaultMaxMatches is how many matching lines Grep shows when
 	// GrepOptions.MaxMatches is 0. It always counts all of them.
