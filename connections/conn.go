@@ -362,7 +362,11 @@ func (c *Conn) scheduleRefresh() {
 	time.AfterFunc(toolsChangedDebounce, func() {
 		c.mu.Lock()
 		c.refreshing = false
+		live := c.status == StatusReady
 		c.mu.Unlock()
+		if !live {
+			return // the next use lists the tools of whatever session it starts
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), c.opts.ConnectTimeout)
 		defer cancel()
 		if _, err := c.Tools(ctx, true); err != nil {

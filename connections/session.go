@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -112,10 +114,12 @@ func protocolVersionOf(cfg ServerConfig) string {
 	return DefaultProtocolVersion
 }
 
+// explainStartErr names the command by its base name only: lists and
+// errors never show a server's full command line.
 func explainStartErr(cfg ServerConfig, err error) error {
 	var execErr *exec.Error
-	if errors.As(err, &execErr) {
-		return fmt.Errorf("command %q not found or not executable: check the command and PATH", cfg.Command)
+	if errors.As(err, &execErr) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("command %q not found or not executable: check the command and PATH", filepath.Base(cfg.Command))
 	}
 	var pathErr *os.PathError
 	if errors.As(err, &pathErr) && cfg.Cwd != "" && strings.Contains(err.Error(), "chdir") {

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"dispatch/connections"
+	"dispatch/dispatch"
+	"dispatch/spill"
+)
+
+// Globals are the flags every command shares.
+type Globals struct {
+	MCP            []string         `name:"mcp" short:"m" placeholder:"SPEC" help:"A server: a command line (stdio), an http(s):// URL (streamable HTTP) or sse+http(s):// URL (legacy SSE). Repeatable."`
+	Config         []string         `name:"config" short:"c" type:"existingfile" placeholder:"FILE" help:"A TOML file of [servers.NAME] tables, or an mcpServers JSON file (Claude Desktop, Cursor, Claude Code, VS Code). Repeatable."`
+	Timeout        time.Duration    `name:"timeout" default:"2m" help:"Time limit of each tool call (a server's config or the request may set its own)."`
+	ConnectTimeout time.Duration    `name:"connect-timeout" default:"60s" help:"Time limit for starting a server and its initialize handshake."`
+	MaxRestarts    int              `name:"max-restarts" default:"5" help:"Restarts of a crashed server allowed per minute."`
+	StderrLimit    string           `name:"stderr-limit" default:"64KiB" help:"Bytes of each server's stderr kept for error messages."`
+	Threshold      string           `name:"threshold" default:"50KiB" help:"Save results larger than this to a file (bytes, or 50KiB, 1MB...; 0 = never). One-shot commands need --spill-dir for this."`
+	SpillDir       string           `name:"spill-dir" placeholder:"DIR" help:"Where result files go. Server: the parent of a private per-process directory. One-shot commands: files are written here and kept."`
+	SpillMax       string           `name:"spill-max" default:"1GiB" help:"Total size of result files one dispatch process may keep."`
+	ArgsDir        []string         `name:"args-dir" placeholder:"DIR" help:"Directories argumentsFile may read from, besides dispatch's own result files (default: the working directory). Repeatable."`
+	MaxArgsFile    string           `name:"max-args-file" default:"64MiB" help:"Largest argumentsFile accepted."`
+	JSON           bool             `name:"json" help:"Print JSON instead of text (one-shot commands)."`
+	LogLevel       string           `name:"log-level" default:"warn" enum:"debug,info,warn,error" help:"Log level (logs go to stderr, credentials masked): ${enum}."`
+	Version        kong.VersionFlag `name:"version" help:"Print the version and exit."`
+}
+
+// app is everything a command runs against, and how to tear it down.
+type app struct {
+	svc   *dispatch.Service
+	conns *connections.Set
+	store *spill.Store
+	log   *slog.Logger
+}
+
+// storeMode says how a command keeps result files.
+type storeMode int
+
+const (
+	storeNone    storeMode = iota // no result files unless --spill-dir names a kept directory
+	storePrivate                  // a private per-process directory, deleted at exit
+)
+
+// newApp loads the servers and builds the service. The caller must call
+// close, which stops every server and deletes private result files.
+func (g *Globals) newApp(mode storeMode) (*app, error) {
+	redactor := connections.NewRedactor()
+	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[g.LogLevel]
+	log := slog.New(connections.NewRedactingHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}), redactor))
+
+	configs, err := g.loadConfigs()
+	if err != nil {
+		return nil, err
+	}
+	stderrLimit, err := parseSizeFlag("--stderr-limit", g.StderrLimit)
+	if err != nil {
+		return nil, err
+	}
+	conns, err := connections.NewSet(configs, connections.Options{
+		ConnectTimeout:       g.ConnectTimeout,
+		MaxRestartsPerMinute: g.MaxRestarts,
+		StderrLimit:          int(stderrLimit),
+		ClientName:           "dispatch",
+		ClientVersion:        version,
+		Logger:               log,
+		Redactor:             redactor,
+	})
+	if err != nil {
+		return nil, &usageErr{err}
+	}
+	threshold, err := parseSizeFlag("--threshold", g.Threshold)
+	if err != nil {
+		return nil, err
+	}
+	spillMax, err := parseSizeFlag("--spill-max", g.SpillMax)
+	if err != nil {
+		return nil, err
+	}
+	maxArgs, err := parseSizeFlag("--max-args-file", g.MaxArgsFile)
+	if err != nil {
+		return nil, err
+	}
+	var store *spill.Store
+	switch {
+	case mode == storePrivate:
+		store, err = spill.Open(spill.Options{Dir: g.SpillDir, MaxBytes: spillMax})
+	case g.SpillDir != "":
+		store, err = spill.Open(spill.Options{Dir: g.SpillDir, MaxBytes: spillMax, Keep: true})
+	}
+	if err != nil {
+		conns.Close()
+		return nil, fmt.Errorf("spill directory: %w", err)
+	}
+	if store != nil {
+		if swept, err := store.Swept(); err != nil {
+			log.Warn("sweep leftover result directories", "error", err.Error())
+		} else if len(swept) > 0 {
+			log.Info("removed result directories of dead dispatch processes", "count", len(swept))
+		}
+	}
+	svc := dispatch.New(conns, dispatch.Options{
+		CallTimeout:           g.Timeout,
+		Threshold:             threshold,
+		Spill:                 store,
+		ArgumentRoots:         g.ArgsDir,
+		MaxArgumentsFileBytes: maxArgs,
+		Logger:                log,
+	})
+	return &app{svc: svc, conns: conns, store: store, log: log}, nil
+}
+
+// close stops every server (and its process group) and deletes private
+// result files. It runs however the command ends.
+func (a *app) close() {
+	a.conns.Close()
+	if a.store != nil {
+		if err := a.store.Close(); err != nil {
+			a.log.Warn("delete result files", "error", err.Error())
+		}
+	}
+}
+
+func (g *Globals) loadConfigs() ([]connections.ServerConfig, error) {
+	var configs []connections.ServerConfig
+	for _, spec := range g.MCP {
+		c, err := connections.ParseSpec(spec)
+		if err != nil {
+			return nil, &usageErr{fmt.Errorf("--mcp: %w", err)}
+		}
+		if err := c.ExpandEnv(os.LookupEnv); err != nil {
+			return nil, &usageErr{fmt.Errorf("--mcp: %w", err)}
+		}
+		configs = append(configs, c)
+	}
+	for _, path := range g.Config {
+		loaded, err := connections.LoadFile(path, os.LookupEnv)
+		if err != nil {
+			return nil, &usageErr{err}
+		}
+		configs = append(configs, loaded...)
+	}
+	if len(configs) == 0 {
+		return nil, &usageErr{errors.New("no servers configured: add --mcp 'COMMAND ARGS' or --config FILE")}
+	}
+	return configs, nil
+}
+
+func parseSizeFlag(flag, value string) (int64, error) {
+	n, err := spill.ParseSize(value)
+	if err != nil {
+		return 0, &usageErr{fmt.Errorf("%s: %w", flag, err)}
+	}
+	return n, nil
+}
+
+// usageErr marks an error as the user's to fix (exit code 2).
+type usageErr struct{ err error }
+
+func (e *usageErr) Error() string { return e.err.Error() }
+func (e *usageErr) Unwrap() error { return e.err }
+
+// toolErr means the tool ran and returned isError (exit code 1).
+type toolErr struct{ tool string }
+
+func (e *toolErr) Error() string { return "tool " + e.tool + " returned an error" }
+
+// classify maps an error to an exit code.
+func classify(err error) int {
+	var (
+		usage *usageErr
+		tool  *toolErr
+		conn  *connections.ConnError
+		nf    *dispatch.ToolNotFoundError
+	)
+	switch {
+	case errors.As(err, &tool):
+		return exitToolError
+	case errors.As(err, &usage), dispatch.IsUsage(err), errors.As(err, &nf):
+		return exitUsage
+	case errors.As(err, &conn), errors.Is(err, context.DeadlineExceeded):
+		return exitServer
+	}
+	return exitInternal
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCLI_ExitCodes(t *testing.T) {
+	fx := fixture()
+	tests := []struct {
+		name     string
+		stdin    string
+		args     []string
+		code     int
+		stdout   string
+		stderrIn string
+	}{
+		{"call ok", "", []string{"--mcp", fx, "call", "echo", `{"message":"hi"}`}, exitOK, "hi\n", ""},
+		{"arguments from stdin", `{"message":"from stdin"}`, []string{"--mcp", fx, "call", "echo", "-"}, exitOK, "from stdin\n", ""},
+		{"tool returned isError", "", []string{"--mcp", fx, "call", "fail", `{"message":"nope"}`}, exitToolError, "nope\n", "returned an error"},
+		{"bad JSON arguments", "", []string{"--mcp", fx, "call", "echo", `{"message":`}, exitUsage, "", "not valid JSON"},
+		{"unknown tool", "", []string{"--mcp", fx, "call", "ecko"}, exitUsage, "", "did you mean c1/echo"},
+		{"no servers", "", []string{"list"}, exitUsage, "", "no servers configured"},
+		{"unknown flag", "", []string{"--bogus"}, exitUsage, "", "unknown flag"},
+		{"server cannot start", "", []string{"--mcp", "/nonexistent/cmd", "call", "x", "-C", "c1"}, exitServer, "", `command "cmd" not found`},
+		{"server crashes mid-call", "", []string{"--mcp", fx, "call", "crash"}, exitServer, "", "server connection lost"},
+		{"bad threshold", "", []string{"--mcp", fx, "--threshold", "lots", "list"}, exitUsage, "", "--threshold"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, tt.stdin, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, stdout, stderr)
+			}
+			if tt.stdout != "" && stdout != tt.stdout {
+				t.Errorf("stdout = %q, want %q", stdout, tt.stdout)
+			}
+			if !strings.Contains(stderr, tt.stderrIn) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr, tt.stderrIn)
+			}
+		})
+	}
+}
+
+func TestCLI_JSONOutputParses(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "--mcp", fixture(), "--json", "call", "add", `{"a":1,"b":2}`)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var resp struct {
+		Connection        string
+		Tool              string
+		StructuredContent struct{ Sum float64 }
+		EstimatedTokens   int64
+	}
+	if err := json.Unmarshal([]byte(stdout), &resp); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+	}
+	if resp.Connection != "c1" || resp.Tool != "add" || resp.StructuredContent.Sum != 3 || resp.EstimatedTokens == 0 {
+		t.Errorf("response = %+v", resp)
+	}
+
+	stdout, _, code = runCLI(t, "", "--mcp", fixture(), "--json", "info", "add")
+	var info struct {
+		Tool struct{ OutputSchema json.RawMessage }
+	}
+	if err := json.Unmarshal([]byte(stdout), &info); err != nil || code != 0 || len(info.Tool.OutputSchema) == 0 {
+		t.Errorf("info --json = %s (%v, exit %d)", stdout, err, code)
+	}
+}
+
+func TestCLI_ListText(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "--mcp", fixture("--demo"), "list")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"ALIAS", "c1", "ready", "list_files"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("list output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestCLI_ConfigFileFormats(t *testing.T) {
+	dir := t.TempDir()
+	claude := filepath.Join(dir, "claude.json")
+	writeFile(t, claude, `{"mcpServers": {"demo": {"command": "`+fixtureBin+`", "args": ["--demo"], "env": {"DEMO_TOKEN": "${DISPATCH_TEST_TOKEN}"}}}}`)
+	stdout, stderr, code := runCLI(t, "", "--config", claude, "call", "get_weather", `{"city":"Oslo"}`)
+	if code != exitUsage || !strings.Contains(stderr, "DISPATCH_TEST_TOKEN is not set") {
+		t.Errorf("undefined ${VAR}: exit %d, stderr %q", code, stderr)
+	}
+	t.Setenv("DISPATCH_TEST_TOKEN", "tok-12345")
+	stdout, stderr, code = runCLI(t, "", "--config", claude, "-m", fixture(), "call", "get_weather", `{"city":"Oslo"}`)
+	if code != 0 || !strings.Contains(stdout, "Oslo") {
+		t.Errorf("mcpServers JSON: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

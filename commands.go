@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"dispatch/dispatch"
+)
+
+// stdioWorkers is how many tool calls the MCP server runs at once; calls
+// beyond it wait in mcp-go's queue. 100 is mcp-go's ceiling.
+const stdioWorkers = 100
+
+// ServeCmd serves proxy-dispatch over MCP on stdio.
+type ServeCmd struct{}
+
+func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
+	a, err := g.newApp(storePrivate)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+
+	// Servers start in the background so the agent's initialize is answered
+	// at once; a request that needs a server still starting waits for it.
+	connectCtx, cancelConnect := context.WithCancel(ctx)
+	connected := make(chan struct{})
+	go func() {
+		defer close(connected)
+		a.conns.ConnectAll(connectCtx)
+	}()
+	defer func() {
+		cancelConnect()
+		<-connected
+	}()
+
+	srv := dispatch.NewMCPServer(a.svc, version)
+	stdio := server.NewStdioServer(srv)
+	server.WithWorkerPoolSize(stdioWorkers)(stdio)
+	stdio.SetErrorLogger(log.New(os.Stderr, "dispatch: mcp: ", 0))
+	// Listen returns at stdin EOF (the agent went away) or on a signal.
+	if err := stdio.Listen(ctx, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("serve stdio: %w", err)
+	}
+	return nil
+}
+
+// ListCmd lists connections and their tools.
+type ListCmd struct {
+	Connection  string `short:"C" help:"Only this connection (alias, name or ID); lists its tools."`
+	Tools       bool   `help:"List tools one per line with a short description."`
+	Schema      bool   `help:"Include each tool's input schema."`
+	Annotations bool   `help:"Include each tool's annotations."`
+	Format      string `enum:"compact,detail" default:"compact" help:"compact or detail."`
+	Limit       int    `help:"Tools per page (default 50)."`
+	Offset      int64  `help:"Skip this many tools."`
+	Refresh     bool   `help:"Re-read tool lists from the servers."`
+}
+
+func (c *ListCmd) Run(ctx context.Context, g *Globals) error {
+	req := dispatch.Request{Action: "list", Connection: c.Connection, IncludeInputSchema: c.Schema,
+		IncludeAnnotations: c.Annotations, Format: c.Format, Limit: c.Limit, Offset: c.Offset, Refresh: c.Refresh}
+	if c.Tools {
+		req.IncludeTools = &c.Tools
+	}
+	return g.oneShot(ctx, req)
+}
+
+// SearchCmd searches tools.
+type SearchCmd struct {
+	Query      []string `arg:"" help:"What you want to do, in words."`
+	Connection string   `short:"C" help:"Only this connection."`
+	Limit      int      `help:"Most hits to show (default 10)."`
+	Format     string   `enum:"compact,detail" default:"compact" help:"compact or detail."`
+	Schema     bool     `help:"Include each hit's input schema."`
+}
+
+func (c *SearchCmd) Run(ctx context.Context, g *Globals) error {
+	return g.oneShot(ctx, dispatch.Request{Action: "search", Query: strings.Join(c.Query, " "),
+		Connection: c.Connection, Limit: c.Limit, Format: c.Format, IncludeInputSchema: c.Schema})
+}
+
+// InfoCmd shows a tool's definition.
+type InfoCmd struct {
+	Tool       string `arg:"" help:"Tool name."`
+	Connection string `short:"C" help:"Connection, when the name exists on several."`
+}
+
+func (c *InfoCmd) Run(ctx context.Context, g *Globals) error {
+	return g.oneShot(ctx, dispatch.Request{Action: "info", Tool: c.Tool, Connection: c.Connection})
+}
+
+// CallCmd calls a tool.
+type CallCmd struct {
+	Tool          string  `arg:"" help:"Tool name."`
+	Arguments     string  `arg:"" optional:"" help:"Arguments as a JSON object, or - to read them from stdin."`
+	Connection    string  `short:"C" help:"Connection, when the name exists on several."`
+	ArgumentsFile string  `name:"arguments-file" short:"f" placeholder:"FILE" help:"JSON or TOON file with the arguments; the JSON argument overrides its keys."`
+	ArgumentsPath string  `name:"arguments-path" placeholder:"GJSON" help:"Select part of the arguments file."`
+	ArgumentsKey  string  `name:"arguments-key" placeholder:"KEY" help:"Place the selected value under this key."`
+	Meta          string  `help:"JSON object forwarded as the request's _meta."`
+	ResultToFile  string  `name:"result-to-file" short:"o" placeholder:"PATH" help:"Write the result's payload to PATH (kept) and print a summary."`
+	CallTimeout   float64 `name:"call-timeout" help:"Seconds before this call is cancelled (overrides --timeout)."`
+}
+
+func (c *CallCmd) Run(ctx context.Context, g *Globals) error {
+	req := dispatch.Request{Action: "call", Tool: c.Tool, Connection: c.Connection, ArgumentsFile: c.ArgumentsFile,
+		ArgumentsPath: c.ArgumentsPath, ArgumentsKey: c.ArgumentsKey, Timeout: c.CallTimeout}
+	args := c.Arguments
+	if args == "-" {
+		data, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return fmt.Errorf("read arguments from stdin: %w", err)
+		}
+		args = string(data)
+	}
+	if strings.TrimSpace(args) != "" {
+		req.Arguments = json.RawMessage(args)
+	}
+	if c.Meta != "" {
+		if err := json.Unmarshal([]byte(c.Meta), &req.Meta); err != nil {
+			return &usageErr{fmt.Errorf("--meta must be a JSON object: %w", err)}
+		}
+	}
+	if c.ResultToFile != "" {
+		return g.callToFile(ctx, req, c.ResultToFile)
+	}
+	return g.oneShot(ctx, req)
+}
+
+// ReadresultCmd reads a result file. Unlike the MCP tool, it reads any
+// file the user names: the confinement protects an agent's host, not a
+// person at a shell.
+type ReadresultCmd struct {
+	File       string `arg:"" type:"existingfile" help:"The file."`
+	Op         string `default:"stat" enum:"stat,head,tail,slice,grep,read,query" help:"${enum}."`
+	Lines      int    `short:"n" help:"head/tail: lines (default 50)."`
+	FromLine   int64  `name:"from-line" help:"slice: first line (1-based)."`
+	ToLine     int64  `name:"to-line" help:"slice: last line."`
+	Pattern    string `short:"e" help:"grep: case-insensitive regular expression."`
+	Context    int    `short:"C" help:"grep: lines around each match."`
+	MaxMatches int    `name:"max-matches" help:"grep: matches to show."`
+	MaxBytes   int64  `name:"max-bytes" help:"read: bytes to return."`
+	Offset     int64  `help:"read: byte offset."`
+	Path       string `help:"query: gjson path."`
+}
+
+func (c *ReadresultCmd) Run(g *Globals) error {
+	req := dispatch.Request{Action: "readresult", ResultFile: c.File, Op: c.Op, Lines: c.Lines, FromLine: c.FromLine,
+		ToLine: c.ToLine, Pattern: c.Pattern, Context: c.Context, MaxMatches: c.MaxMatches, MaxBytes: c.MaxBytes,
+		Offset: c.Offset, Path: c.Path}
+	resp, err := dispatch.ReadFile(c.File, req, spillLimits())
+	if err != nil {
+		return err
+	}
+	return g.render(os.Stdout, resp)
+}
+
+// oneShot runs one request in this process and prints its answer.
+func (g *Globals) oneShot(ctx context.Context, req dispatch.Request) error {
+	a, err := g.newApp(storeNone)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	resp, err := a.svc.Do(ctx, req, dispatch.Hooks{})
+	if err != nil {
+		return err
+	}
+	if err := g.render(os.Stdout, resp); err != nil {
+		return err
+	}
+	if call, ok := resp.(*dispatch.CallResponse); ok && call.IsError {
+		return &toolErr{tool: call.Tool}
+	}
+	return nil
+}
+
+// callToFile runs a call and writes its payload to a file the user keeps.
+func (g *Globals) callToFile(ctx context.Context, req dispatch.Request, path string) error {
+	a, err := g.newApp(storeNone)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	resp, err := a.svc.Do(ctx, req, dispatch.Hooks{})
+	if err != nil {
+		return err
+	}
+	call := resp.(*dispatch.CallResponse)
+	saved, err := a.svc.SavePayload(call, path)
+	if err != nil {
+		return err
+	}
+	if err := g.render(os.Stdout, saved); err != nil {
+		return err
+	}
+	if call.IsError {
+		return &toolErr{tool: call.Tool}
+	}
+	return nil
+}
+
+// RunCmd runs a pipeline of proxy-dispatch requests in one process.
+type RunCmd struct {
+	Steps string `arg:"" optional:"" default:"-" help:"A JSON file with an array of requests (or {\"steps\": [...]}), or - for JSON lines on stdin."`
+}
+
+func (c *RunCmd) Run(ctx context.Context, g *Globals) error {
+	steps, err := readSteps(c.Steps)
+	if err != nil {
+		return err
+	}
+	mode := storePrivate
+	if g.SpillDir != "" {
+		mode = storeNone // files go to the named directory and are kept
+	}
+	a, err := g.newApp(mode)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetEscapeHTML(false)
+	return a.svc.RunPipeline(ctx, steps, func(r dispatch.StepResult) error { return enc.Encode(r) })
+}
+
+// readSteps reads a pipeline: a JSON array, an object with "steps", or
+// JSON values one after another (JSON lines).
+func readSteps(path string) ([]json.RawMessage, error) {
+	var in io.Reader = os.Stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, &usageErr{fmt.Errorf("steps: %w", err)}
+		}
+		defer f.Close()
+		in = f
+	}
+	dec := json.NewDecoder(in)
+	var values []json.RawMessage
+	for {
+		var v json.RawMessage
+		if err := dec.Decode(&v); err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, &usageErr{fmt.Errorf("steps: invalid JSON: %w", err)}
+		}
+		values = append(values, v)
+	}
+	if len(values) == 1 {
+		var wrapped struct {
+			Steps []json.RawMessage `json:"steps"`
+		}
+		trimmed := strings.TrimSpace(string(values[0]))
+		switch {
+		case strings.HasPrefix(trimmed, "["):
+			var list []json.RawMessage
+			if err := json.Unmarshal(values[0], &list); err != nil {
+				return nil, &usageErr{fmt.Errorf("steps: %w", err)}
+			}
+			values = list
+		case json.Unmarshal(values[0], &wrapped) == nil && wrapped.Steps != nil:
+			values = wrapped.Steps
+		}
+	}
+	if len(values) == 0 {
+		return nil, &usageErr{fmt.Errorf("steps: no steps given: pass a JSON array of proxy-dispatch requests")}
+	}
+	return values, nil
+}

@@ -1,0 +1,203 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	"github.com/tidwall/gjson"
+
+	"dispatch/connections"
+	"dispatch/spill"
+)
+
+// CallResponse answers action call. Inline, it carries the downstream
+// result untouched (every content item, structuredContent, isError);
+// spilled, it carries Spill instead of the content.
+type CallResponse struct {
+	Connection        string            `json:"connection"`
+	Tool              string            `json:"tool"`
+	IsError           bool              `json:"isError,omitempty"`
+	Content           []json.RawMessage `json:"content,omitempty"`
+	StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
+	Meta              json.RawMessage   `json:"_meta,omitempty"`
+	Bytes             int64             `json:"bytes"`
+	EstimatedTokens   int64             `json:"estimatedTokens"`
+	Arguments         json.RawMessage   `json:"arguments,omitempty"`
+	Spill             *SpillInfo        `json:"spill,omitempty"`
+}
+
+// SpillInfo tells the agent what a spilled result holds, enough to decide
+// its next step without reading it.
+type SpillInfo struct {
+	ResultFile       string   `json:"resultFile"`
+	AutoSpilled      bool     `json:"autoSpilled"`
+	Format           string   `json:"format"`
+	Bytes            int64    `json:"bytes"`
+	Size             string   `json:"size"`
+	EstimatedTokens  int64    `json:"estimatedTokens"`
+	Lines            int64    `json:"lines"`
+	TopLevelKeys     []string `json:"topLevelKeys,omitempty"`
+	Elements         *int64   `json:"elements,omitempty"`
+	FirstElementKeys []string `json:"firstElementKeys,omitempty"`
+	Preview          string   `json:"preview"`
+	Hint             string   `json:"hint"`
+}
+
+// Bounds of a spill answer.
+const (
+	previewBytes  = 300
+	maxListedKeys = 30
+)
+
+// Call answers action call.
+func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (*CallResponse, error) {
+	conn, _, err := s.resolveTool(ctx, req.Connection, req.Tool)
+	if err != nil {
+		return nil, err
+	}
+	args, err := s.callArguments(req)
+	if err != nil {
+		return nil, err
+	}
+	if req.ResultToFile && s.opts.Spill == nil {
+		return nil, usagef("Start dispatch with --spill-dir DIR to keep result files from the command line, or use --result-to-file PATH",
+			"resultToFile needs a spill directory, and this dispatch has none")
+	}
+
+	timeout := s.opts.CallTimeout
+	if conn.Config.Timeout > 0 {
+		timeout = conn.Config.Timeout
+	}
+	if req.Timeout > 0 {
+		timeout = time.Duration(req.Timeout * float64(time.Second))
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	raw, err := conn.Call(ctx, connections.CallRequest{
+		Tool:       req.Tool,
+		Arguments:  args,
+		Meta:       req.Meta,
+		OnProgress: hooks.Progress,
+	})
+	if err != nil {
+		if errors.Is(err, connections.ErrTimeout) {
+			return nil, fmt.Errorf("%w (the call ran for %s; pass \"timeout\" in seconds for longer)", err, timeout)
+		}
+		return nil, err
+	}
+	var result callResult
+	if err := json.Unmarshal(raw, &result); err != nil {
+		return nil, fmt.Errorf("%s: call %s: server sent an invalid result: %w", conn.Alias, req.Tool, err)
+	}
+	resp := &CallResponse{
+		Connection:      conn.Alias,
+		Tool:            req.Tool,
+		IsError:         result.IsError,
+		Bytes:           int64(len(raw)),
+		EstimatedTokens: spill.EstimateTokens(int64(len(raw))),
+	}
+	if req.ArgumentsFile != "" {
+		resp.Arguments = fromFileEcho(req.ArgumentsFile)
+	}
+
+	threshold := s.opts.Threshold
+	if req.ResultSizeThreshold != nil {
+		threshold = *req.ResultSizeThreshold
+	}
+	auto := !req.ResultToFile && threshold > 0 && resp.Bytes > threshold && s.opts.Spill != nil
+	if req.ResultToFile || auto {
+		info, err := s.spillResult(&result, auto)
+		if err != nil {
+			return nil, fmt.Errorf("%s: call %s: save result (%s): %w", conn.Alias, req.Tool, humanize.IBytes(uint64(resp.Bytes)), err)
+		}
+		resp.Spill = info
+		resp.Meta = result.Meta
+		return resp, nil
+	}
+	resp.Content = result.Content
+	resp.StructuredContent = result.StructuredContent
+	resp.Meta = result.Meta
+	return resp, nil
+}
+
+func fromFileEcho(path string) json.RawMessage {
+	data, err := json.Marshal(map[string]string{"_fromFile": path})
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// spillResult writes the result's payload to a new spill file.
+func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error) {
+	kind, data := result.payload()
+	format, write := s.encoderFor(kind, data)
+	file, err := s.opts.Spill.Create(format, write)
+	if err != nil {
+		return nil, err
+	}
+	info := &SpillInfo{
+		ResultFile:      file.Path,
+		AutoSpilled:     auto,
+		Format:          string(file.Format),
+		Bytes:           file.Bytes,
+		Size:            humanize.IBytes(uint64(file.Bytes)),
+		EstimatedTokens: file.Tokens,
+		Lines:           file.Lines,
+		Preview:         spill.Preview(file.Prefix, previewBytes),
+		Hint:            fmt.Sprintf(`Saved to a file instead of your context. Read it with {"action":"readresult","resultFile":%q,"op":"head"} (or grep, slice, query); do not use another server's file tool. Pass it as "argumentsFile" to feed a call.`, file.Path),
+	}
+	if kind == payloadJSON {
+		describeShape(info, data)
+	}
+	return info, nil
+}
+
+// encoderFor returns how to write a payload: JSON indented one value per
+// line, so head, tail, slice and grep mean something; text as it is.
+func (s *Service) encoderFor(kind payloadKind, data []byte) (spill.Format, func(io.Writer) error) {
+	if kind == payloadText {
+		return spill.FormatText, func(w io.Writer) error {
+			_, err := w.Write(data)
+			return err
+		}
+	}
+	return spill.FormatJSON, func(w io.Writer) error { return writeIndented(w, data) }
+}
+
+// describeShape records the top-level keys of an object, or the element
+// count and first element's keys of an array, without decoding the value.
+func describeShape(info *SpillInfo, data []byte) {
+	root := gjson.ParseBytes(data)
+	keysOf := func(v gjson.Result) (keys []string) {
+		v.ForEach(func(key, _ gjson.Result) bool {
+			keys = append(keys, key.String())
+			return len(keys) < maxListedKeys
+		})
+		return keys
+	}
+	switch {
+	case root.IsObject():
+		info.TopLevelKeys = keysOf(root)
+	case root.IsArray():
+		var n int64
+		var first gjson.Result
+		root.ForEach(func(_, v gjson.Result) bool {
+			if n == 0 {
+				first = v
+			}
+			n++
+			return true
+		})
+		info.Elements = &n
+		if first.IsObject() {
+			info.FirstElementKeys = keysOf(first)
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package dispatch
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// toolDef is what dispatch needs to know of one downstream tool; Raw keeps
+// the definition exactly as the server published it, for info.
+type toolDef struct {
+	Name        string
+	Title       string
+	Description string
+	Params      []paramDef
+	Annotations map[string]any
+	Raw         json.RawMessage
+}
+
+type paramDef struct {
+	Name     string
+	Type     string
+	Required bool
+}
+
+func parseToolDef(raw json.RawMessage) (toolDef, bool) {
+	var t struct {
+		Name        string         `json:"name"`
+		Title       string         `json:"title"`
+		Description string         `json:"description"`
+		Annotations map[string]any `json:"annotations"`
+		InputSchema struct {
+			Properties json.RawMessage `json:"properties"`
+			Required   []string        `json:"required"`
+		} `json:"inputSchema"`
+	}
+	if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
+		return toolDef{}, false
+	}
+	def := toolDef{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations, Raw: raw}
+	if def.Title == "" {
+		if title, ok := t.Annotations["title"].(string); ok {
+			def.Title = title
+		}
+	}
+	required := map[string]bool{}
+	for _, r := range t.InputSchema.Required {
+		required[r] = true
+	}
+	var props map[string]struct {
+		Type any `json:"type"`
+	}
+	if err := json.Unmarshal(t.InputSchema.Properties, &props); err != nil {
+		props = nil // a schema without usable properties still names the tool
+	}
+	for _, name := range propertyNamesInOrder(t.InputSchema.Properties) {
+		def.Params = append(def.Params, paramDef{Name: name, Type: typeName(props[name].Type), Required: required[name]})
+	}
+	return def, true
+}
+
+// propertyNamesInOrder keeps the schema's own order of parameters: authors
+// put the important ones first.
+func propertyNamesInOrder(raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	var names []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return names
+		}
+		name, ok := tok.(string)
+		if !ok {
+			return names
+		}
+		names = append(names, name)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return names
+		}
+	}
+	return names
+}
+
+func typeName(t any) string {
+	switch v := t.(type) {
+	case string:
+		return v
+	case []any:
+		var parts []string
+		for _, p := range v {
+			if s, ok := p.(string); ok && s != "null" {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, "|")
+	}
+	return ""
+}
+
+// Signature renders the parameters compactly: "path, content?, mode?" —
+// required ones bare, optional ones with a question mark — so that a search
+// hit usually tells the agent enough to call the tool without info.
+func (d toolDef) Signature(withTypes bool) string {
+	parts := make([]string, 0, len(d.Params))
+	for _, p := range d.Params {
+		s := p.Name
+		if !p.Required {
+			s += "?"
+		}
+		if withTypes && p.Type != "" {
+			s += ": " + p.Type
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// maxSummaryLen bounds a one-line description.
+const maxSummaryLen = 160
+
+// Summary is the description's first sentence or line, at most
+// maxSummaryLen bytes, cut on a word boundary with an ellipsis.
+func (d toolDef) Summary() string {
+	return summarize(d.Description, maxSummaryLen)
+}
+
+func summarize(text string, max int) string {
+	s := strings.TrimSpace(text)
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	if len(s) <= max {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:max], ' ')
+	if cut < max/2 {
+		cut = max
+		for cut > 0 && !isRuneStart(s[cut]) {
+			cut--
+		}
+	}
+	return strings.TrimRight(s[:cut], " ,;:") + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// annotationHints lists the true boolean hints, e.g. readOnlyHint.
+func (d toolDef) annotationHints() []string {
+	var hints []string
+	for k, v := range d.Annotations {
+		if b, ok := v.(bool); ok && b {
+			hints = append(hints, k)
+		}
+	}
+	sort.Strings(hints)
+	return hints
+}

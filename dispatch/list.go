@@ -1,0 +1,195 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"dispatch/connections"
+)
+
+// ListResponse answers action list.
+type ListResponse struct {
+	Connections []ConnectionEntry `json:"connections"`
+	// Tools is set when tools are listed one per entry (includeTools, or a
+	// connection filter): paginated with limit and offset.
+	Tools      []ToolEntry `json:"tools,omitempty"`
+	TotalTools int         `json:"totalTools"`
+	NextOffset int64       `json:"nextOffset,omitempty"`
+	Hint       string      `json:"hint,omitempty"`
+}
+
+// ConnectionEntry describes one server without any of its config: no
+// command, URL or credential is ever shown.
+type ConnectionEntry struct {
+	Alias        string   `json:"alias"`
+	Name         string   `json:"name,omitempty"`
+	ID           string   `json:"id"`
+	Transport    string   `json:"transport"`
+	Status       string   `json:"status"`
+	Server       string   `json:"server,omitempty"`
+	ToolCount    int      `json:"toolCount"`
+	ToolNames    []string `json:"toolNames,omitempty"`
+	Error        string   `json:"error,omitempty"`
+	Instructions string   `json:"instructions,omitempty"`
+	Restarts     int      `json:"restartsLastMinute,omitempty"`
+}
+
+// ToolEntry is one tool in list and search answers.
+type ToolEntry struct {
+	Connection  string          `json:"connection"`
+	Name        string          `json:"name"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Params      string          `json:"params,omitempty"`
+	Score       float64         `json:"score,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+	Annotations map[string]any  `json:"annotations,omitempty"`
+}
+
+// namesInlineLimit is how many tools a default list names inline before it
+// shows only counts: past it, names alone would crowd the agent's context.
+const namesInlineLimit = 100
+
+// catalog is one connection's tools, or why they could not be had.
+type catalog struct {
+	conn  *connections.Conn
+	tools []toolDef
+	err   error
+}
+
+// catalogs fetches the tools of conns concurrently. A server that cannot
+// be reached contributes its error, not a failure of the whole request.
+func (s *Service) catalogs(ctx context.Context, conns []*connections.Conn, refresh bool) []catalog {
+	out := make([]catalog, len(conns))
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i].conn = c
+			raw, err := c.Tools(ctx, refresh)
+			if err != nil {
+				out[i].err = err
+				return
+			}
+			for _, r := range raw {
+				if def, ok := parseToolDef(r); ok {
+					out[i].tools = append(out[i].tools, def)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (s *Service) selectConns(key string) ([]*connections.Conn, error) {
+	if key == "" {
+		return s.conns.Conns(), nil
+	}
+	c, err := s.conns.Lookup(key)
+	if err != nil {
+		return nil, &UsageError{Msg: err.Error(), Hint: `Run {"action":"list"} to see the connections`}
+	}
+	return []*connections.Conn{c}, nil
+}
+
+// List answers action list.
+func (s *Service) List(ctx context.Context, req Request) (*ListResponse, error) {
+	conns, err := s.selectConns(req.Connection)
+	if err != nil {
+		return nil, err
+	}
+	cats := s.catalogs(ctx, conns, req.Refresh)
+	resp := &ListResponse{Connections: make([]ConnectionEntry, 0, len(cats))}
+	for _, cat := range cats {
+		resp.TotalTools += len(cat.tools)
+	}
+	perTool := req.Connection != "" || (req.IncludeTools != nil && *req.IncludeTools) || req.IncludeInputSchema || req.IncludeAnnotations || req.Format == "detail"
+	namesInline := !perTool && resp.TotalTools <= namesInlineLimit && (req.IncludeTools == nil || *req.IncludeTools)
+	for _, cat := range cats {
+		entry := connectionEntry(cat)
+		if namesInline {
+			for _, t := range cat.tools {
+				entry.ToolNames = append(entry.ToolNames, t.Name)
+			}
+		}
+		resp.Connections = append(resp.Connections, entry)
+	}
+	if !perTool {
+		if !namesInline && resp.TotalTools > 0 && (req.IncludeTools == nil || *req.IncludeTools) {
+			resp.Hint = `Too many tools to name here: use {"action":"search","query":"..."} or {"action":"list","connection":"c1"}`
+		}
+		return resp, nil
+	}
+	limit := req.Limit
+	if limit == 0 {
+		limit = DefaultListLimit
+	}
+	if limit > MaxListLimit {
+		limit = MaxListLimit
+	}
+	var index int64
+	for _, cat := range cats {
+		for _, t := range cat.tools {
+			if index >= req.Offset && len(resp.Tools) < limit {
+				resp.Tools = append(resp.Tools, s.toolEntry(cat.conn, t, req))
+			}
+			index++
+		}
+	}
+	if next := req.Offset + int64(len(resp.Tools)); next < index {
+		resp.NextOffset = next
+		resp.Hint = "More tools: repeat with \"offset\": " + itoa(next)
+	}
+	return resp, nil
+}
+
+func connectionEntry(cat catalog) ConnectionEntry {
+	c := cat.conn
+	st := c.State()
+	entry := ConnectionEntry{
+		Alias:        c.Alias,
+		Name:         c.Config.Name,
+		ID:           c.ID,
+		Transport:    string(c.Config.Transport),
+		Status:       string(st.Status),
+		ToolCount:    len(cat.tools),
+		Error:        st.LastError,
+		Instructions: summarize(st.Info.Instructions, 300),
+		Restarts:     st.Restarts,
+	}
+	if st.Info.Name != "" {
+		entry.Server = st.Info.Name
+		if st.Info.Version != "" {
+			entry.Server += " " + st.Info.Version
+		}
+	}
+	if cat.err != nil {
+		entry.Error = cat.err.Error()
+	}
+	return entry
+}
+
+func (s *Service) toolEntry(c *connections.Conn, t toolDef, req Request) ToolEntry {
+	e := ToolEntry{Connection: c.Alias, Name: t.Name, Params: t.Signature(req.Format == "detail")}
+	if req.Format == "detail" {
+		e.Title = t.Title
+		e.Description = t.Description
+	} else {
+		e.Description = t.Summary()
+	}
+	if req.IncludeInputSchema {
+		var full struct {
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if err := json.Unmarshal(t.Raw, &full); err == nil {
+			e.InputSchema = full.InputSchema
+		}
+	}
+	if req.IncludeAnnotations {
+		e.Annotations = t.Annotations
+	}
+	return e
+}

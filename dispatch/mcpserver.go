@@ -1,0 +1,138 @@
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Tool returns the proxy-dispatch tool definition agents see.
+func Tool() mcp.Tool {
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(inputSchema)); err != nil {
+		panic("dispatch: invalid input schema: " + err.Error()) // a constant; the golden test catches it
+	}
+	tool := mcp.NewToolWithRawSchema(ToolName, ToolDescription, compact.Bytes())
+	tool.Annotations = mcp.ToolAnnotation{Title: "MCP tool gateway"}
+	return tool
+}
+
+// NewMCPServer returns an MCP server exposing the one proxy-dispatch tool
+// over svc.
+func NewMCPServer(svc *Service, version string) *server.MCPServer {
+	srv := server.NewMCPServer("dispatch", version,
+		server.WithToolCapabilities(false),
+		server.WithInstructions("Use the proxy-dispatch tool to find and call tools of the connected MCP servers: search first, then call."),
+		server.WithRecovery())
+	srv.AddTool(Tool(), svc.HandleTool)
+	return srv
+}
+
+// HandleTool is the MCP handler of proxy-dispatch. Every failure becomes an
+// isError result the agent can read and act on, never a protocol error.
+func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	raw := request.Params.RawArguments
+	if len(raw) == 0 {
+		var err error
+		if raw, err = json.Marshal(request.Params.Arguments); err != nil {
+			return errorResult(fmt.Errorf("arguments: %w", err)), nil
+		}
+	}
+	req, err := ParseRequest(raw)
+	if err != nil {
+		return errorResult(err), nil
+	}
+	hooks := Hooks{Progress: progressForwarder(ctx, request)}
+	resp, err := s.Do(ctx, req, hooks)
+	if err != nil {
+		s.log.Debug("request failed", "action", req.Action, "error", err.Error())
+		return errorResult(err), nil
+	}
+	if call, ok := resp.(*CallResponse); ok && call.Spill == nil {
+		return inlineCallResult(call), nil
+	}
+	if read, ok := resp.(*ReadResponse); ok {
+		// readresult's text is the answer; wrapping it in JSON would
+		// escape every newline and quote of it.
+		return mcp.NewToolResultText(read.Text), nil
+	}
+	data, err := json.Marshal(resp)
+	if err != nil {
+		return errorResult(fmt.Errorf("encode response: %w", err)), nil
+	}
+	result := mcp.NewToolResultText(string(data))
+	if call, ok := resp.(*CallResponse); ok {
+		result.IsError = call.IsError
+	}
+	return result, nil
+}
+
+func errorResult(err error) *mcp.CallToolResult {
+	return mcp.NewToolResultError(err.Error())
+}
+
+// rawContent passes a downstream content item through verbatim, whatever
+// its type: mcp-go's typed content would drop fields or fail on types it
+// does not know. Embedding TextContent only satisfies mcp.Content.
+type rawContent struct {
+	mcp.TextContent
+	raw json.RawMessage
+}
+
+func (r rawContent) MarshalJSON() ([]byte, error) { return r.raw, nil }
+
+// inlineCallResult returns the downstream result as the tool's own: every
+// content item, structuredContent and isError untouched. dispatch's own
+// facts go in _meta under "dispatch", beside the server's _meta.
+func inlineCallResult(call *CallResponse) *mcp.CallToolResult {
+	result := &mcp.CallToolResult{IsError: call.IsError, Content: make([]mcp.Content, 0, len(call.Content))}
+	for _, item := range call.Content {
+		result.Content = append(result.Content, rawContent{raw: item})
+	}
+	if len(bytes.TrimSpace(call.StructuredContent)) > 0 && string(bytes.TrimSpace(call.StructuredContent)) != "null" {
+		result.RawStructuredContent = call.StructuredContent
+	}
+	meta := map[string]any{}
+	if len(call.Meta) > 0 {
+		if err := json.Unmarshal(call.Meta, &meta); err != nil {
+			meta = map[string]any{}
+		}
+	}
+	meta["dispatch"] = map[string]any{
+		"connection":      call.Connection,
+		"tool":            call.Tool,
+		"bytes":           call.Bytes,
+		"estimatedTokens": call.EstimatedTokens,
+	}
+	result.Meta = mcp.NewMetaFromMap(meta)
+	return result
+}
+
+// progressForwarder relays the downstream server's progress to the agent
+// under the agent's own progress token, or returns nil if it asked for none.
+func progressForwarder(ctx context.Context, request mcp.CallToolRequest) func(map[string]any) {
+	if request.Params.Meta == nil || request.Params.Meta.ProgressToken == nil {
+		return nil
+	}
+	srv := server.ServerFromContext(ctx)
+	if srv == nil {
+		return nil
+	}
+	token := request.Params.Meta.ProgressToken
+	return func(params map[string]any) {
+		out := make(map[string]any, len(params))
+		for k, v := range params {
+			out[k] = v
+		}
+		out["progressToken"] = token
+		// Non-blocking in mcp-go: a full channel drops the update, which
+		// is the right trade for progress.
+		if err := srv.SendNotificationToClient(ctx, string(mcp.MethodNotificationProgress), out); err != nil {
+			return
+		}
+	}
+}

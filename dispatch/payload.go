@@ -1,0 +1,123 @@
+package dispatch
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+)
+
+// callResult is a downstream tools/call result, kept raw so that every
+// content item reaches the agent exactly as the server sent it.
+type callResult struct {
+	Content           []json.RawMessage `json:"content"`
+	StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
+	IsError           bool              `json:"isError,omitempty"`
+	Meta              json.RawMessage   `json:"_meta,omitempty"`
+}
+
+func (r *callResult) hasStructured() bool {
+	s := bytes.TrimSpace(r.StructuredContent)
+	return len(s) > 0 && string(s) != "null"
+}
+
+// payloadKind is what a result's payload is.
+type payloadKind int
+
+const (
+	payloadJSON payloadKind = iota // a JSON value
+	payloadText                    // plain text
+)
+
+// payload picks what a spill file holds, so the file can feed the next
+// tool: structuredContent when present; else a lone text item that parses
+// as a JSON object or array, as that value; else a lone text item as text;
+// else the whole content list, so nothing is dropped.
+func (r *callResult) payload() (payloadKind, []byte) {
+	if r.hasStructured() {
+		return payloadJSON, bytes.TrimSpace(r.StructuredContent)
+	}
+	if len(r.Content) == 1 {
+		var item struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(r.Content[0], &item); err == nil && item.Type == "text" {
+			text := bytes.TrimSpace([]byte(item.Text))
+			if len(text) > 0 && (text[0] == '{' || text[0] == '[') && json.Valid(text) {
+				return payloadJSON, text
+			}
+			return payloadText, []byte(item.Text)
+		}
+	}
+	list, err := json.Marshal(r.Content)
+	if err != nil { // raw messages that were parsed once cannot fail
+		list = []byte("[]")
+	}
+	return payloadJSON, list
+}
+
+// writeIndented writes valid JSON data to w indented by two spaces, one
+// value per line, streaming: unlike json.Indent it needs no second copy of
+// a result that may be hundreds of megabytes.
+func writeIndented(w io.Writer, data []byte) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	depth := 0
+	inString := false
+	newline := func(d int) {
+		bw.WriteByte('\n')
+		for i := 0; i < d; i++ {
+			bw.WriteString("  ")
+		}
+	}
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			bw.WriteByte(c)
+			switch c {
+			case '\\':
+				if i+1 < len(data) {
+					i++
+					bw.WriteByte(data[i])
+				}
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		case '"':
+			inString = true
+			bw.WriteByte(c)
+		case '{', '[':
+			// Keep empty containers on one line.
+			j := i + 1
+			for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
+				j++
+			}
+			if j < len(data) && (data[j] == '}' || data[j] == ']') {
+				bw.WriteByte(c)
+				bw.WriteByte(data[j])
+				i = j
+				continue
+			}
+			bw.WriteByte(c)
+			depth++
+			newline(depth)
+		case '}', ']':
+			depth--
+			newline(depth)
+			bw.WriteByte(c)
+		case ',':
+			bw.WriteByte(c)
+			newline(depth)
+		case ':':
+			bw.WriteString(": ")
+		default:
+			bw.WriteByte(c)
+		}
+	}
+	bw.WriteByte('\n')
+	return bw.Flush()
+}

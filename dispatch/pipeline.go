@@ -1,0 +1,138 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/tidwall/gjson"
+)
+
+// StepResult is the outcome of one pipeline step.
+type StepResult struct {
+	Step     int    `json:"step"`
+	ID       string `json:"id,omitempty"`
+	Action   string `json:"action,omitempty"`
+	Response any    `json:"response,omitempty"`
+	Error    string `json:"error,omitempty"`
+	// Err is the step's error for the caller (not serialized).
+	Err error `json:"-"`
+}
+
+// stepRef matches a whole string value that refers to an earlier step's
+// answer: "$step2.resultFile", "$fetch.spill.lines" (an id), with a gjson
+// path after the first dot.
+var stepRef = regexp.MustCompile(`^\$([A-Za-z_][A-Za-z0-9_-]*)\.(.+)$`)
+
+// RunPipeline runs steps in order over one set of connections, so that a
+// step can use an earlier step's result file ("argumentsFile":
+// "$step1.resultFile") while this process's files still exist. Each step
+// is a proxy-dispatch request, optionally with an "id" to refer to it by.
+// emit receives every step's result; the pipeline stops at the first
+// failed step and returns its error.
+func (s *Service) RunPipeline(ctx context.Context, steps []json.RawMessage, emit func(StepResult) error) error {
+	answers := map[string][]byte{}
+	for i, raw := range steps {
+		n := i + 1
+		res := StepResult{Step: n}
+		err := s.runStep(ctx, raw, answers, &res)
+		if err != nil {
+			res.Error = err.Error()
+			res.Err = err
+		}
+		if emitErr := emit(res); emitErr != nil {
+			return emitErr
+		}
+		if err != nil {
+			return fmt.Errorf("step %d: %w", n, err)
+		}
+	}
+	return nil
+}
+
+func (s *Service) runStep(ctx context.Context, raw json.RawMessage, answers map[string][]byte, res *StepResult) error {
+	var fields map[string]any
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return usagef(`Each step is a proxy-dispatch request object, e.g. {"action":"call","tool":"t","arguments":{}}`, "step is not a JSON object")
+	}
+	if id, ok := fields["id"].(string); ok {
+		res.ID = id
+		delete(fields, "id")
+	}
+	resolved, err := resolveRefs(fields, answers)
+	if err != nil {
+		return err
+	}
+	data, err := json.Marshal(resolved)
+	if err != nil {
+		return fmt.Errorf("encode step: %w", err)
+	}
+	req, err := ParseRequest(data)
+	if err != nil {
+		return err
+	}
+	res.Action = req.Action
+	resp, err := s.Do(ctx, req, Hooks{})
+	if err != nil {
+		return err
+	}
+	res.Response = resp
+	answer, err := json.Marshal(resp)
+	if err != nil {
+		return fmt.Errorf("encode answer: %w", err)
+	}
+	answers["step"+strconv.Itoa(res.Step)] = answer
+	if res.ID != "" {
+		answers[res.ID] = answer
+	}
+	if call, ok := resp.(*CallResponse); ok && call.IsError {
+		return fmt.Errorf("tool %s returned an error", call.Tool)
+	}
+	return nil
+}
+
+// resolveRefs replaces every string "$step.path" in v, at any depth, with
+// the value at path in that step's answer. "resultFile" also finds
+// spill.resultFile, since that is what one means when chaining calls.
+func resolveRefs(v any, answers map[string][]byte) (any, error) {
+	switch x := v.(type) {
+	case string:
+		m := stepRef.FindStringSubmatch(x)
+		if m == nil {
+			return x, nil
+		}
+		answer, ok := answers[m[1]]
+		if !ok {
+			return nil, usagef("Refer to an earlier step as $stepN (1-based) or by its \"id\"", "%q refers to %q, which is not an earlier step", x, m[1])
+		}
+		found := gjson.GetBytes(answer, m[2])
+		if !found.Exists() {
+			found = gjson.GetBytes(answer, "spill."+m[2])
+		}
+		if !found.Exists() {
+			return nil, usagef("Check that step's answer; a call saved to a file has spill.resultFile", "%q: step %s has no %q", x, m[1], m[2])
+		}
+		return found.Value(), nil
+	case map[string]any:
+		for k, e := range x {
+			r, err := resolveRefs(e, answers)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = r
+		}
+		return x, nil
+	case []any:
+		for i, e := range x {
+			r, err := resolveRefs(e, answers)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = r
+		}
+		return x, nil
+	}
+	return v, nil
+}

@@ -1,0 +1,157 @@
+package dispatch
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"dispatch/spill"
+)
+
+// ReadResponse answers action readresult.
+type ReadResponse struct {
+	ResultFile string `json:"resultFile"`
+	Op         string `json:"op"`
+	Text       string `json:"text"`
+}
+
+// DefaultReadLines is how many lines head and tail return when not told.
+const DefaultReadLines = 50
+
+// opParams lists the parameters each readresult op uses; any other one is
+// an error, since the agent meant something by it.
+var opParams = map[string][]string{
+	"stat":  {},
+	"head":  {"lines"},
+	"tail":  {"lines"},
+	"slice": {"fromLine", "toLine"},
+	"grep":  {"pattern", "context", "maxMatches"},
+	"read":  {"offset", "maxBytes"},
+	"query": {"path"},
+}
+
+// ReadResult answers action readresult. It reads only files this dispatch
+// spilled: any other path is refused.
+func (s *Service) ReadResult(req Request) (*ReadResponse, error) {
+	if s.opts.Spill == nil {
+		return nil, usagef("", "this dispatch keeps no result files, so there is nothing to read")
+	}
+	path, err := s.opts.Spill.Resolve(req.ResultFile)
+	if err != nil {
+		if errors.Is(err, spill.ErrNotSpillFile) {
+			return nil, &UsageError{Msg: err.Error(), Hint: "readresult reads only the resultFile paths that calls of this dispatch returned"}
+		}
+		return nil, err
+	}
+	return ReadFile(path, req, s.opts.ReadLimits)
+}
+
+// ReadFile runs a readresult op on any file, without confinement: the CLI
+// uses it on files the user names.
+func ReadFile(path string, req Request, limits spill.Limits) (*ReadResponse, error) {
+	op := req.Op
+	if op == "" {
+		op = "stat"
+	}
+	allowed, ok := opParams[op]
+	if !ok {
+		return nil, usagef(`Use "op" with one of: stat, head, tail, slice, grep, read, query`, "unknown readresult op %q", op)
+	}
+	if err := checkOpParams(op, allowed, req); err != nil {
+		return nil, err
+	}
+	lines := req.Lines
+	if lines == 0 {
+		lines = DefaultReadLines
+	}
+	var (
+		text string
+		err  error
+	)
+	switch op {
+	case "stat":
+		var r *spill.StatInfo
+		if r, err = limits.Stat(path); err == nil {
+			text = r.Text()
+		}
+	case "head":
+		var r *spill.LinesResult
+		if r, err = limits.Head(path, lines); err == nil {
+			text = r.Text()
+		}
+	case "tail":
+		var r *spill.LinesResult
+		if r, err = limits.Tail(path, lines); err == nil {
+			text = r.Text()
+		}
+	case "slice":
+		if req.FromLine == 0 {
+			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"slice","fromLine":100,"toLine":150}`, "slice needs \"fromLine\" (1-based)")
+		}
+		to := req.ToLine
+		if to == 0 {
+			to = req.FromLine + DefaultReadLines - 1
+		}
+		var r *spill.LinesResult
+		if r, err = limits.Slice(path, req.FromLine, to); err == nil {
+			text = r.Text()
+		}
+	case "grep":
+		if req.Pattern == "" {
+			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"grep","pattern":"error|warn","context":2}`, "grep needs a \"pattern\"")
+		}
+		var r *spill.GrepResult
+		if r, err = limits.Grep(path, spill.GrepOptions{Pattern: req.Pattern, Context: req.Context, MaxMatches: req.MaxMatches}); err == nil {
+			text = r.Text()
+		}
+	case "read":
+		var r *spill.ReadResult
+		if r, err = limits.Read(path, req.Offset, req.MaxBytes); err == nil {
+			text = r.Text()
+		}
+	case "query":
+		if req.Path == "" {
+			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"query","path":"items.#(size>1000)#.name"}`, "query needs a gjson \"path\"")
+		}
+		text, err = queryFile(path, req.Path, limits)
+	}
+	if err != nil {
+		return nil, readErr(err)
+	}
+	return &ReadResponse{ResultFile: path, Op: op, Text: text}, nil
+}
+
+// readErr turns the spill package's refusals of bad input into usage
+// errors the agent can act on.
+func readErr(err error) error {
+	if errors.Is(err, spill.ErrInvalidPattern) {
+		return &UsageError{Msg: err.Error()}
+	}
+	return err
+}
+
+func checkOpParams(op string, allowed []string, req Request) error {
+	given := map[string]bool{
+		"lines": req.Lines != 0, "fromLine": req.FromLine != 0, "toLine": req.ToLine != 0,
+		"pattern": req.Pattern != "", "context": req.Context != 0, "maxMatches": req.MaxMatches != 0,
+		"offset": req.Offset != 0, "maxBytes": req.MaxBytes != 0, "path": req.Path != "",
+	}
+	ok := map[string]bool{}
+	for _, p := range allowed {
+		ok[p] = true
+	}
+	var stray []string
+	for _, name := range []string{"lines", "fromLine", "toLine", "pattern", "context", "maxMatches", "offset", "maxBytes", "path"} {
+		if given[name] && !ok[name] {
+			stray = append(stray, name)
+		}
+	}
+	if len(stray) == 0 {
+		return nil
+	}
+	uses := "no parameters"
+	if len(allowed) > 0 {
+		uses = strings.Join(allowed, ", ")
+	}
+	return usagef(fmt.Sprintf("op %s takes %s", op, uses), "parameter(s) %s do not apply to op %s", quoteAll(stray), op)
+}

@@ -1,0 +1,301 @@
+package dispatch
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Request is one proxy-dispatch invocation: the tool's arguments, or the
+// equivalent CLI command.
+type Request struct {
+	Action     string `json:"action"`
+	Connection string `json:"connection,omitempty"`
+
+	// list and search
+	Query              string `json:"query,omitempty"`
+	Refresh            bool   `json:"refresh,omitempty"`
+	IncludeTools       *bool  `json:"includeTools,omitempty"`
+	IncludeInputSchema bool   `json:"includeInputSchema,omitempty"`
+	IncludeAnnotations bool   `json:"includeAnnotations,omitempty"`
+	Format             string `json:"format,omitempty"`
+	Limit              int    `json:"limit,omitempty"`
+	Offset             int64  `json:"offset,omitempty"`
+
+	// info and call
+	Tool                string          `json:"tool,omitempty"`
+	Arguments           json.RawMessage `json:"arguments,omitempty"`
+	ArgumentsFile       string          `json:"argumentsFile,omitempty"`
+	ArgumentsPath       string          `json:"argumentsPath,omitempty"`
+	ArgumentsKey        string          `json:"argumentsKey,omitempty"`
+	Meta                map[string]any  `json:"meta,omitempty"`
+	ResultToFile        bool            `json:"resultToFile,omitempty"`
+	ResultSizeThreshold *int64          `json:"resultSizeThreshold,omitempty"`
+	Timeout             float64         `json:"timeout,omitempty"`
+
+	// readresult
+	ResultFile string `json:"resultFile,omitempty"`
+	Op         string `json:"op,omitempty"`
+	Lines      int    `json:"lines,omitempty"`
+	FromLine   int64  `json:"fromLine,omitempty"`
+	ToLine     int64  `json:"toLine,omitempty"`
+	Pattern    string `json:"pattern,omitempty"`
+	Context    int    `json:"context,omitempty"`
+	MaxMatches int    `json:"maxMatches,omitempty"`
+	MaxBytes   int64  `json:"maxBytes,omitempty"`
+	Path       string `json:"path,omitempty"`
+}
+
+// Actions and the parameters each accepts. A parameter given to an action
+// that ignores it is an error, not silently dropped: the agent meant
+// something by it.
+var actionParams = map[string][]string{
+	"list":       {"connection", "refresh", "includeTools", "includeInputSchema", "includeAnnotations", "format", "limit", "offset"},
+	"search":     {"query", "connection", "refresh", "includeInputSchema", "format", "limit"},
+	"info":       {"tool", "connection"},
+	"call":       {"tool", "connection", "arguments", "argumentsFile", "argumentsPath", "argumentsKey", "meta", "resultToFile", "resultSizeThreshold", "timeout"},
+	"readresult": {"resultFile", "op", "lines", "fromLine", "toLine", "pattern", "context", "maxMatches", "maxBytes", "offset", "path"},
+}
+
+// allParams is every parameter the schema declares.
+var allParams = func() map[string]bool {
+	all := map[string]bool{"action": true}
+	for _, params := range actionParams {
+		for _, p := range params {
+			all[p] = true
+		}
+	}
+	return all
+}()
+
+// UsageError is a request the agent can fix; its message says how.
+type UsageError struct {
+	Msg  string
+	Hint string // the correct form, e.g. an example request
+}
+
+func (e *UsageError) Error() string {
+	if e.Hint == "" {
+		return e.Msg
+	}
+	return e.Msg + ". " + e.Hint
+}
+
+func usagef(hint, format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+var examples = map[string]string{
+	"list":       `Example: {"action":"list"} or {"action":"list","connection":"c1","includeTools":true}`,
+	"search":     `Example: {"action":"search","query":"read a file"}`,
+	"info":       `Example: {"action":"info","tool":"read_file"}`,
+	"call":       `Example: {"action":"call","tool":"read_file","arguments":{"path":"/tmp/a.txt"}}`,
+	"readresult": `Example: {"action":"readresult","resultFile":"/tmp/.../r1.json","op":"grep","pattern":"error"}`,
+}
+
+// ParseRequest decodes and validates the tool's raw arguments.
+func ParseRequest(raw json.RawMessage) (Request, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
+		return Request{}, usagef(examples["list"], "proxy-dispatch arguments must be a JSON object with an \"action\"")
+	}
+	var action string
+	if a, ok := fields["action"]; ok {
+		if err := json.Unmarshal(a, &action); err != nil {
+			return Request{}, usagef(actionList(), "\"action\" must be a string")
+		}
+	}
+	if action == "" {
+		return Request{}, usagef(actionList(), "missing \"action\"")
+	}
+	allowed, ok := actionParams[action]
+	if !ok {
+		return Request{}, usagef(actionList(), "unknown action %q", action)
+	}
+	if err := checkParams(action, allowed, fields); err != nil {
+		return Request{}, err
+	}
+	var req Request
+	if err := json.Unmarshal(raw, &req); err != nil {
+		return Request{}, usagef(examples[action], "invalid parameter: %s", describeDecodeErr(err))
+	}
+	return req, req.Check()
+}
+
+func actionList() string {
+	return `Use "action" with one of: list, search, info, call, readresult. ` + examples["search"]
+}
+
+func checkParams(action string, allowed []string, fields map[string]json.RawMessage) error {
+	ok := map[string]bool{"action": true}
+	for _, p := range allowed {
+		ok[p] = true
+	}
+	var foreign, unknown []string
+	for name := range fields {
+		switch {
+		case ok[name]:
+		case allParams[name]:
+			foreign = append(foreign, name)
+		default:
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(foreign)
+	sort.Strings(unknown)
+	if len(unknown) > 0 {
+		if action == "call" {
+			// The agent most likely put the tool's inputs at the top level.
+			moved := map[string]json.RawMessage{}
+			for _, name := range unknown {
+				moved[name] = fields[name]
+			}
+			example, err := json.Marshal(map[string]any{"action": "call", "tool": toolOrPlaceholder(fields), "arguments": moved})
+			if err != nil {
+				example = nil
+			}
+			return usagef("Put the tool's inputs inside \"arguments\": "+string(example),
+				"unknown parameter(s) %s for action call", quoteAll(unknown))
+		}
+		return usagef("Parameters for "+action+": "+strings.Join(allowed, ", ")+". "+examples[action],
+			"unknown parameter(s) %s", quoteAll(unknown))
+	}
+	if len(foreign) > 0 {
+		return usagef("Parameters for "+action+": "+strings.Join(allowed, ", ")+". "+examples[action],
+			"parameter(s) %s do not apply to action %s", quoteAll(foreign), action)
+	}
+	return nil
+}
+
+func toolOrPlaceholder(fields map[string]json.RawMessage) any {
+	var tool string
+	if err := json.Unmarshal(fields["tool"], &tool); err != nil || tool == "" {
+		return "TOOL"
+	}
+	return tool
+}
+
+func quoteAll(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = `"` + n + `"`
+	}
+	return strings.Join(quoted, ", ")
+}
+
+// argumentsObject accepts an object, or a string holding one.
+func argumentsObject(raw json.RawMessage) (json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) > 0 && trimmed[0] == '"' {
+		var s string
+		if err := json.Unmarshal(trimmed, &s); err != nil {
+			return nil, usagef(examples["call"], "\"arguments\" is not valid JSON")
+		}
+		trimmed = bytes.TrimSpace([]byte(s))
+		if len(trimmed) == 0 {
+			return json.RawMessage("{}"), nil
+		}
+		if !json.Valid(trimmed) {
+			return nil, usagef(examples["call"], "\"arguments\" is a string that does not hold valid JSON")
+		}
+	}
+	if string(trimmed) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return nil, usagef(examples["call"], "\"arguments\" must be a JSON object of the tool's inputs")
+	}
+	if !json.Valid(trimmed) {
+		return nil, usagef(examples["call"], "\"arguments\" is not valid JSON")
+	}
+	return trimmed, nil
+}
+
+func describeDecodeErr(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return fmt.Sprintf("%q must be of type %s, not %s", typeErr.Field, jsonTypeName(typeErr.Type.Kind().String()), typeErr.Value)
+	}
+	return err.Error()
+}
+
+func jsonTypeName(kind string) string {
+	switch {
+	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"):
+		return "integer"
+	case strings.HasPrefix(kind, "float"):
+		return "number"
+	case kind == "bool":
+		return "boolean"
+	case kind == "map", kind == "struct":
+		return "object"
+	case kind == "ptr":
+		return "number or boolean"
+	}
+	return kind
+}
+
+// Defaults and bounds for request parameters.
+const (
+	DefaultSearchLimit = 10
+	MaxSearchLimit     = 50
+	DefaultListLimit   = 50
+	MaxListLimit       = 500
+)
+
+// Check validates a request built in code (the CLI's) as ParseRequest
+// validates one from an agent, and normalizes its arguments.
+func (r *Request) Check() error {
+	if len(r.Arguments) > 0 {
+		// "arguments" may arrive as a JSON string holding the object: some
+		// agents serialize nested objects.
+		obj, err := argumentsObject(r.Arguments)
+		if err != nil {
+			return err
+		}
+		r.Arguments = obj
+	}
+	if r.Limit < 0 {
+		return usagef(examples[r.Action], "\"limit\" must not be negative")
+	}
+	if r.Offset < 0 {
+		return usagef(examples[r.Action], "\"offset\" must not be negative")
+	}
+	switch r.Format {
+	case "", "compact", "detail":
+	default:
+		return usagef(`Use "format": "compact" (default) or "detail"`, "unknown format %q", r.Format)
+	}
+	switch r.Action {
+	case "search":
+		if strings.TrimSpace(r.Query) == "" {
+			return usagef(examples["search"], "search needs a \"query\"")
+		}
+	case "info":
+		if r.Tool == "" {
+			return usagef(examples["info"], "info needs a \"tool\"")
+		}
+	case "call":
+		if r.Tool == "" {
+			return usagef(examples["call"], "call needs a \"tool\"")
+		}
+		if r.ResultSizeThreshold != nil && *r.ResultSizeThreshold < 0 {
+			return usagef(`Use a byte count, or 0 to never save to a file`, "\"resultSizeThreshold\" must not be negative")
+		}
+		if r.Timeout < 0 {
+			return usagef(`Use a number of seconds, e.g. "timeout": 120`, "\"timeout\" must not be negative")
+		}
+		if (r.ArgumentsPath != "" || r.ArgumentsKey != "") && r.ArgumentsFile == "" {
+			return usagef(`Example: {"action":"call","tool":"t","argumentsFile":"/tmp/r1.json","argumentsPath":"items","argumentsKey":"rows"}`,
+				"\"argumentsPath\" and \"argumentsKey\" need an \"argumentsFile\"")
+		}
+	case "readresult":
+		if r.ResultFile == "" {
+			return usagef(examples["readresult"], "readresult needs a \"resultFile\" (the path a call returned)")
+		}
+	}
+	return nil
+}

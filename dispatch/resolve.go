@@ -1,0 +1,161 @@
+package dispatch
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"dispatch/connections"
+)
+
+// ToolNotFoundError means no connection has the tool; it lists the closest
+// names so the agent can correct itself in one step.
+type ToolNotFoundError struct {
+	Tool        string
+	Suggestions []string // "c1/read_file"
+	Unreachable []string // "c3: connect: ..."
+}
+
+func (e *ToolNotFoundError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "no tool named %q", e.Tool)
+	if len(e.Suggestions) > 0 {
+		fmt.Fprintf(&b, "; did you mean %s?", strings.Join(e.Suggestions, ", "))
+	} else {
+		b.WriteString(`; use {"action":"search","query":"..."} to find one`)
+	}
+	if len(e.Unreachable) > 0 {
+		fmt.Fprintf(&b, " (not searched, servers unreachable: %s)", strings.Join(e.Unreachable, "; "))
+	}
+	return b.String()
+}
+
+// resolveTool finds the connection that serves tool. With connKey it looks
+// only there; otherwise a name found on exactly one connection resolves to
+// it, and a name found on several is an error listing them.
+func (s *Service) resolveTool(ctx context.Context, connKey, tool string) (*connections.Conn, toolDef, error) {
+	conns, err := s.selectConns(connKey)
+	if err != nil {
+		return nil, toolDef{}, err
+	}
+	cats := s.catalogs(ctx, conns, false)
+	type match struct {
+		conn *connections.Conn
+		def  toolDef
+	}
+	var matches []match
+	for _, cat := range cats {
+		for _, t := range cat.tools {
+			if t.Name == tool {
+				matches = append(matches, match{cat.conn, t})
+			}
+		}
+	}
+	switch {
+	case len(matches) == 1:
+		return matches[0].conn, matches[0].def, nil
+	case len(matches) > 1:
+		var names []string
+		for _, m := range matches {
+			names = append(names, describeConn(m.conn))
+		}
+		return nil, toolDef{}, usagef(fmt.Sprintf(`Add "connection", e.g. {"action":"call","tool":%q,"connection":%q,...}`, tool, matches[0].conn.Alias),
+			"tool %q exists on %d connections: %s", tool, len(matches), strings.Join(names, ", "))
+	}
+	if connKey != "" && cats[0].err != nil {
+		return nil, toolDef{}, cats[0].err
+	}
+	notFound := &ToolNotFoundError{Tool: tool, Suggestions: suggest(tool, cats, 5)}
+	for _, cat := range cats {
+		if cat.err != nil {
+			notFound.Unreachable = append(notFound.Unreachable, cat.err.Error())
+		}
+	}
+	return nil, toolDef{}, notFound
+}
+
+func describeConn(c *connections.Conn) string {
+	if c.Config.Name != "" {
+		return c.Alias + " (" + c.Config.Name + ")"
+	}
+	return c.Alias
+}
+
+// suggest returns up to n tool names close to want, as "alias/name".
+func suggest(want string, cats []catalog, n int) []string {
+	type scored struct {
+		name  string
+		score float64
+	}
+	var all []scored
+	lw := strings.ToLower(want)
+	for _, cat := range cats {
+		for _, t := range cat.tools {
+			lt := strings.ToLower(t.Name)
+			d := editDistance(lw, lt)
+			longest := max(len(lw), len(lt))
+			score := 1 - float64(d)/float64(longest)
+			if strings.Contains(lt, lw) || strings.Contains(lw, lt) {
+				score += 0.5
+			}
+			score += 0.3 * tokenOverlap(lw, lt)
+			if score >= 0.5 {
+				all = append(all, scored{cat.conn.Alias + "/" + t.Name, score})
+			}
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score > all[j].score
+		}
+		return all[i].name < all[j].name
+	})
+	var out []string
+	for i := 0; i < len(all) && i < n; i++ {
+		out = append(out, all[i].name)
+	}
+	return out
+}
+
+func tokenOverlap(a, b string) float64 {
+	split := func(s string) map[string]bool {
+		m := map[string]bool{}
+		for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' || r == '.' || r == ' ' || r == '/' }) {
+			m[f] = true
+		}
+		return m
+	}
+	ta, tb := split(a), split(b)
+	if len(ta) == 0 || len(tb) == 0 {
+		return 0
+	}
+	common := 0
+	for t := range ta {
+		if tb[t] {
+			common++
+		}
+	}
+	return float64(common) / float64(max(len(ta), len(tb)))
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

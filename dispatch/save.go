@@ -1,0 +1,61 @@
+package dispatch
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/dustin/go-humanize"
+
+	"dispatch/spill"
+)
+
+// SavedPayload describes a result payload written to a file the user named.
+type SavedPayload struct {
+	Path string `json:"path"`
+	SpillInfo
+}
+
+// SavePayload writes an inline call result's payload to path, which the
+// user keeps (the CLI's --result-to-file): the same bytes a spill file
+// would hold, so the file can feed the next call.
+func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, error) {
+	if call.Spill != nil {
+		return nil, errors.New("result was already saved to " + call.Spill.ResultFile)
+	}
+	result := callResult{Content: call.Content, StructuredContent: call.StructuredContent, IsError: call.IsError}
+	kind, data := result.payload()
+	format, write := s.encoderFor(kind, data)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("result file: %w", err)
+	}
+	if err := write(f); err != nil {
+		return nil, errors.Join(fmt.Errorf("write result file %s: %w", path, err), f.Close())
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("write result file %s: %w", path, err)
+	}
+	st, err := spill.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	head, err := spill.Read(path, 0, previewBytes)
+	if err != nil {
+		return nil, err
+	}
+	saved := &SavedPayload{Path: path, SpillInfo: SpillInfo{
+		ResultFile:      path,
+		Format:          string(format),
+		Bytes:           st.Bytes,
+		Size:            humanize.IBytes(uint64(st.Bytes)),
+		EstimatedTokens: spill.EstimateTokens(st.Bytes),
+		Lines:           st.Lines,
+		Preview:         spill.Preview(head.Data, previewBytes),
+		Hint:            "Read it with: dispatch readresult " + path + " --op head",
+	}}
+	if kind == payloadJSON {
+		describeShape(&saved.SpillInfo, data)
+	}
+	return saved, nil
+}

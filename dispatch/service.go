@@ -1,0 +1,103 @@
+package dispatch
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"dispatch/connections"
+	"dispatch/spill"
+)
+
+// Defaults for Options.
+const (
+	// DefaultCallTimeout bounds one downstream call unless the server's
+	// config or the request says otherwise.
+	DefaultCallTimeout = 2 * time.Minute
+	// DefaultThreshold is the result size above which a call's result is
+	// saved to a file instead of returned inline.
+	DefaultThreshold = 50 << 10
+)
+
+// Options configure a Service.
+type Options struct {
+	// CallTimeout bounds each call (--timeout); zero means DefaultCallTimeout.
+	CallTimeout time.Duration
+	// Threshold spills results larger than this many bytes (--threshold);
+	// zero never spills on size.
+	Threshold int64
+	// Toon writes object and array results as TOON (--toon).
+	Toon bool
+	// Spill stores result files; nil means results are never spilled and
+	// resultToFile is an error.
+	Spill *spill.Store
+	// ReadLimits bound every readresult answer.
+	ReadLimits spill.Limits
+	// ArgumentRoots are the directories argumentsFile may read besides the
+	// spill store's own files (--args-dir).
+	ArgumentRoots []string
+	// MaxArgumentsFileBytes bounds an argumentsFile (--max-args-file).
+	MaxArgumentsFileBytes int64
+	Logger                *slog.Logger
+}
+
+// Service runs proxy-dispatch requests against a set of connections. It is
+// safe for concurrent use: the MCP server calls it from many goroutines.
+type Service struct {
+	conns *connections.Set
+	opts  Options
+	log   *slog.Logger
+}
+
+// New returns a Service over conns.
+func New(conns *connections.Set, opts Options) *Service {
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = DefaultCallTimeout
+	}
+	if opts.MaxArgumentsFileBytes <= 0 {
+		opts.MaxArgumentsFileBytes = DefaultMaxArgumentsFileBytes
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{conns: conns, opts: opts, log: opts.Logger}
+}
+
+// Connections returns the set the service runs against.
+func (s *Service) Connections() *connections.Set { return s.conns }
+
+// Hooks carry what only the caller's transport can do while a call runs.
+type Hooks struct {
+	// Progress receives the downstream server's progress notifications for
+	// this call (progress, total, message); the token is already stripped.
+	Progress func(params map[string]any)
+}
+
+// Do runs one request and returns its response value: a *ListResponse,
+// *SearchResponse, *InfoResponse, *CallResponse or *ReadResponse.
+func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error) {
+	if err := req.Check(); err != nil {
+		return nil, err
+	}
+	switch req.Action {
+	case "list":
+		return s.List(ctx, req)
+	case "search":
+		return s.Search(ctx, req)
+	case "info":
+		return s.Info(ctx, req)
+	case "call":
+		return s.Call(ctx, req, hooks)
+	case "readresult":
+		return s.ReadResult(req)
+	}
+	return nil, usagef(actionList(), "unknown action %q", req.Action)
+}
+
+// IsUsage reports whether err is the caller's mistake rather than a
+// server's failure.
+func IsUsage(err error) bool {
+	var u *UsageError
+	return errors.As(err, &u)
+}

@@ -1,0 +1,82 @@
+package dispatch
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+	"github.com/tidwall/gjson"
+
+	"dispatch/spill"
+	"dispatch/toon"
+)
+
+// MaxTOONQueryBytes bounds a TOON file that query decodes in memory;
+// JSON files are queried in place and have no such bound.
+const MaxTOONQueryBytes = 256 << 20
+
+// decodeTOONArguments turns a TOON argumentsFile into JSON.
+func decodeTOONArguments(path string, data []byte) ([]byte, error) {
+	v, err := toon.Decode(data, toon.DefaultDecodeOptions())
+	if err != nil {
+		return nil, usagef("Give a valid TOON or JSON file", "argumentsFile %s is not valid TOON: %v", path, err)
+	}
+	var buf bytes.Buffer
+	if err := toon.WriteJSON(&buf, v, ""); err != nil {
+		return nil, fmt.Errorf("argumentsFile %s: %w", path, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// queryFile runs a gjson query over a JSON file in place, or over a TOON
+// file decoded to JSON.
+func queryFile(path, query string, limits spill.Limits) (string, error) {
+	if !strings.EqualFold(filepath.Ext(path), ".toon") {
+		r, err := limits.Query(path, query)
+		if err != nil {
+			return "", err
+		}
+		return r.Text(), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("query: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxTOONQueryBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("query: %w", err)
+	}
+	if len(data) > MaxTOONQueryBytes {
+		return "", usagef("Use grep or slice on this file, or restart dispatch without --toon so results are JSON", "query decodes TOON files in memory, and this one is larger than %s", humanize.IBytes(MaxTOONQueryBytes))
+	}
+	v, err := toon.Decode(data, toon.DefaultDecodeOptions())
+	if err != nil {
+		return "", fmt.Errorf("query: decode TOON: %w", err)
+	}
+	var js bytes.Buffer
+	if err := toon.WriteJSON(&js, v, ""); err != nil {
+		return "", fmt.Errorf("query: %w", err)
+	}
+	result := gjson.GetBytes(js.Bytes(), query)
+	if !result.Exists() {
+		return "", usagef("Check the path; stat lists the top-level keys", "query %q matches nothing in %s", query, path)
+	}
+	return boundText(result.Raw, limits), nil
+}
+
+// boundText cuts an answer at the output bound, saying so.
+func boundText(s string, limits spill.Limits) string {
+	max := spill.DefaultMaxOutputBytes
+	if limits.MaxOutputBytes > 0 {
+		max = limits.MaxOutputBytes
+	}
+	if len(s) <= max {
+		return s
+	}
+	return spill.Preview([]byte(s), max) + "\n[answer cut at " + humanize.IBytes(uint64(max)) + ": narrow the query path]"
+}

@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// update rewrites golden files: go test -run TestServe_ToolDefinition -update
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// Binaries built once for the whole test run: dispatch itself, and the
+// fixture MCP server the tests put behind it.
+var (
+	dispatchBin string
+	fixtureBin  string
+	buildFlags  []string
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "dispatch-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	dispatchBin = filepath.Join(dir, "dispatch")
+	fixtureBin = filepath.Join(dir, "fixture")
+	for _, b := range []struct{ out, pkg string }{{dispatchBin, "."}, {fixtureBin, "./testdata/fixture"}} {
+		args := append(append([]string{"build"}, buildFlags...), "-o", b.out, b.pkg)
+		cmd := exec.Command("go", args...)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "build %s: %v\n", b.pkg, err)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	os.Exit(code)
+}
+
+// testClient is an agent: a real MCP client that started dispatch as a
+// stdio child. Calls go through the transport raw, so tests see exactly
+// what dispatch sent.
+type testClient struct {
+	t      *testing.T
+	client *client.Client
+	tr     *transport.Stdio
+	seq    atomic.Int64
+
+	mu            sync.Mutex
+	notifications []mcp.JSONRPCNotification
+	stderr        *bytes.Buffer
+}
+
+// startDispatch runs dispatch in serve mode with args and initializes it.
+func startDispatch(t *testing.T, env []string, args ...string) *testClient {
+	t.Helper()
+	tc := &testClient{t: t, stderr: &bytes.Buffer{}}
+	tc.tr = transport.NewStdioWithOptions(dispatchBin, env, args,
+		transport.WithCommandStderrWriter(&lockedWriter{w: tc.stderr, mu: &tc.mu}))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := tc.tr.Start(context.Background()); err != nil {
+		t.Fatalf("start dispatch: %v", err)
+	}
+	tc.client = client.NewClient(tc.tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	if err := tc.client.Start(context.Background()); err != nil {
+		t.Fatalf("start client: %v", err)
+	}
+	tc.client.OnNotification(func(n mcp.JSONRPCNotification) {
+		tc.mu.Lock()
+		tc.notifications = append(tc.notifications, n)
+		tc.mu.Unlock()
+	})
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	init.Params.ClientInfo = mcp.Implementation{Name: "dispatch-test", Version: "1"}
+	if _, err := tc.client.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize dispatch: %v\nstderr:\n%s", err, tc.Stderr())
+	}
+	t.Cleanup(func() {
+		if err := tc.client.Close(); err != nil {
+			t.Logf("close dispatch: %v", err)
+		}
+	})
+	return tc
+}
+
+type lockedWriter struct {
+	w  *bytes.Buffer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (tc *testClient) Stderr() string {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return tc.stderr.String()
+}
+
+// toolResult is an MCP tools/call result, kept raw.
+type toolResult struct {
+	Content           []json.RawMessage `json:"content"`
+	StructuredContent json.RawMessage   `json:"structuredContent"`
+	IsError           bool              `json:"isError"`
+	Meta              json.RawMessage   `json:"_meta"`
+}
+
+// text is the first content item's text.
+func (r toolResult) text() string {
+	if len(r.Content) == 0 {
+		return ""
+	}
+	var item struct{ Text string }
+	if err := json.Unmarshal(r.Content[0], &item); err != nil {
+		return ""
+	}
+	return item.Text
+}
+
+// call invokes proxy-dispatch with args and returns the raw result.
+func (tc *testClient) call(ctx context.Context, args map[string]any, meta map[string]any) (toolResult, error) {
+	params := map[string]any{"name": "proxy-dispatch", "arguments": args}
+	if meta != nil {
+		params["_meta"] = meta
+	}
+	resp, err := tc.tr.SendRequest(ctx, transport.JSONRPCRequest{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		ID:      mcp.NewRequestId(fmt.Sprintf("t%d", tc.seq.Add(1))),
+		Method:  "tools/call",
+		Params:  params,
+	})
+	if err != nil {
+		return toolResult{}, err
+	}
+	if resp.Error != nil {
+		return toolResult{}, fmt.Errorf("JSON-RPC error %d: %s", resp.Error.Code, resp.Error.Message)
+	}
+	var r toolResult
+	if err := json.Unmarshal(resp.Result, &r); err != nil {
+		return toolResult{}, fmt.Errorf("decode result %s: %w", resp.Result, err)
+	}
+	return r, nil
+}
+
+// mustCall is call that fails the test on a transport error.
+func (tc *testClient) mustCall(args map[string]any) toolResult {
+	tc.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r, err := tc.call(ctx, args, nil)
+	if err != nil {
+		tc.t.Fatalf("call %v: %v\nstderr:\n%s", args, err, tc.Stderr())
+	}
+	return r
+}
+
+// mustOK calls and fails the test if dispatch answered with an error.
+func (tc *testClient) mustOK(args map[string]any) toolResult {
+	tc.t.Helper()
+	r := tc.mustCall(args)
+	if r.IsError {
+		tc.t.Fatalf("call %v: isError: %s", args, r.text())
+	}
+	return r
+}
+
+// decodeText decodes the first text item of r as JSON into v.
+func decodeText(t *testing.T, r toolResult, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(r.text()), v); err != nil {
+		t.Fatalf("decode %q: %v", r.text(), err)
+	}
+}
+
+// fixture returns the --mcp spec for the fixture server with flags.
+func fixture(flags ...string) string {
+	return strings.Join(append([]string{fixtureBin}, flags...), " ")
+}
+
+// startFixtureHTTP runs the fixture over http or sse and returns its URL.
+func startFixtureHTTP(t *testing.T, transportName string, flags ...string) string {
+	t.Helper()
+	ready := filepath.Join(t.TempDir(), "ready")
+	cmd := exec.Command(fixtureBin, append([]string{"--transport", transportName, "--ready-file", ready}, flags...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start fixture: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Logf("signal fixture: %v", err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Logf("fixture exit: %v", err)
+		}
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(ready); err == nil {
+			return strings.TrimSpace(string(data))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("fixture %s never became ready; stderr:\n%s", transportName, stderr.String())
+	return ""
+}
+
+// runCLI runs a one-shot dispatch command and returns stdout, stderr and
+// the exit code.
+func runCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, dispatchBin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stdin = strings.NewReader(stdin)
+	err := cmd.Run()
+	code := 0
+	if exitErr, ok := err.(*exec.ExitError); ok {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run dispatch %v: %v", args, err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if cond() {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// rawClient talks to any MCP server directly, to compare with what
+// dispatch returns.
+type rawClient struct {
+	tr  *transport.Stdio
+	seq atomic.Int64
+}
+
+func startRawClient(t *testing.T, command string, args ...string) *rawClient {
+	t.Helper()
+	tr := transport.NewStdio(command, nil, args...)
+	if err := tr.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Logf("close: %v", err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return &rawClient{tr: tr}
+}
+
+func (rc *rawClient) rawCall(t *testing.T, method string, params any) toolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := rc.tr.SendRequest(ctx, transport.JSONRPCRequest{
+		JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(fmt.Sprintf("r%d", rc.seq.Add(1))), Method: method, Params: params,
+	})
+	if err != nil || resp.Error != nil {
+		t.Fatalf("%s: %v %v", method, err, resp)
+	}
+	var r toolResult
+	if err := json.Unmarshal(resp.Result, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

@@ -1,0 +1,93 @@
+// Command dispatch sits between an AI agent and many MCP servers: it
+// exposes them all through one tool, proxy-dispatch, and keeps large
+// results out of the agent's context by saving them to files.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kong"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "0.1.0-dev"
+
+// CLI is every command and global flag.
+type CLI struct {
+	Globals
+
+	Serve      ServeCmd      `cmd:"" default:"withargs" help:"Serve proxy-dispatch over MCP on stdio (the default: this is how an agent starts dispatch)."`
+	List       ListCmd       `cmd:"" help:"List connections and their tools."`
+	Search     SearchCmd     `cmd:"" help:"Search tools across all connections."`
+	Info       InfoCmd       `cmd:"" help:"Show one tool's full definition."`
+	Call       CallCmd       `cmd:"" help:"Call a tool."`
+	Readresult ReadresultCmd `cmd:"" help:"Read a result file: stat, head, tail, slice, grep, read, query."`
+	Run        RunCmd        `cmd:"" help:"Run a pipeline of proxy-dispatch requests over one set of connections; a step can use an earlier one's resultFile."`
+}
+
+// Exit codes, distinct so that scripts can tell failures apart.
+const (
+	exitOK        = 0
+	exitToolError = 1 // the tool ran and returned isError
+	exitUsage     = 2 // bad flags, arguments or request
+	exitServer    = 3 // a server could not be started, reached or called
+	exitInternal  = 4 // anything else: I/O, spill directory, ...
+	exitSignal    = 130
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	var cli CLI
+	// kong calls Exit after printing help or the version; recording the
+	// code instead of exiting keeps os.Exit in main alone.
+	exited := -1
+	parser, err := kong.New(&cli,
+		kong.Name("dispatch"),
+		kong.Description("One MCP tool in front of many MCP servers, with large results kept in files."),
+		kong.Vars{"version": version},
+		kong.Exit(func(code int) {
+			if exited < 0 {
+				exited = code
+			}
+		}),
+	)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "dispatch:", err)
+		return exitInternal
+	}
+	kctx, err := parser.Parse(args)
+	if exited >= 0 {
+		return exited
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "dispatch: %s\nRun 'dispatch --help' for usage.\n", err)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	// An agent that closes our stdout or stderr must not kill dispatch with
+	// SIGPIPE before it stops its servers and deletes its result files:
+	// with SIGPIPE notified, such writes fail with EPIPE instead.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
+
+	kctx.BindTo(ctx, (*context.Context)(nil))
+	err = kctx.Run(&cli.Globals)
+	switch {
+	case err == nil:
+		return exitOK
+	case ctx.Err() != nil:
+		fmt.Fprintln(os.Stderr, "dispatch: interrupted")
+		return exitSignal
+	}
+	fmt.Fprintln(os.Stderr, "dispatch:", err)
+	return classify(err)
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"dispatch/dispatch"
+	"dispatch/spill"
+)
+
+// render prints a response: JSON with --json, readable text otherwise.
+func (g *Globals) render(w io.Writer, resp any) error {
+	if g.JSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(resp)
+	}
+	switch r := resp.(type) {
+	case *dispatch.ListResponse:
+		return renderList(w, r)
+	case *dispatch.SearchResponse:
+		return renderSearch(w, r)
+	case *dispatch.InfoResponse:
+		return renderJSON(w, r.Tool)
+	case *dispatch.CallResponse:
+		return renderCall(w, r)
+	case *dispatch.ReadResponse:
+		_, err := fmt.Fprintln(w, strings.TrimRight(r.Text, "\n"))
+		return err
+	case *dispatch.SavedPayload:
+		return renderSaved(w, r)
+	}
+	return fmt.Errorf("no text form for %T", resp)
+}
+
+func renderJSON(w io.Writer, raw json.RawMessage) error {
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw, "", "  "); err != nil {
+		return fmt.Errorf("format JSON: %w", err)
+	}
+	out.WriteByte('\n')
+	_, err := w.Write(out.Bytes())
+	return err
+}
+
+func renderList(w io.Writer, r *dispatch.ListResponse) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ALIAS\tNAME\tSTATUS\tTOOLS\tSERVER\tERROR")
+	for _, c := range r.Connections {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", c.Alias, dash(c.Name), c.Status, c.ToolCount, dash(c.Server), oneLine(c.Error))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, c := range r.Connections {
+		if len(c.ToolNames) > 0 {
+			fmt.Fprintf(w, "\n%s: %s\n", c.Alias, strings.Join(c.ToolNames, ", "))
+		}
+	}
+	if len(r.Tools) > 0 {
+		fmt.Fprintln(w)
+		for _, t := range r.Tools {
+			fmt.Fprintf(w, "%s/%s(%s)\n    %s\n", t.Connection, t.Name, t.Params, t.Description)
+		}
+	}
+	if r.Hint != "" {
+		fmt.Fprintf(w, "\n%s\n", r.Hint)
+	}
+	return nil
+}
+
+func renderSearch(w io.Writer, r *dispatch.SearchResponse) error {
+	if len(r.Hits) == 0 {
+		fmt.Fprintf(w, "no tools match %q among %d tools\n", r.Query, r.Total)
+	}
+	for i, h := range r.Hits {
+		fmt.Fprintf(w, "%2d. %s/%s(%s)  score %.3f\n    %s\n", i+1, h.Connection, h.Name, h.Params, h.Score, h.Description)
+	}
+	for _, u := range r.Unreachable {
+		fmt.Fprintf(w, "not searched: %s\n", u)
+	}
+	return nil
+}
+
+func renderCall(w io.Writer, r *dispatch.CallResponse) error {
+	if r.Spill != nil {
+		return renderSpill(w, r.Spill.ResultFile, r.Spill)
+	}
+	for _, item := range r.Content {
+		var text struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(item, &text); err == nil && text.Type == "text" {
+			fmt.Fprintln(w, strings.TrimRight(text.Text, "\n"))
+			continue
+		}
+		if err := renderJSON(w, item); err != nil {
+			return err
+		}
+	}
+	if len(r.Content) == 0 && len(r.StructuredContent) > 0 {
+		return renderJSON(w, r.StructuredContent)
+	}
+	return nil
+}
+
+func renderSpill(w io.Writer, path string, s *dispatch.SpillInfo) error {
+	fmt.Fprintf(w, "result saved to %s\n  %s (%d bytes), ~%d tokens, %d lines, %s\n", path, s.Size, s.Bytes, s.EstimatedTokens, s.Lines, s.Format)
+	switch {
+	case len(s.TopLevelKeys) > 0:
+		fmt.Fprintf(w, "  keys: %s\n", strings.Join(s.TopLevelKeys, ", "))
+	case s.Elements != nil:
+		fmt.Fprintf(w, "  array of %d elements", *s.Elements)
+		if len(s.FirstElementKeys) > 0 {
+			fmt.Fprintf(w, "; first has keys: %s", strings.Join(s.FirstElementKeys, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "preview:\n%s\n", indent(s.Preview, "  "))
+	fmt.Fprintf(w, "read it with: dispatch readresult %s --op head\n", path)
+	return nil
+}
+
+func renderSaved(w io.Writer, s *dispatch.SavedPayload) error {
+	return renderSpill(w, s.Path, &s.SpillInfo)
+}
+
+func indent(s, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 120 {
+		return s[:117] + "..."
+	}
+	return s
+}
+
+func spillLimits() spill.Limits { return spill.Limits{} }

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Interop: dispatch against the reference MCP servers published on the npm
+# registry, over stdio, streamable HTTP and legacy SSE. It installs pinned
+# versions into a scratch directory itself, and exits non-zero on any
+# failure. Run from anywhere: bash scripts/interop.sh
+set -euo pipefail
+
+EVERYTHING=@modelcontextprotocol/server-everything@2026.8.31
+FILESYSTEM=@modelcontextprotocol/server-filesystem@2026.8.31
+MEMORY=@modelcontextprotocol/server-memory@2026.8.31
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cache=${DISPATCH_INTEROP_CACHE:-$root/scripts/.cache/interop}
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+failures=0
+pass() { echo "ok   - $1"; }
+fail() { echo "FAIL - $1"; failures=$((failures + 1)); }
+
+# check NAME PATTERN CMD...: CMD must exit 0 and print something matching
+# the extended regular expression PATTERN.
+check() {
+  local name=$1 pattern=$2 out
+  shift 2
+  if out=$("$@" 2>"$work/stderr"); then
+    if grep -Eq -- "$pattern" <<<"$out"; then pass "$name"; return; fi
+    fail "$name: output does not match /$pattern/"
+  else
+    fail "$name: exit $?"
+  fi
+  echo "$out" | head -20 | sed 's/^/     | /'
+  sed 's/^/     ! /' "$work/stderr" | head -20
+}
+
+echo "# installing $EVERYTHING $FILESYSTEM $MEMORY into $cache"
+mkdir -p "$cache"
+want="$EVERYTHING $FILESYSTEM $MEMORY"
+if [ "$(cat "$cache/.installed" 2>/dev/null)" != "$want" ]; then
+  (cd "$cache" && { [ -f package.json ] || npm init -y >/dev/null; } \
+    && npm install --no-audit --no-fund --loglevel=error $want >/dev/null)
+  echo "$want" >"$cache/.installed"
+fi
+bin=$cache/node_modules/.bin
+
+echo "# building dispatch"
+(cd "$root" && go build -o "$work/dispatch" .)
+dispatch=$work/dispatch
+mkdir -p "$work/files"
+echo "hello from interop" >"$work/files/greeting.txt"
+
+stdio=(--mcp "$bin/mcp-server-everything" --mcp "$bin/mcp-server-filesystem $work/files" --mcp "$bin/mcp-server-memory")
+export MEMORY_FILE_PATH=$work/memory.json
+
+echo "# stdio"
+check "list shows three ready servers" 'c1 .*ready.*\n?' "$dispatch" "${stdio[@]}" list
+check "list: filesystem tools named" 'read_text_file' "$dispatch" "${stdio[@]}" list
+check "list --json is JSON with 3 connections" '"alias": "c3"' "$dispatch" "${stdio[@]}" --json list
+check "search finds get-sum for adding numbers" '^ *1\. c1/get-sum' "$dispatch" "${stdio[@]}" search add two numbers together
+check "search finds read_text_file" 'c2/read_text_file' "$dispatch" "${stdio[@]}" search read the contents of a text file
+check "info shows get-sum's input schema" '"inputSchema"' "$dispatch" "${stdio[@]}" info get-sum
+check "call get-sum" 'The sum of 2 and 3 is 5' "$dispatch" "${stdio[@]}" call get-sum '{"a":2,"b":3}'
+check "call get-structured-content keeps structuredContent" '"structuredContent"' "$dispatch" "${stdio[@]}" --json call get-structured-content '{"location":"New York"}'
+check "call filesystem read_text_file" 'hello from interop' "$dispatch" "${stdio[@]}" call read_text_file "{\"path\":\"$work/files/greeting.txt\"}"
+check "call memory create_entities" 'interop-entity' "$dispatch" "${stdio[@]}" call create_entities '{"entities":[{"name":"interop-entity","entityType":"test","observations":["made by interop.sh"]}]}'
+check "call memory read_graph sees it" 'interop-entity' "$dispatch" "${stdio[@]}" call read_graph '{}'
+check "large result spills to --spill-dir" 'result saved to' "$dispatch" "${stdio[@]}" --threshold 1KiB --spill-dir "$work/results" call directory_tree "{\"path\":\"$root\"}"
+spilled=$(ls "$work"/results/* 2>/dev/null | head -1)
+check "readresult greps the spilled file" '[0-9]+:' "$dispatch" readresult "$spilled" --op grep --pattern 'toon|spill' --max-matches 3
+check "ambiguous tool is a usage error (exit 2)" 'exit=2' bash -c "\"$dispatch\" --mcp \"$bin/mcp-server-everything\" --mcp \"$bin/mcp-server-everything stdio\" call echo '{\"message\":\"x\"}' >/dev/null 2>&1; echo exit=\$?"
+
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+# serve MODE PATH: start server-everything over MODE and wait for PATH to answer.
+serve() {
+  local mode=$1 path=$2 port
+  port=$(free_port)
+  PORT=$port "$bin/mcp-server-everything" "$mode" >"$work/$mode.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 100); do
+    if node -e "require('net').connect($port,'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))" 2>/dev/null; then
+      echo "http://127.0.0.1:$port$path"
+      return
+    fi
+    sleep 0.1
+  done
+  echo "server-everything $mode did not start:" >&2
+  cat "$work/$mode.log" >&2
+  return 1
+}
+
+echo "# streamable HTTP"
+if url=$(serve streamableHttp /mcp); then
+  check "http: list" 'c1 .*ready' "$dispatch" --mcp "$url" list
+  check "http: call echo" 'Echo: over http' "$dispatch" --mcp "$url" call echo '{"message":"over http"}'
+  check "http: info get-sum" '"name": "get-sum"' "$dispatch" --mcp "$url" info get-sum
+else
+  fail "http: server-everything streamableHttp did not start"
+fi
+
+echo "# legacy SSE"
+if url=$(serve sse /sse); then
+  check "sse: list" 'c1 .*ready' "$dispatch" --mcp "sse+$url" list
+  check "sse: call get-sum" 'is 5' "$dispatch" --mcp "sse+$url" call get-sum '{"a":1,"b":4}'
+else
+  fail "sse: server-everything sse did not start"
+fi
+
+echo "# MCP server mode: a real MCP client (mcp-go) drives dispatch over stdio"
+check "serve: agent session (list, search, call, spill, readresult)" 'agent session ok' \
+  go run "$root/scripts/agentcheck" "$dispatch" "${stdio[@]}"
+
+echo
+if [ "$failures" -gt 0 ]; then
+  echo "interop: $failures check(s) failed"
+  exit 1
+fi
+echo "interop: all checks passed"
