@@ -54,7 +54,7 @@ dispatch=$work/dispatch
 mkdir -p "$work/files"
 echo "hello from interop" >"$work/files/greeting.txt"
 
-stdio=(--mcp "$bin/mcp-server-everything" --mcp "$bin/mcp-server-filesystem $work/files" --mcp "$bin/mcp-server-memory")
+stdio=(--mcp "$bin/mcp-server-everything" --mcp "$bin/mcp-server-filesystem $work/files $root/testdata" --mcp "$bin/mcp-server-memory")
 export MEMORY_FILE_PATH=$work/memory.json
 
 echo "# stdio"
@@ -69,9 +69,9 @@ check "call get-structured-content keeps structuredContent" '"structuredContent"
 check "call filesystem read_text_file" 'hello from interop' "$dispatch" "${stdio[@]}" call read_text_file "{\"path\":\"$work/files/greeting.txt\"}"
 check "call memory create_entities" 'interop-entity' "$dispatch" "${stdio[@]}" call create_entities '{"entities":[{"name":"interop-entity","entityType":"test","observations":["made by interop.sh"]}]}'
 check "call memory read_graph sees it" 'interop-entity' "$dispatch" "${stdio[@]}" call read_graph '{}'
-check "large result spills to --spill-dir" 'result saved to' "$dispatch" "${stdio[@]}" --threshold 1KiB --spill-dir "$work/results" call directory_tree "{\"path\":\"$root\"}"
-spilled=$(ls "$work"/results/* 2>/dev/null | head -1)
-check "readresult greps the spilled file" '[0-9]+:' "$dispatch" readresult "$spilled" --op grep --pattern 'toon|spill' --max-matches 3
+check "large result spills to --spill-dir" 'result saved to' "$dispatch" "${stdio[@]}" --threshold 1KiB --spill-dir "$work/results" call directory_tree "{\"path\":\"$root/testdata\"}"
+spilled=$(ls "$work"/results/* 2>/dev/null | head -1 || true)
+check "readresult greps the spilled file" '[0-9]+:' "$dispatch" readresult "$spilled" --op grep --pattern 'fixture|golden' --max-matches 3
 check "ambiguous tool is a usage error (exit 2)" 'exit=2' bash -c "\"$dispatch\" --mcp \"$bin/mcp-server-everything\" --mcp \"$bin/mcp-server-everything stdio\" call echo '{\"message\":\"x\"}' >/dev/null 2>&1; echo exit=\$?"
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
