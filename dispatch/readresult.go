@@ -25,7 +25,7 @@ var opParams = map[string][]string{
 	"head":  {"lines"},
 	"tail":  {"lines"},
 	"slice": {"fromLine", "toLine"},
-	"grep":  {"pattern", "context", "maxMatches"},
+	"grep":  {"pattern", "context", "maxMatches", "fromLine"},
 	"read":  {"offset", "maxBytes"},
 	"query": {"path"},
 }
@@ -101,7 +101,7 @@ func ReadFile(path string, req Request, limits spill.Limits) (*ReadResponse, err
 			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"grep","pattern":"error|warn","context":2}`, "grep needs a \"pattern\"")
 		}
 		var r *spill.GrepResult
-		if r, err = limits.Grep(path, spill.GrepOptions{Pattern: req.Pattern, Context: req.Context, MaxMatches: req.MaxMatches}); err == nil {
+		if r, err = limits.Grep(path, spill.GrepOptions{Pattern: req.Pattern, Context: req.Context, MaxMatches: req.MaxMatches, From: req.FromLine}); err == nil {
 			text = r.Text()
 		}
 	case "read":

@@ -40,7 +40,7 @@ const inputSchema = `{
     "resultFile": {"type": "string", "description": "readresult: the path a call returned."},
     "op": {"type": "string", "enum": ["stat", "head", "tail", "slice", "grep", "read", "query"]},
     "lines": {"type": "integer", "description": "head/tail: line count (default 50)."},
-    "fromLine": {"type": "integer"},
+    "fromLine": {"type": "integer", "description": "slice/grep: first line (1-based)."},
     "toLine": {"type": "integer"},
     "pattern": {"type": "string", "description": "grep: case-insensitive regular expression."},
     "context": {"type": "integer", "description": "grep: lines around each match."},

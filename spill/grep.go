@@ -109,7 +109,7 @@ func (l Limits) Grep(path string, opts GrepOptions) (*GrepResult, error) {
 		if err := lr.Err(); err != nil {
 			return nil, fmt.Errorf("grep: read %s: %w", path, err)
 		}
-		return nil, fmt.Errorf("grep: from=%d is past the end of the file: it has %d lines", from, lr.num)
+		return nil, fmt.Errorf("grep: fromLine=%d is past the end of the file: it has %d lines", from, lr.num)
 	}
 
 	c := &lineCollector{lim: l, sep: ':'}
@@ -174,7 +174,7 @@ func (l Limits) Grep(path string, opts GrepOptions) (*GrepResult, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("no line matches %q (case-insensitive)%s; the file has %d lines", opts.Pattern, scope, res.TotalLines))
 	case int64(res.Shown) < res.TotalMatches:
 		res.Truncated = true
-		res.Notes = append(res.Notes, fmt.Sprintf("%d matching lines in all%s; showing the first %d (%s); continue with from=%d",
+		res.Notes = append(res.Notes, fmt.Sprintf("%d matching lines in all%s; showing the first %d (%s); continue with fromLine=%d",
 			res.TotalMatches, scope, res.Shown, stopped, lastShown+1))
 	case stopped != "":
 		res.Truncated = true

@@ -46,7 +46,7 @@ func TestLimits_Grep(t *testing.T) {
 		{
 			name: "max matches still counts all", content: content, opts: GrepOptions{Pattern: "line", MaxMatches: 3},
 			wantNums: []int64{1, 2, 3}, wantTotal: 30, wantShown: 3, wantTrunc: true,
-			notes: []string{"30 matching lines in all; showing the first 3 (at most 3 matches are shown per call); continue with from=4"},
+			notes: []string{"30 matching lines in all; showing the first 3 (at most 3 matches are shown per call); continue with fromLine=4"},
 		},
 		{
 			name: "default max matches", content: numbered(80), opts: GrepOptions{Pattern: "line"},
@@ -55,12 +55,12 @@ func TestLimits_Grep(t *testing.T) {
 		{
 			name: "line cap", content: content, opts: GrepOptions{Pattern: "line", MaxMatches: 100}, lim: Limits{MaxLines: 4},
 			wantNums: []int64{1, 2, 3, 4}, wantTotal: 30, wantShown: 4, wantTrunc: true,
-			notes: []string{"at most 4 lines are shown per call", "continue with from=5"},
+			notes: []string{"at most 4 lines are shown per call", "continue with fromLine=5"},
 		},
 		{
 			name: "byte cap", content: content, opts: GrepOptions{Pattern: "line"}, lim: Limits{MaxOutputBytes: 20},
 			wantNums: []int64{1, 2}, wantTotal: 30, wantShown: 2, wantTrunc: true,
-			notes: []string{"output capped at 20 B", "continue with from=3"},
+			notes: []string{"output capped at 20 B", "continue with fromLine=3"},
 		},
 		{
 			name: "context clamped", content: content, opts: GrepOptions{Pattern: "^line 15$", Context: 50}, lim: Limits{MaxContext: 1},
@@ -128,7 +128,7 @@ func TestLimits_Grep_errors(t *testing.T) {
 		{"empty pattern", GrepOptions{}, true, "the pattern is empty"},
 		{"negative context", GrepOptions{Pattern: "a", Context: -1}, false, "context must not be negative"},
 		{"negative max", GrepOptions{Pattern: "a", MaxMatches: -1}, false, "max matches must not be negative"},
-		{"from past the end", GrepOptions{Pattern: "a", From: 5}, false, "from=5 is past the end of the file: it has 1 lines"},
+		{"from past the end", GrepOptions{Pattern: "a", From: 5}, false, "fromLine=5 is past the end of the file: it has 1 lines"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

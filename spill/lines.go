@@ -154,7 +154,7 @@ func (l Limits) lines(op, path string, from, count int64, badCount bool) (*Lines
 		return nil, fmt.Errorf("%s: read %s: %w", op, path, err)
 	}
 	if lr.num < from-1 {
-		return nil, fmt.Errorf("%s: from=%d is past the end of the file: it has %d lines", op, from, lr.num)
+		return nil, fmt.Errorf("%s: fromLine=%d is past the end of the file: it has %d lines", op, from, lr.num)
 	}
 	c := &lineCollector{lim: l, sep: ':'}
 	ended := false
@@ -172,7 +172,7 @@ func (l Limits) lines(op, path string, from, count int64, badCount bool) (*Lines
 	}
 	res.Lines = c.lines
 	if len(c.lines) == 0 && from > 1 {
-		return nil, fmt.Errorf("%s: from=%d is past the end of the file: it has %d lines", op, from, lr.num)
+		return nil, fmt.Errorf("%s: fromLine=%d is past the end of the file: it has %d lines", op, from, lr.num)
 	}
 	if !ended && !c.full {
 		// Is there more? Peek without keeping.
@@ -194,10 +194,10 @@ func (l Limits) lines(op, path string, from, count int64, badCount bool) (*Lines
 		res.Notes = append(res.Notes, "the file is empty")
 	case c.full:
 		res.Truncated = true
-		res.Notes = append(res.Notes, fmt.Sprintf("output capped at %s: stopped after line %d; continue with slice from=%d",
+		res.Notes = append(res.Notes, fmt.Sprintf("output capped at %s: stopped after line %d; continue with slice fromLine=%d",
 			humanBytes(int64(l.MaxOutputBytes)), last, last+1))
 	case res.More:
-		res.Notes = append(res.Notes, fmt.Sprintf("lines %d-%d shown; more lines follow: continue with slice from=%d", from, last, last+1))
+		res.Notes = append(res.Notes, fmt.Sprintf("lines %d-%d shown; more lines follow: continue with slice fromLine=%d", from, last, last+1))
 	default:
 		res.Notes = append(res.Notes, fmt.Sprintf("lines %d-%d shown; the file ends at line %d", from, last, last))
 	}

@@ -20,15 +20,15 @@ func TestLimits_Head(t *testing.T) {
 		wantTrunc bool
 		notes     []string
 	}{
-		{"first lines", numbered(10), 3, Limits{}, []string{"line 1", "line 2", "line 3"}, true, false, []string{"lines 1-3 shown; more lines follow: continue with slice from=4"}},
+		{"first lines", numbered(10), 3, Limits{}, []string{"line 1", "line 2", "line 3"}, true, false, []string{"lines 1-3 shown; more lines follow: continue with slice fromLine=4"}},
 		{"whole file", numbered(2), 5, Limits{}, []string{"line 1", "line 2"}, false, false, []string{"the file ends at line 2"}},
 		{"no trailing newline", "a\nb", 5, Limits{}, []string{"a", "b"}, false, false, nil},
 		{"crlf", "a\r\nb\r\n", 5, Limits{}, []string{"a", "b"}, false, false, nil},
 		{"empty file", "", 5, Limits{}, nil, false, false, []string{"the file is empty"}},
 		{"clamped to MaxLines", numbered(10), 8, Limits{MaxLines: 5}, []string{"line 1", "line 2", "line 3", "line 4", "line 5"}, true, true,
-			[]string{"asked for 8 lines; at most 5 are returned per call (clamped)", "continue with slice from=6"}},
+			[]string{"asked for 8 lines; at most 5 are returned per call (clamped)", "continue with slice fromLine=6"}},
 		{"byte cap", numbered(100), 100, Limits{MaxOutputBytes: 30}, []string{"line 1", "line 2", "line 3"}, true, true,
-			[]string{"output capped at 30 B: stopped after line 3; continue with slice from=4"}},
+			[]string{"output capped at 30 B: stopped after line 3; continue with slice fromLine=4"}},
 		{"long line cut on a rune boundary", "x\n" + long + "\n", 5, Limits{}, []string{"x", strings.Repeat("é", 1024)}, false, true,
 			[]string{"1 line(s) longer than 2.0 KiB were cut", "read offset=", "line 2, byte offset 2"}},
 	}
@@ -152,13 +152,13 @@ func TestLimits_Slice(t *testing.T) {
 		wantTrunc bool
 		notes     []string
 	}{
-		{"middle", 5, 7, Limits{}, []int64{5, 6, 7}, "", false, []string{"5:line 5\n6:line 6\n7:line 7\n", "more lines follow: continue with slice from=8"}},
+		{"middle", 5, 7, Limits{}, []int64{5, 6, 7}, "", false, []string{"5:line 5\n6:line 6\n7:line 7\n", "more lines follow: continue with slice fromLine=8"}},
 		{"one line", 20, 20, Limits{}, []int64{20}, "", false, []string{"the file ends at line 20"}},
 		{"to past the end", 19, 100, Limits{}, []int64{19, 20}, "", false, []string{"the file ends at line 20"}},
-		{"clamped", 1, 20, Limits{MaxLines: 3}, []int64{1, 2, 3}, "", true, []string{"asked for 20 lines; at most 3", "continue with slice from=4"}},
+		{"clamped", 1, 20, Limits{MaxLines: 3}, []int64{1, 2, 3}, "", true, []string{"asked for 20 lines; at most 3", "continue with slice fromLine=4"}},
 		{"from below 1", 0, 3, Limits{}, nil, "from must be at least 1", false, nil},
 		{"to before from", 5, 4, Limits{}, nil, "to (4) is before from (5)", false, nil},
-		{"from past the end", 21, 30, Limits{}, nil, "from=21 is past the end of the file: it has 20 lines", false, nil},
+		{"from past the end", 21, 30, Limits{}, nil, "fromLine=21 is past the end of the file: it has 20 lines", false, nil},
 		{"from far past the end", 500, 600, Limits{}, nil, "it has 20 lines", false, nil},
 	}
 	for _, tt := range tests {
