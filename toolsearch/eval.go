@@ -115,6 +115,10 @@ func (r Report) String() string {
 // Evaluate indexes every catalog in catalogDir, runs each query of evalFile
 // and counts how often an acceptable tool ranks first and in the first five.
 func Evaluate(catalogDir, evalFile string) (Report, error) {
+	return evaluate(catalogDir, evalFile, defaultModel)
+}
+
+func evaluate(catalogDir, evalFile string, m model) (Report, error) {
 	cats, docs, err := LoadCatalogs(catalogDir)
 	if err != nil {
 		return Report{}, err
@@ -131,7 +135,7 @@ func Evaluate(catalogDir, evalFile string) (Report, error) {
 	for _, d := range docs {
 		known[d.Connection+"/"+d.Name] = true
 	}
-	ix := New(docs)
+	ix := newIndex(docs, m)
 	r := Report{Catalogs: len(cats), Tools: len(docs), Queries: len(set.Queries)}
 	for _, q := range set.Queries {
 		want := map[string]bool{}

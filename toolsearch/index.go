@@ -2,45 +2,19 @@ package toolsearch
 
 import (
 	"math"
+	"math/bits"
 	"sort"
 	"strings"
 )
 
-// field is one part of a tool that is indexed with its own weight.
-type field int
-
+// Limits on the work one query can cause.
 const (
-	fieldName field = iota
-	fieldTitle
-	fieldDescription
-	fieldParamName
-	fieldParamDescription
-	fieldAnnotation
-	numFields
-)
-
-// fieldWeight and fieldB are the BM25F weight and length normalization of
-// each field. The name is what an agent is most likely to say; parameter
-// text and annotation hints only help to break ties.
-var (
-	fieldWeight = [numFields]float64{3.0, 1.5, 1.0, 0.6, 0.4, 0.1}
-	fieldB      = [numFields]float64{0.5, 0.5, 0.75, 0.75, 0.75, 0}
-)
-
-// k1 is the BM25 term-frequency saturation.
-const k1 = 1.2
-
-// Weights of the alternative terms a query word is expanded into, relative
-// to the word itself (relatedWeight is in related.go).
-const (
-	prefixWeight = 0.5
-	fuzzyWeight  = 0.7
 	// maxPrefixExpansions bounds how many vocabulary terms one query word
 	// may reach by prefix.
 	maxPrefixExpansions = 16
 	// minAffixLen is the shortest stem that is expanded by prefix or typo.
 	minAffixLen = 4
-	// maxConcepts bounds the words of a query that are scored.
+	// maxConcepts bounds the concepts of a query that are scored.
 	maxConcepts = 64
 )
 
@@ -52,41 +26,67 @@ const (
 	tierName
 )
 
+// posting is one tool that contains a term.
 type posting struct {
-	doc   int32
-	score float64 // idf × saturated weighted term frequency
+	doc int32
+	// tf is the saturated, field-weighted, length-normalized term frequency
+	// of BM25F: tf' × (k1+1) / (tf' + k1).
+	tf float64
+	// slot is the term's position among the tool's name terms, -1 if the
+	// term is not in the name.
+	slot int32
+}
+
+// termEntry is the inverted list of one term.
+type termEntry struct {
+	idf   float64
+	posts []posting
 }
 
 // Index is an immutable search index over a fixed list of tools. It is safe
 // for concurrent use.
 type Index struct {
-	docs     []Doc
-	postings map[string][]posting
+	docs  []Doc
+	terms map[string]*termEntry
 	// vocab holds the single-word terms, sorted, for prefix and typo search.
 	vocab []string
+	// The distinct name terms of doc d are slots slotStart[d] to
+	// slotStart[d+1]-1; slotIdf holds each slot's idf and nameIdf[d] their
+	// sum, for name coverage.
+	slotStart []int32
+	slotIdf   []float64
+	nameIdf   []float64
 	// names and titles map normalizeName of a name or title to its docs.
 	names  map[string][]int
 	titles map[string][]int
 	// rank orders the docs by (connection, name, position) for tie-breaking.
 	rank []int
+	m    model
 }
 
 // New builds the index for docs. Hits refer to docs by position in this
 // slice.
 func New(docs []Doc) *Index {
+	return newIndex(docs, defaultModel)
+}
+
+func newIndex(docs []Doc, m model) *Index {
 	ix := &Index{
-		docs:     docs,
-		postings: map[string][]posting{},
-		names:    map[string][]int{},
-		titles:   map[string][]int{},
+		m:      m,
+		docs:   docs,
+		terms:  map[string]*termEntry{},
+		names:  map[string][]int{},
+		titles: map[string][]int{},
 	}
 	n := len(docs)
 	tfs := make([][numFields]map[string]int, n)
 	lens := make([][numFields]int, n)
+	nameTerms := make([][]string, n)
 	var total [numFields]int
 	df := map[string]int{}
 	for i, d := range docs {
-		for f, ts := range docFields(d) {
+		fs := docFields(d)
+		for f, ts := range fs {
 			m := map[string]int{}
 			for _, t := range ts {
 				m[t]++
@@ -94,6 +94,11 @@ func New(docs []Doc) *Index {
 			tfs[i][f] = m
 			lens[i][f] = len(ts)
 			total[f] += len(ts)
+		}
+		for _, t := range fs[fieldName] {
+			if !strings.Contains(t, "_") && !contains(nameTerms[i], t) {
+				nameTerms[i] = append(nameTerms[i], t)
+			}
 		}
 		seen := map[string]bool{}
 		for f := field(0); f < numFields; f++ {
@@ -111,6 +116,12 @@ func New(docs []Doc) *Index {
 			ix.titles[key] = append(ix.titles[key], i)
 		}
 	}
+	for _, t := range sortedKeys(df) {
+		ix.terms[t] = &termEntry{idf: math.Log(1 + (float64(n)-float64(df[t])+0.5)/(float64(df[t])+0.5))}
+		if !strings.Contains(t, "_") {
+			ix.vocab = append(ix.vocab, t)
+		}
+	}
 	var avg [numFields]float64
 	for f := range avg {
 		avg[f] = 1
@@ -118,7 +129,15 @@ func New(docs []Doc) *Index {
 			avg[f] = float64(total[f]) / float64(n)
 		}
 	}
+	ix.slotStart = make([]int32, n+1)
+	ix.nameIdf = make([]float64, n)
 	for i := range docs {
+		ix.slotStart[i] = int32(len(ix.slotIdf))
+		for _, t := range nameTerms[i] {
+			idf := ix.terms[t].idf
+			ix.slotIdf = append(ix.slotIdf, idf)
+			ix.nameIdf[i] += idf
+		}
 		terms := map[string]bool{}
 		for f := field(0); f < numFields; f++ {
 			for t := range tfs[i][f] {
@@ -132,22 +151,20 @@ func New(docs []Doc) *Index {
 				if tf == 0 {
 					continue
 				}
-				norm := 1 - fieldB[f] + fieldB[f]*float64(lens[i][f])/avg[f]
-				tfw += fieldWeight[f] * float64(tf) / norm
+				norm := 1 - m.fieldB[f] + m.fieldB[f]*float64(lens[i][f])/avg[f]
+				tfw += m.fieldWeight[f] * float64(tf) / norm
 			}
-			idf := math.Log(1 + (float64(n)-float64(df[t])+0.5)/(float64(df[t])+0.5))
-			ix.postings[t] = append(ix.postings[t], posting{
-				doc:   int32(i),
-				score: idf * tfw * (k1 + 1) / (tfw + k1),
-			})
+			slot := int32(-1)
+			for k, nt := range nameTerms[i] {
+				if nt == t {
+					slot = ix.slotStart[i] + int32(k)
+				}
+			}
+			e := ix.terms[t]
+			e.posts = append(e.posts, posting{doc: int32(i), tf: tfw * (m.k1 + 1) / (tfw + m.k1), slot: slot})
 		}
 	}
-	for t := range ix.postings {
-		if !strings.Contains(t, "_") {
-			ix.vocab = append(ix.vocab, t)
-		}
-	}
-	sort.Strings(ix.vocab)
+	ix.slotStart[n] = int32(len(ix.slotIdf))
 	order := make([]int, n)
 	for i := range order {
 		order[i] = i
@@ -158,6 +175,15 @@ func New(docs []Doc) *Index {
 		ix.rank[i] = r
 	}
 	return ix
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // lessDoc is the tie-break order: connection, then name, then position.
@@ -192,11 +218,11 @@ func docFields(d Doc) [numFields][]string {
 
 // Hit is one search result.
 type Hit struct {
-	Doc     int     // index into the docs given to New
-	Score   float64 // relevance; comparable only within one search
-	Matched []string
+	Doc   int     // index into the docs given to New
+	Score float64 // relevance; comparable only within one search
 	// Matched lists the query words that matched the tool, directly or
 	// through a stem, related word, prefix or typo, in query order.
+	Matched []string
 }
 
 // Len reports how many tools the index holds.
@@ -221,17 +247,26 @@ func (ix *Index) Search(query string, limit int) []Hit {
 	matched := make([]uint64, n)
 	tiers := make([]int8, n)
 	best := make([]float64, n)
+	slotHit := make([]float64, len(ix.slotIdf))
 	var touched []int32
 	for ci, c := range concepts {
 		touched = touched[:0]
 		for _, v := range c.variants {
-			for _, p := range ix.postings[v.term] {
-				s := v.weight * p.score
+			e := ix.terms[v.term]
+			if e == nil {
+				continue
+			}
+			w := v.weight * min(e.idf, c.idfCap)
+			for _, p := range e.posts {
+				s := w * p.tf
 				if best[p.doc] == 0 {
 					touched = append(touched, p.doc)
 				}
 				if s > best[p.doc] {
 					best[p.doc] = s
+				}
+				if p.slot >= 0 && v.weight > slotHit[p.slot] {
+					slotHit[p.slot] = v.weight
 				}
 			}
 		}
@@ -240,6 +275,28 @@ func (ix *Index) Search(query string, limit int) []Hit {
 			matched[d] |= 1 << uint(ci)
 			best[d] = 0
 		}
+	}
+	// Name coverage: the share of the tool's name (by idf) that the query
+	// reaches. A tool name is a verb and an object; a query that reaches
+	// both is about that tool, one that reaches a single description word
+	// rarely is.
+	//
+	// Coordination: the share of the query's concepts the tool matches. A
+	// tool that matches every part of the task beats one that matches one
+	// part very well.
+	for d := 0; d < n; d++ {
+		if scores[d] == 0 {
+			continue
+		}
+		if ix.nameIdf[d] > 0 {
+			var cov float64
+			for s := ix.slotStart[d]; s < ix.slotStart[d+1]; s++ {
+				cov += ix.slotIdf[s] * slotHit[s]
+			}
+			scores[d] *= 1 + ix.m.nameCoverage*cov/ix.nameIdf[d]
+		}
+		coord := float64(bits.OnesCount64(matched[d])) / float64(len(concepts))
+		scores[d] *= 1 - ix.m.coord + ix.m.coord*coord
 	}
 	key := normalizeName(query)
 	for _, d := range ix.titles[key] {
@@ -273,7 +330,7 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		h := Hit{Doc: d, Score: scores[d]}
 		for ci, c := range concepts {
 			if matched[d]&(1<<uint(ci)) != 0 {
-				h.Matched = append(h.Matched, c.label)
+				h.Matched = append(h.Matched, c.labels...)
 			}
 		}
 		hits[i] = h

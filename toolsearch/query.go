@@ -1,16 +1,23 @@
 package toolsearch
 
 import (
+	"math"
 	"sort"
 	"strings"
 )
 
-// concept is one word of the query with the index terms that stand for it.
-// A tool scores the best of the variants, so a word with many related
-// terms counts no more than a word with none.
+// concept is one thing the query asks for: a content word, or several
+// words of the query that are related to each other ("make a new ...",
+// "latitude and longitude"), with the index terms that stand for it. A tool
+// scores the best of the variants, so a word with many related terms counts
+// no more than a word with none, and saying a thing twice counts once.
 type concept struct {
-	label    string // the query word, lowercased, reported in Hit.Matched
+	labels   []string // the query words, lowercased, reported in Hit.Matched
 	variants []variant
+	// idfCap bounds the idf of every variant by that of the word itself, so
+	// that a related or misspelt term is never worth more than the word the
+	// agent used; +Inf when the word itself is not in the index.
+	idfCap float64
 }
 
 type variant struct {
@@ -19,8 +26,9 @@ type variant struct {
 }
 
 // parseQuery turns a query into concepts: one per content word (stop words
-// and bare numbers dropped, abbreviations expanded), plus one for the whole
-// of any multi-word identifier the query contains ("kubectl_logs").
+// and bare numbers dropped, abbreviations expanded, related words merged),
+// plus one for the whole of any multi-word identifier the query contains
+// ("kubectl_logs").
 func (ix *Index) parseQuery(query string) []concept {
 	concepts := ix.words(query, true)
 	if len(concepts) == 0 {
@@ -36,20 +44,48 @@ func (ix *Index) parseQuery(query string) []concept {
 	return concepts
 }
 
+// literalWord stands for a chunk of the query that is a value rather than
+// words: a URL, a glob pattern or a file path. The agent pastes the value;
+// the tool describes the kind of value it takes.
+func literalWord(chunk string) string {
+	switch {
+	case strings.Contains(chunk, "://"), strings.HasPrefix(strings.ToLower(chunk), "www."):
+		return "url"
+	case strings.ContainsAny(chunk, "*?") && len(strings.Trim(chunk, "*?")) > 0 && !strings.HasSuffix(chunk, "?"):
+		return "pattern"
+	case strings.HasPrefix(chunk, "/"), strings.HasPrefix(chunk, "./"), strings.HasPrefix(chunk, "~/"),
+		strings.Count(chunk, "/") >= 2:
+		return "path"
+	}
+	return ""
+}
+
 func (ix *Index) words(query string, dropStop bool) []concept {
 	var out []concept
-	seen := map[string]bool{}
 	add := func(label string, vs ...variant) {
-		if seen[vs[0].term] {
-			return
+		primary := vs[0].term
+		for i := range out {
+			c := &out[i]
+			p := c.variants[0].term
+			if p == primary || (!strings.Contains(p, "_") && isRelated(p, primary)) {
+				// Saying the same thing twice (or in two words) counts once.
+				if !contains(c.labels, label) {
+					c.labels = append(c.labels, label)
+				}
+				c.variants = append(c.variants, vs...)
+				return
+			}
 		}
-		seen[vs[0].term] = true
-		out = append(out, concept{label: label, variants: vs})
+		out = append(out, concept{labels: []string{label}, variants: vs})
 	}
 	for _, chunk := range strings.Fields(query) {
+		if w := literalWord(chunk); w != "" {
+			add(strings.ToLower(chunk), variant{w, 1})
+			continue
+		}
 		words := splitIdent(chunk)
 		if len(words) > 1 {
-			if t := compound(words); len(ix.postings[t]) > 0 {
+			if t := compound(words); ix.terms[t] != nil {
 				add(strings.ToLower(chunk), variant{t, 1})
 			}
 		}
@@ -73,41 +109,63 @@ func (ix *Index) words(query string, dropStop bool) []concept {
 	return out
 }
 
-// expand adds related terms, prefix completions and typo corrections of the
-// concept's primary term.
-func (ix *Index) expand(c *concept) {
-	primary := c.variants[0].term
-	if strings.Contains(primary, "_") {
-		return
+func isRelated(a, b string) bool {
+	for _, r := range related[a] {
+		if r == b {
+			return true
+		}
 	}
+	return false
+}
+
+// expand adds related terms, prefix completions and typo corrections of the
+// concept's own words.
+func (ix *Index) expand(c *concept) {
+	own := make([]string, 0, len(c.variants))
 	weights := map[string]float64{}
+	c.idfCap = math.Inf(1)
+	capped := false
 	for _, v := range c.variants {
+		own = append(own, v.term)
 		weights[v.term] = v.weight
+		if e := ix.terms[v.term]; e != nil && (!capped || e.idf > c.idfCap) {
+			c.idfCap, capped = e.idf, true
+		}
 	}
 	offer := func(t string, w float64) {
 		if weights[t] < w {
 			weights[t] = w
 		}
 	}
-	for _, v := range c.variants {
-		for _, r := range related[v.term] {
-			offer(r, relatedWeight)
+	for _, t := range own {
+		if strings.Contains(t, "_") {
+			continue
 		}
-	}
-	if len(primary) >= minAffixLen {
-		for i, k := sort.SearchStrings(ix.vocab, primary), 0; i < len(ix.vocab) && k < maxPrefixExpansions; i++ {
-			t := ix.vocab[i]
-			if !strings.HasPrefix(t, primary) {
+		for _, r := range related[t] {
+			offer(r, ix.m.related)
+		}
+		if len(t) < minAffixLen {
+			continue
+		}
+		for i, k := sort.SearchStrings(ix.vocab, t), 0; i < len(ix.vocab) && k < maxPrefixExpansions; i++ {
+			v := ix.vocab[i]
+			if !strings.HasPrefix(v, t) {
 				break
 			}
-			if t != primary {
-				offer(t, prefixWeight)
+			if v != t {
+				offer(v, ix.m.prefix)
 				k++
 			}
 		}
-		if len(ix.postings[primary]) == 0 {
-			for _, t := range ix.nearTerms(primary) {
-				offer(t, fuzzyWeight)
+	}
+	if !ix.knowsAny(weights) {
+		// No word of the concept nor any relative is in the index:
+		// probably a typo.
+		for _, t := range own {
+			if len(t) >= minAffixLen && !strings.Contains(t, "_") {
+				for _, v := range ix.nearTerms(t) {
+					offer(v, ix.m.fuzzy)
+				}
 			}
 		}
 	}
@@ -116,6 +174,16 @@ func (ix *Index) expand(c *concept) {
 		vs = append(vs, variant{t, weights[t]})
 	}
 	c.variants = vs
+}
+
+// knowsAny reports whether any of the terms is in the index.
+func (ix *Index) knowsAny(terms map[string]float64) bool {
+	for t := range terms {
+		if ix.terms[t] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // nearTerms returns the vocabulary terms within a small edit distance of t

@@ -161,10 +161,6 @@ var oneWay = map[string][]string{
 	"photo":      {"image"},
 }
 
-// relatedWeight scales the score of a related term against the term the
-// query used.
-const relatedWeight = 0.6
-
 // related maps a stem to the stems of its related words.
 var related = buildRelated(relatedGroups, oneWay)
 

@@ -108,7 +108,7 @@ var irregular = map[string]string{
 	"chose": "choose", "chosen": "choose", "knew": "know", "known": "know",
 	"kept": "keep", "built": "build", "drew": "draw",
 	"drawn": "draw", "using": "use", "children": "child", "people": "person",
-	"canceled": "cancel",
+	"canceled":  "cancel",
 	"cancelled": "cancel", "modified": "modify", "copies": "copy",
 }
 

@@ -1,0 +1,49 @@
+package toolsearch
+
+// field is one part of a tool that is indexed with its own weight.
+type field int
+
+const (
+	fieldName field = iota
+	fieldTitle
+	fieldDescription
+	fieldParamName
+	fieldParamDescription
+	fieldAnnotation
+	numFields
+)
+
+// model holds the ranking parameters. There is one, defaultModel; the type
+// exists so that tests can measure how sensitive the ranking is to each
+// parameter.
+type model struct {
+	// fieldWeight and fieldB are the BM25F weight and length normalization
+	// of each field.
+	fieldWeight, fieldB [numFields]float64
+	// k1 is the BM25 term-frequency saturation.
+	k1 float64
+	// Weights of the terms a query word is expanded into, relative to the
+	// word itself: related words, prefix completions, typo corrections.
+	related, prefix, fuzzy float64
+	// nameCoverage is how much a tool's score grows when the query reaches
+	// every word of its name (weighted by idf): score × (1 + nameCoverage ×
+	// share reached).
+	nameCoverage float64
+	// coord is how much a tool's score depends on matching every concept
+	// of the query: score × (1 - coord + coord × share matched).
+	coord float64
+}
+
+// defaultModel: the name is what an agent is most likely to say; parameter
+// text and annotation hints only help to break ties.
+var defaultModel = model{
+	//                name title desc pname pdesc annot
+	fieldWeight:  [numFields]float64{3.0, 1.5, 1.0, 0.6, 0.4, 0.1},
+	fieldB:       [numFields]float64{0.5, 0.5, 0.75, 0.75, 0.75, 0},
+	k1:           1.2,
+	related:      0.6,
+	prefix:       0.5,
+	fuzzy:        0.7,
+	nameCoverage: 1.0,
+	coord:        0.5,
+}
