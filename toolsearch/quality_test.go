@@ -26,3 +26,14 @@ func TestSearchQuality(t *testing.T) {
 		t.Errorf("top-1 hit rate %.1f%% < 75%%", 100*r.Top1Rate())
 	}
 }
+
+// TestSearchHoldout reports the rates on queries that were written after
+// the first ranker and never used to tune it. It has no gate: it tells
+// whether the tuning on search-eval.json generalizes.
+func TestSearchHoldout(t *testing.T) {
+	r, err := Evaluate(catalogDir, "testdata/holdout-eval.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", r)
+}
