@@ -26,6 +26,7 @@ type Globals struct {
 	Threshold      string           `name:"threshold" default:"50KiB" help:"Save results larger than this to a file (bytes, or 50KiB, 1MB...; 0 = never). One-shot commands need --spill-dir for this."`
 	SpillDir       string           `name:"spill-dir" placeholder:"DIR" help:"Where result files go. Server: the parent of a private per-process directory. One-shot commands: files are written here and kept."`
 	SpillMax       string           `name:"spill-max" default:"1GiB" help:"Total size of result files one dispatch process may keep."`
+	Toon           bool             `name:"toon" help:"Write object and array results as TOON: always in result files, inline when smaller than compact JSON."`
 	ArgsDir        []string         `name:"args-dir" placeholder:"DIR" help:"Directories argumentsFile may read from, besides dispatch's own result files (default: the working directory). Repeatable."`
 	MaxArgsFile    string           `name:"max-args-file" default:"64MiB" help:"Largest argumentsFile accepted."`
 	JSON           bool             `name:"json" help:"Print JSON instead of text (one-shot commands)."`
@@ -109,6 +110,7 @@ func (g *Globals) newApp(mode storeMode) (*app, error) {
 	svc := dispatch.New(conns, dispatch.Options{
 		CallTimeout:           g.Timeout,
 		Threshold:             threshold,
+		Toon:                  g.Toon,
 		Spill:                 store,
 		ArgumentRoots:         g.ArgsDir,
 		MaxArgumentsFileBytes: maxArgs,

@@ -26,6 +26,7 @@ type CLI struct {
 	Info       InfoCmd       `cmd:"" help:"Show one tool's full definition."`
 	Call       CallCmd       `cmd:"" help:"Call a tool."`
 	Readresult ReadresultCmd `cmd:"" help:"Read a result file: stat, head, tail, slice, grep, read, query."`
+	Toon       ToonCmd       `cmd:"" help:"Convert JSON to TOON (or back with --decode); reads a file or stdin."`
 	Run        RunCmd        `cmd:"" help:"Run a pipeline of proxy-dispatch requests over one set of connections; a step can use an earlier one's resultFile."`
 }
 

@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 
 	"dispatch/connections"
 	"dispatch/spill"
+	"dispatch/toon"
 )
 
 // CallResponse answers action call. Inline, it carries the downstream
@@ -28,7 +30,11 @@ type CallResponse struct {
 	Bytes             int64             `json:"bytes"`
 	EstimatedTokens   int64             `json:"estimatedTokens"`
 	Arguments         json.RawMessage   `json:"arguments,omitempty"`
-	Spill             *SpillInfo        `json:"spill,omitempty"`
+	// Format is "toon" when dispatch re-encoded the payload as TOON
+	// because that was smaller (--toon); empty when the result is as the
+	// server sent it.
+	Format string     `json:"format,omitempty"`
+	Spill  *SpillInfo `json:"spill,omitempty"`
 }
 
 // SpillInfo tells the agent what a spilled result holds, enough to decide
@@ -123,6 +129,9 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (*CallResp
 	resp.Content = result.Content
 	resp.StructuredContent = result.StructuredContent
 	resp.Meta = result.Meta
+	if s.opts.Toon && !result.IsError {
+		s.preferTOON(resp, &result)
+	}
 	return resp, nil
 }
 
@@ -166,6 +175,11 @@ func (s *Service) encoderFor(kind payloadKind, data []byte) (spill.Format, func(
 		return spill.FormatText, func(w io.Writer) error {
 			_, err := w.Write(data)
 			return err
+		}
+	}
+	if s.opts.Toon {
+		return spill.FormatTOON, func(w io.Writer) error {
+			return toon.EncodeJSON(w, bytes.NewReader(data), toon.EncodeOptions{})
 		}
 	}
 	return spill.FormatJSON, func(w io.Writer) error { return writeIndented(w, data) }

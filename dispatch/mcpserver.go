@@ -102,12 +102,16 @@ func inlineCallResult(call *CallResponse) *mcp.CallToolResult {
 			meta = map[string]any{}
 		}
 	}
-	meta["dispatch"] = map[string]any{
+	ours := map[string]any{
 		"connection":      call.Connection,
 		"tool":            call.Tool,
 		"bytes":           call.Bytes,
 		"estimatedTokens": call.EstimatedTokens,
 	}
+	if call.Format != "" {
+		ours["format"] = call.Format
+	}
+	meta["dispatch"] = ours
 	result.Meta = mcp.NewMetaFromMap(meta)
 	return result
 }

@@ -27,7 +27,8 @@ type Options struct {
 	// Threshold spills results larger than this many bytes (--threshold);
 	// zero never spills on size.
 	Threshold int64
-	// Toon writes object and array results as TOON (--toon).
+	// Toon writes object and array results as TOON (--toon): always in
+	// result files, and inline when TOON is smaller than compact JSON.
 	Toon bool
 	// Spill stores result files; nil means results are never spilled and
 	// resultToFile is an error.

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -79,4 +80,39 @@ func boundText(s string, limits spill.Limits) string {
 		return s
 	}
 	return spill.Preview([]byte(s), max) + "\n[answer cut at " + humanize.IBytes(uint64(max)) + ": narrow the query path]"
+}
+
+// preferTOON replaces an inline object or array payload with its TOON form
+// when that is smaller than the payload as compact JSON. TOON wins on
+// uniform arrays of objects and loses on deep, irregular data, so the
+// choice is measured per result.
+func (s *Service) preferTOON(resp *CallResponse, result *callResult) {
+	kind, data := result.payload()
+	if kind != payloadJSON {
+		return
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, data); err != nil {
+		return
+	}
+	var encoded bytes.Buffer
+	if err := toon.EncodeJSON(&encoded, bytes.NewReader(data), toon.EncodeOptions{}); err != nil {
+		s.log.Debug("TOON encode failed; keeping JSON", "error", err.Error())
+		return
+	}
+	if encoded.Len() >= compact.Len() {
+		return
+	}
+	item, err := json.Marshal(struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{"text", encoded.String()})
+	if err != nil {
+		return
+	}
+	resp.Content = []json.RawMessage{item}
+	resp.StructuredContent = nil
+	resp.Format = "toon"
+	resp.Bytes = int64(len(item))
+	resp.EstimatedTokens = spill.EstimateTokens(resp.Bytes)
 }
