@@ -12,8 +12,11 @@ const (
 	// maxPrefixExpansions bounds how many vocabulary terms one query word
 	// may reach by prefix.
 	maxPrefixExpansions = 16
-	// minAffixLen is the shortest stem that is expanded by prefix or typo.
+	// minAffixLen is the shortest stem that is expanded by prefix.
 	minAffixLen = 4
+	// minTypoLen is the shortest stem that is corrected as a typo: short
+	// words are too often another real word one letter away.
+	minTypoLen = 5
 	// maxConcepts bounds the concepts of a query that are scored.
 	maxConcepts = 64
 )
@@ -84,6 +87,10 @@ func newIndex(docs []Doc, m model) *Index {
 	nameTerms := make([][]string, n)
 	var total [numFields]int
 	df := map[string]int{}
+	// dfText counts only the name, title and description: parameter names
+	// ("type", "name", "query", "path") are shared by tools that do quite
+	// different things, and should not make a word look common.
+	dfText := map[string]int{}
 	for i, d := range docs {
 		fs := docFields(d)
 		for f, ts := range fs {
@@ -109,6 +116,15 @@ func newIndex(docs []Doc, m model) *Index {
 				}
 			}
 		}
+		seen = map[string]bool{}
+		for f := field(0); f <= fieldDescription; f++ {
+			for t := range tfs[i][f] {
+				if !seen[t] {
+					seen[t] = true
+					dfText[t]++
+				}
+			}
+		}
 		if key := normalizeName(d.Name); key != "" {
 			ix.names[key] = append(ix.names[key], i)
 		}
@@ -117,7 +133,11 @@ func newIndex(docs []Doc, m model) *Index {
 		}
 	}
 	for _, t := range sortedKeys(df) {
-		ix.terms[t] = &termEntry{idf: math.Log(1 + (float64(n)-float64(df[t])+0.5)/(float64(df[t])+0.5))}
+		k := dfText[t]
+		if k == 0 {
+			k = df[t]
+		}
+		ix.terms[t] = &termEntry{idf: math.Log(1 + (float64(n)-float64(k)+0.5)/(float64(k)+0.5))}
 		if !strings.Contains(t, "_") {
 			ix.vocab = append(ix.vocab, t)
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // concept is one thing the query asks for: a content word, or several
@@ -18,6 +19,9 @@ type concept struct {
 	// that a related or misspelt term is never worth more than the word the
 	// agent used; +Inf when the word itself is not in the index.
 	idfCap float64
+	// name marks a proper name ("Boston", "Alice"): matched as written,
+	// never expanded, merged or corrected.
+	name bool
 }
 
 type variant struct {
@@ -56,18 +60,22 @@ func literalWord(chunk string) string {
 	case strings.HasPrefix(chunk, "/"), strings.HasPrefix(chunk, "./"), strings.HasPrefix(chunk, "~/"),
 		strings.Count(chunk, "/") >= 2:
 		return "path"
+	case len(chunk) > 1 && chunk[0] == '#' && !isNumber(chunk[1:]):
+		return "channel"
+	case len(chunk) > 1 && chunk[0] == '@':
+		return "user"
 	}
 	return ""
 }
 
 func (ix *Index) words(query string, dropStop bool) []concept {
 	var out []concept
-	add := func(label string, vs ...variant) {
+	add := func(label string, name bool, vs ...variant) {
 		primary := vs[0].term
 		for i := range out {
 			c := &out[i]
 			p := c.variants[0].term
-			if p == primary || (!strings.Contains(p, "_") && isRelated(p, primary)) {
+			if p == primary || (!name && !c.name && !strings.Contains(p, "_") && isRelated(p, primary)) {
 				// Saying the same thing twice (or in two words) counts once.
 				if !contains(c.labels, label) {
 					c.labels = append(c.labels, label)
@@ -76,19 +84,20 @@ func (ix *Index) words(query string, dropStop bool) []concept {
 				return
 			}
 		}
-		out = append(out, concept{labels: []string{label}, variants: vs})
+		out = append(out, concept{labels: []string{label}, variants: vs, name: name})
 	}
-	for _, chunk := range strings.Fields(query) {
+	for i, chunk := range strings.Fields(query) {
 		if w := literalWord(chunk); w != "" {
-			add(strings.ToLower(chunk), variant{w, 1})
+			add(strings.ToLower(chunk), false, variant{w, 1})
 			continue
 		}
 		words := splitIdent(chunk)
 		if len(words) > 1 {
 			if t := compound(words); ix.terms[t] != nil {
-				add(strings.ToLower(chunk), variant{t, 1})
+				add(strings.ToLower(chunk), false, variant{t, 1})
 			}
 		}
+		name := i > 0 && len(words) == 1 && isTitleCase(chunk)
 		for _, w := range words {
 			if isNumber(w) || (dropStop && stopWords[w]) {
 				continue
@@ -99,14 +108,35 @@ func (ix *Index) words(query string, dropStop bool) []concept {
 					if i == 0 {
 						vs = append(vs, variant{stem(w), 1})
 					}
-					add(w, vs...)
+					add(w, false, vs...)
 				}
 				continue
 			}
-			add(w, variant{stem(w), 1})
+			add(w, name, variant{stem(w), 1})
 		}
 	}
 	return out
+}
+
+// isTitleCase reports whether the letters of s are one capital followed by
+// lower-case letters: inside a query, a proper name.
+func isTitleCase(s string) bool {
+	upper, lower := 0, 0
+	for i, r := range s {
+		switch {
+		case unicode.IsUpper(r) && i == firstLetter(s):
+			upper++
+		case unicode.IsUpper(r):
+			return false
+		case unicode.IsLower(r):
+			lower++
+		}
+	}
+	return upper == 1 && lower > 0
+}
+
+func firstLetter(s string) int {
+	return strings.IndexFunc(s, unicode.IsLetter)
 }
 
 func isRelated(a, b string) bool {
@@ -131,6 +161,9 @@ func (ix *Index) expand(c *concept) {
 		if e := ix.terms[v.term]; e != nil && (!capped || e.idf > c.idfCap) {
 			c.idfCap, capped = e.idf, true
 		}
+	}
+	if c.name {
+		return
 	}
 	offer := func(t string, w float64) {
 		if weights[t] < w {
@@ -162,7 +195,7 @@ func (ix *Index) expand(c *concept) {
 		// No word of the concept nor any relative is in the index:
 		// probably a typo.
 		for _, t := range own {
-			if len(t) >= minAffixLen && !strings.Contains(t, "_") {
+			if len(t) >= minTypoLen && !strings.Contains(t, "_") {
 				for _, v := range ix.nearTerms(t) {
 					offer(v, ix.m.fuzzy)
 				}
@@ -196,7 +229,7 @@ func (ix *Index) nearTerms(t string) []string {
 	}
 	var out []string
 	for _, v := range ix.vocab {
-		if d := len(v) - len(t); d > maxDist || -d > maxDist || len(v) < minAffixLen {
+		if d := len(v) - len(t); d > maxDist || -d > maxDist || len(v) < minTypoLen {
 			continue
 		}
 		if editDistance(t, v, maxDist) <= maxDist {

@@ -44,7 +44,7 @@ var abbreviations = map[string][]string{
 var relatedGroups = [][]string{
 	// verbs of managing things
 	{"delete", "remove", "erase", "destroy", "discard", "purge", "forget", "uninstall", "drop"},
-	{"create", "make", "new", "add", "generate", "build", "open", "start", "initialize", "post"},
+	{"create", "make", "new", "add", "generate", "post", "open", "raise"},
 	{"add", "append", "insert", "attach", "include", "push"},
 	{"get", "fetch", "retrieve", "read", "obtain", "load", "download", "show", "view", "display", "see", "open", "inspect", "return"},
 	{"list", "enumerate", "show", "browse", "all", "index"},
@@ -82,6 +82,7 @@ var relatedGroups = [][]string{
 	{"upload", "attach", "drop"},
 	{"resize", "bigger", "smaller", "size", "dimension", "width", "height", "viewport"},
 	{"compare", "diff", "difference"},
+	{"toggle", "enable", "disable", "turn", "activate", "deactivate", "on", "off"},
 	// things
 	{"file", "document"},
 	{"directory", "folder", "path"},
@@ -110,7 +111,7 @@ var relatedGroups = [][]string{
 	{"browser", "web", "tab", "page"},
 	{"navigate", "go", "visit", "open", "browse", "load"},
 	{"back", "previous", "history", "return"},
-	{"click", "press", "tap", "button"},
+	{"click", "press", "tap", "button", "submit"},
 	{"type", "enter", "input", "fill", "key", "keyboard", "text"},
 	{"form", "field", "input"},
 	{"dropdown", "select", "option", "choose", "pick", "combobox"},

@@ -119,6 +119,9 @@ var irregular = map[string]string{
 // to map a word and its inflections to the same key, not to a real word.
 func stem(w string) string {
 	if base, ok := irregular[w]; ok {
+		if base == w {
+			return w
+		}
 		w = base
 	}
 	if utf8.RuneCountInString(w) <= 3 || !isASCIIWord(w) {
