@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime"
 	"testing"
 )
 
@@ -116,4 +117,25 @@ func BenchmarkDecode_Tabular10MB(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkParseJSON_TreeSize reports how much live heap the parsed Value
+// of the 10 MB table holds, as a multiple of the JSON size (tree-x).
+func BenchmarkParseJSON_TreeSize(b *testing.B) {
+	data := tabularJSON(10 << 20)
+	var before, after runtime.MemStats
+	var v Value
+	for i := 0; i < b.N; i++ {
+		v = Value{}
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		var err error
+		if v, err = ParseJSON(bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+	}
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(len(data)), "tree-x")
+	runtime.KeepAlive(v)
 }

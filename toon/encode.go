@@ -18,7 +18,7 @@ func Encode(w io.Writer, v Value, opts EncodeOptions) error {
 	if err != nil {
 		return err
 	}
-	e := encoder{cfg: cfg, w: w, buf: make([]byte, 0, flushSize+4096)}
+	e := encoder{cfg: cfg, w: w, buf: make([]byte, 0, 4096)}
 	e.root(v)
 	e.flush()
 	if e.err != nil {

@@ -13,7 +13,7 @@ import (
 // backslash, control characters), as JSON.stringify does, and invalid UTF-8
 // becomes U+FFFD. No trailing newline is written.
 func WriteJSON(w io.Writer, v Value, indent string) error {
-	jw := jsonWriter{w: w, indent: indent, buf: make([]byte, 0, flushSize+4096)}
+	jw := jsonWriter{w: w, indent: indent, buf: make([]byte, 0, 4096)}
 	jw.value(v, 0)
 	jw.flush()
 	if jw.err != nil {

@@ -24,7 +24,7 @@ const maxJSONDepth = 10000
 // r is read in chunks, so memory use is the size of the resulting Value, not
 // that plus a copy of the input.
 func ParseJSON(r io.Reader) (Value, error) {
-	p := jsonParser{r: r, buf: make([]byte, 0, 64<<10), keys: make(map[string]string)}
+	p := jsonParser{r: r, buf: make([]byte, 0, readChunk), keys: make(map[string]string)}
 	v, err := p.document()
 	if err != nil {
 		return Value{}, fmt.Errorf("toon: parse json: %w", err)
@@ -46,10 +46,23 @@ type jsonParser struct {
 	stack  []Value           // elements and member values being collected
 	kstack []string          // member keys being collected
 	tmp    []byte            // scratch for unescaping strings
+	mem    arena
+	hints  [keyHints]string // last key seen at each member position
+	// keySets holds recent objects' key lists, by length: objects in an
+	// array usually have the same keys, and then share one (immutable) list.
+	keySets [8][]string
 }
 
 // maxInternedKeys bounds the key intern table.
 const maxInternedKeys = 1 << 14
+
+// readChunk is the initial size of the input buffer.
+const readChunk = 16 << 10
+
+// keyHints is how many member positions remember their last key: objects in
+// an array usually repeat the previous object's keys in the same order, so a
+// byte comparison finds the interned key without hashing.
+const keyHints = 32
 
 var errUnexpectedEOF = errors.New("unexpected end of JSON input")
 
@@ -65,7 +78,7 @@ func (p *jsonParser) more() bool {
 		p.buf = p.buf[:n]
 		p.pos = 0
 	}
-	if len(p.buf) == cap(p.buf) {
+	if len(p.buf) == cap(p.buf) { // one token fills the buffer
 		nb := make([]byte, len(p.buf), 2*cap(p.buf))
 		copy(nb, p.buf)
 		p.buf = nb
@@ -156,7 +169,7 @@ func (p *jsonParser) value(depth int) (Value, error) {
 	}
 	switch {
 	case c == '"':
-		s, err := p.str(false)
+		s, err := p.str(-1)
 		return Value{kind: KindString, s: s}, err
 	case c == '{' || c == '[':
 		if depth >= maxJSONDepth {
@@ -208,7 +221,7 @@ func (p *jsonParser) number() (Value, error) {
 		return Value{}, p.fail("invalid number %q", text)
 	}
 	p.pos += n
-	return Value{kind: KindNumber, s: string(text)}, nil
+	return Value{kind: KindNumber, s: p.mem.str(text)}, nil
 }
 
 func (p *jsonParser) array(depth int) (Value, error) {
@@ -240,11 +253,12 @@ func (p *jsonParser) array(depth int) (Value, error) {
 			return Value{}, p.fail("invalid character %q after array element", c)
 		}
 	}
-	elems := make([]Value, len(p.stack)-base)
-	copy(elems, p.stack[base:])
+	ct := p.mem.container()
+	ct.vals = p.mem.values(len(p.stack) - base)
+	copy(ct.vals, p.stack[base:])
 	clear(p.stack[base:])
 	p.stack = p.stack[:base]
-	return Value{kind: KindArray, c: &container{vals: elems}}, nil
+	return Value{kind: KindArray, c: ct}, nil
 }
 
 func (p *jsonParser) object(depth int) (Value, error) {
@@ -268,7 +282,7 @@ func (p *jsonParser) object(depth int) (Value, error) {
 		if c != '"' {
 			return Value{}, p.fail("invalid character %q looking for object key", c)
 		}
-		key, err := p.str(true)
+		key, err := p.str(len(p.kstack) - kbase)
 		if err != nil {
 			return Value{}, err
 		}
@@ -327,19 +341,20 @@ func (p *jsonParser) object(depth int) (Value, error) {
 			return Value{}, p.fail("invalid character %q after object member", c)
 		}
 	}
-	keys := make([]string, len(p.kstack)-kbase)
-	vals := make([]Value, len(p.stack)-vbase)
-	copy(keys, p.kstack[kbase:])
-	copy(vals, p.stack[vbase:])
+	ct := p.mem.container()
+	ct.keys = p.keyList(p.kstack[kbase:])
+	ct.vals = p.mem.values(len(p.stack) - vbase)
+	copy(ct.vals, p.stack[vbase:])
 	clear(p.stack[vbase:])
 	p.stack = p.stack[:vbase]
 	p.kstack = p.kstack[:kbase]
-	return Value{kind: KindObject, c: &container{keys: keys, vals: vals}}, nil
+	return Value{kind: KindObject, c: ct}, nil
 }
 
-// str parses the string at pos (which holds its opening quote). Keys are
+// str parses the string at pos (which holds its opening quote). Keys, for
+// which member is their position in the object (-1 for values), are
 // interned: large documents repeat the same keys many times.
-func (p *jsonParser) str(intern bool) (string, error) {
+func (p *jsonParser) str(member int) (string, error) {
 	n := 1
 	plain := true // no escapes and only ASCII so far
 	for {
@@ -348,10 +363,17 @@ func (p *jsonParser) str(intern bool) (string, error) {
 			if c == '"' {
 				raw := p.buf[p.pos+1 : p.pos+n]
 				if !plain {
-					return p.slowStr(n)
+					s, err := p.slowStr(n)
+					if err == nil && member >= 0 {
+						s = p.intern(s)
+					}
+					return s, err
 				}
 				p.pos += n + 1
-				return p.makeString(raw, intern), nil
+				if member < 0 {
+					return p.mem.str(raw), nil
+				}
+				return p.key(raw, member), nil
 			}
 			if c == '\\' || c >= utf8.RuneSelf {
 				plain = false
@@ -370,14 +392,51 @@ func (p *jsonParser) str(intern bool) (string, error) {
 	}
 }
 
-func (p *jsonParser) makeString(b []byte, intern bool) string {
-	if !intern {
-		return string(b)
+// keyList returns an immutable copy of keys, shared with an earlier object
+// that had the same keys in the same order when there is one.
+func (p *jsonParser) keyList(keys []string) []string {
+	slot := &p.keySets[len(keys)%len(p.keySets)]
+	if prev := *slot; len(prev) == len(keys) {
+		same := true
+		for i, k := range keys {
+			if prev[i] != k {
+				same = false
+				break
+			}
+		}
+		if same {
+			return prev
+		}
 	}
-	if s, ok := p.keys[string(b)]; ok {
-		return s
+	list := p.mem.strings(len(keys))
+	copy(list, keys)
+	*slot = list
+	return list
+}
+
+// key returns the interned string for the key bytes b at member position i.
+func (p *jsonParser) key(b []byte, i int) string {
+	if i < keyHints && p.hints[i] == string(b) {
+		return p.hints[i]
 	}
-	s := string(b)
+	s, ok := p.keys[string(b)]
+	if !ok {
+		s = p.mem.str(b)
+		if len(p.keys) < maxInternedKeys {
+			p.keys[s] = s
+		}
+	}
+	if i < keyHints {
+		p.hints[i] = s
+	}
+	return s
+}
+
+// intern returns the interned copy of an unescaped key.
+func (p *jsonParser) intern(s string) string {
+	if k, ok := p.keys[s]; ok {
+		return k
+	}
 	if len(p.keys) < maxInternedKeys {
 		p.keys[s] = s
 	}
@@ -450,7 +509,7 @@ func (p *jsonParser) slowStr(n int) (string, error) {
 	}
 	p.tmp = out
 	p.pos += n + 1
-	return string(out), nil
+	return p.mem.str(out), nil
 }
 
 func hex4(b []byte) (rune, bool) {
