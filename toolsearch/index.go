@@ -82,47 +82,39 @@ func newIndex(docs []Doc, m model) *Index {
 		titles: map[string][]int{},
 	}
 	n := len(docs)
-	tfs := make([][numFields]map[string]int, n)
-	lens := make([][numFields]int, n)
-	nameTerms := make([][]string, n)
+	stats := make([]docStats, n)
 	var total [numFields]int
 	df := map[string]int{}
 	// dfText counts only the name, title and description: parameter names
 	// ("type", "name", "query", "path") are shared by tools that do quite
 	// different things, and should not make a word look common.
 	dfText := map[string]int{}
+	a := analyzer{stems: map[string]string{}}
+	slots := map[string]int{}
 	for i, d := range docs {
-		fs := docFields(d)
-		for f, ts := range fs {
-			m := map[string]int{}
-			for _, t := range ts {
-				m[t]++
-			}
-			tfs[i][f] = m
-			lens[i][f] = len(ts)
+		st := &stats[i]
+		clear(slots)
+		for f, ts := range a.fields(d) {
+			st.lens[f] = len(ts)
 			total[f] += len(ts)
-		}
-		for _, t := range fs[fieldName] {
-			if !strings.Contains(t, "_") && !contains(nameTerms[i], t) {
-				nameTerms[i] = append(nameTerms[i], t)
-			}
-		}
-		seen := map[string]bool{}
-		for f := field(0); f < numFields; f++ {
-			for t := range tfs[i][f] {
-				if !seen[t] {
-					seen[t] = true
-					df[t]++
+			for _, t := range ts {
+				k, ok := slots[t]
+				if !ok {
+					k = len(st.terms)
+					slots[t] = k
+					st.terms = append(st.terms, t)
+					st.tf = append(st.tf, [numFields]int32{})
+				}
+				st.tf[k][f]++
+				if f == int(fieldName) && !strings.Contains(t, "_") && !contains(st.name, t) {
+					st.name = append(st.name, t)
 				}
 			}
 		}
-		seen = map[string]bool{}
-		for f := field(0); f <= fieldDescription; f++ {
-			for t := range tfs[i][f] {
-				if !seen[t] {
-					seen[t] = true
-					dfText[t]++
-				}
+		for k, t := range st.terms {
+			df[t]++
+			if st.tf[k][fieldName]+st.tf[k][fieldTitle]+st.tf[k][fieldDescription] > 0 {
+				dfText[t]++
 			}
 		}
 		if key := normalizeName(d.Name); key != "" {
@@ -152,35 +144,32 @@ func newIndex(docs []Doc, m model) *Index {
 	ix.slotStart = make([]int32, n+1)
 	ix.nameIdf = make([]float64, n)
 	for i := range docs {
+		st := &stats[i]
 		ix.slotStart[i] = int32(len(ix.slotIdf))
-		for _, t := range nameTerms[i] {
+		for _, t := range st.name {
 			idf := ix.terms[t].idf
 			ix.slotIdf = append(ix.slotIdf, idf)
 			ix.nameIdf[i] += idf
 		}
-		terms := map[string]bool{}
-		for f := field(0); f < numFields; f++ {
-			for t := range tfs[i][f] {
-				terms[t] = true
-			}
-		}
-		for _, t := range sortedKeys(terms) {
+		for k, t := range st.terms {
 			var tfw float64
 			for f := field(0); f < numFields; f++ {
-				tf := tfs[i][f][t]
+				tf := st.tf[k][f]
 				if tf == 0 {
 					continue
 				}
-				norm := 1 - m.fieldB[f] + m.fieldB[f]*float64(lens[i][f])/avg[f]
+				norm := 1 - m.fieldB[f] + m.fieldB[f]*float64(st.lens[f])/avg[f]
 				tfw += m.fieldWeight[f] * float64(tf) / norm
 			}
 			slot := int32(-1)
-			for k, nt := range nameTerms[i] {
+			for j, nt := range st.name {
 				if nt == t {
-					slot = ix.slotStart[i] + int32(k)
+					slot = ix.slotStart[i] + int32(j)
 				}
 			}
 			e := ix.terms[t]
+			// Docs are visited in order, so every posting list is sorted
+			// by doc.
 			e.posts = append(e.posts, posting{doc: int32(i), tf: tfw * (m.k1 + 1) / (tfw + m.k1), slot: slot})
 		}
 	}
@@ -217,21 +206,53 @@ func lessDoc(docs []Doc, a, b int) bool {
 	return a < b
 }
 
-// docFields returns the terms of each field of d.
-func docFields(d Doc) [numFields][]string {
+// docStats is what the build keeps of one doc between its two passes.
+type docStats struct {
+	terms []string           // distinct terms, in first-seen order
+	tf    [][numFields]int32 // per term, its frequency in each field
+	lens  [numFields]int     // terms per field
+	name  []string           // distinct single-word name terms
+}
+
+// analyzer turns text into terms: split, drop stop words and bare numbers,
+// stem. With a stems map it remembers stems across calls.
+type analyzer struct{ stems map[string]string }
+
+func (a analyzer) terms(text string) []string {
+	words := splitIdent(text)
+	out := words[:0]
+	for _, w := range words {
+		if stopWords[w] || isNumber(w) {
+			continue
+		}
+		s, ok := a.stems[w]
+		if !ok {
+			s = stem(w)
+			if a.stems != nil {
+				a.stems[w] = s
+			}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// fields returns the terms of each field of d: the name also yields its
+// whole-name term.
+func (a analyzer) fields(d Doc) [numFields][]string {
 	var fs [numFields][]string
-	fs[fieldName] = terms(d.Name)
+	fs[fieldName] = a.terms(d.Name)
 	if words := splitIdent(d.Name); len(words) > 1 {
 		fs[fieldName] = append(fs[fieldName], compound(words))
 	}
-	fs[fieldTitle] = terms(d.Title)
-	fs[fieldDescription] = terms(d.Description)
+	fs[fieldTitle] = a.terms(d.Title)
+	fs[fieldDescription] = a.terms(d.Description)
 	for _, p := range d.Params {
-		fs[fieldParamName] = append(fs[fieldParamName], terms(p.Name)...)
-		fs[fieldParamDescription] = append(fs[fieldParamDescription], terms(p.Description)...)
+		fs[fieldParamName] = append(fs[fieldParamName], a.terms(p.Name)...)
+		fs[fieldParamDescription] = append(fs[fieldParamDescription], a.terms(p.Description)...)
 	}
-	for _, a := range d.Annotations {
-		fs[fieldAnnotation] = append(fs[fieldAnnotation], terms(strings.TrimSuffix(a, "Hint"))...)
+	for _, h := range d.Annotations {
+		fs[fieldAnnotation] = append(fs[fieldAnnotation], a.terms(strings.TrimSuffix(h, "Hint"))...)
 	}
 	return fs
 }

@@ -13,39 +13,38 @@ import (
 // ("base64", "ec2").
 func splitIdent(s string) []string {
 	var words []string
-	runes := []rune(s)
-	start := -1
+	start := -1 // byte offset of the current word, -1 outside a word
+	var prev rune
+	prevAt := 0 // byte offset of prev
 	flush := func(end int) {
 		if start >= 0 && end > start {
-			words = append(words, strings.ToLower(string(runes[start:end])))
+			words = append(words, strings.ToLower(s[start:end]))
 		}
 		start = -1
 	}
-	for i, r := range runes {
-		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush(i)
-			continue
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
 		}
-		if start < 0 {
-			start = i
-			continue
-		}
-		prev := runes[i-1]
 		switch {
-		case unicode.IsUpper(r) && unicode.IsLower(prev):
-			// camelCase: boundary before the upper-case letter.
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush(i)
+		case start < 0:
+			start = i
+		case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+			// camelCase, v2Name: boundary before the upper-case letter.
 			flush(i)
 			start = i
-		case unicode.IsUpper(r) && unicode.IsDigit(prev):
-			flush(i)
-			start = i
-		case unicode.IsLower(r) && unicode.IsUpper(prev) && i-1 > start:
+		case unicode.IsLower(r) && unicode.IsUpper(prev) && prevAt > start:
 			// "URLFor": the last upper-case letter starts the next word.
-			flush(i - 1)
-			start = i - 1
+			flush(prevAt)
+			start = prevAt
 		}
+		prev, prevAt = r, i
+		i += size
 	}
-	flush(len(runes))
+	flush(len(s))
 	return words
 }
 
@@ -97,8 +96,10 @@ func setOf(words ...string) map[string]bool {
 	return m
 }
 
-// irregular maps irregular inflections (and a few spelling variants) to the
-// form the suffix rules reduce the base word to.
+// irregular maps irregular inflections (and a few spelling variants) to
+// their base word, which is then stemmed as usual. A word mapped to itself
+// is kept as it is: the suffix rules would break it or merge it with another
+// word ("news" is not "new").
 var irregular = map[string]string{
 	"sent": "send", "ran": "run", "made": "make", "found": "find",
 	"wrote": "write", "written": "write", "took": "take", "taken": "take",
@@ -108,8 +109,9 @@ var irregular = map[string]string{
 	"chose": "choose", "chosen": "choose", "knew": "know", "known": "know",
 	"kept": "keep", "built": "build", "drew": "draw",
 	"drawn": "draw", "using": "use", "children": "child", "people": "person",
-	"canceled":  "cancel",
-	"cancelled": "cancel", "modified": "modify", "copies": "copy",
+	"canceled": "cancel", "cancelled": "cancel", "modified": "modify",
+	"copies": "copy",
+	"news":   "news", "series": "series", "always": "always", "does": "does",
 }
 
 // stem reduces an English word to an approximate stem with a light suffix
@@ -188,14 +190,4 @@ func isASCIIWord(w string) bool {
 
 // terms turns free text into index terms: split, drop stop words and bare
 // numbers, stem.
-func terms(text string) []string {
-	words := splitIdent(text)
-	out := words[:0]
-	for _, w := range words {
-		if stopWords[w] || isNumber(w) {
-			continue
-		}
-		out = append(out, stem(w))
-	}
-	return out
-}
+func terms(text string) []string { return analyzer{}.terms(text) }

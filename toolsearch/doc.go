@@ -1,0 +1,81 @@
+// Package toolsearch ranks MCP tools for a task stated in words.
+//
+// dispatch shows an agent one tool; the agent finds the downstream tools
+// only through its search action, so a miss here is a failed task. The
+// package is pure and deterministic, imports only the standard library, and
+// never logs: results and errors go to the caller.
+//
+// # Documents
+//
+// A Doc is one tool: connection (opaque), name, title, description,
+// parameter names and descriptions (nested properties dotted, string enum
+// values appended to the description), and the annotation hints that are
+// true. DocFromRaw builds one from a raw tools/list object.
+//
+// # Terms
+//
+// Text is split into words on every non-alphanumeric character and inside
+// camelCase ("getURLForPage" → get url for page), so snake_case, kebab-case,
+// dotted and slash names all split. Stop words (function words and agent
+// filler: "please", "I want to", "can you") and bare numbers are dropped.
+// Words are stemmed by a light English suffix stripper (plurals, -ing, -ed,
+// -ion, final -e, a short list of irregular forms): list/lists/listing meet,
+// and so do create/creating/creation. A multi-word name is also indexed
+// whole ("kubectl_logs"), as one term.
+//
+// # Scoring: BM25F
+//
+// Each tool has six fields, each with a weight and a length normalization
+// (model.go): name 3.0, title 1.5, description 1.0, parameter names 0.6,
+// parameter descriptions 0.4, annotations 0.1. A term's frequency in a tool
+// is the weighted, length-normalized sum over fields, saturated with k1 =
+// 1.2, times the term's idf. The idf counts only the name, title and
+// description, because parameter names such as "type" or "query" are shared
+// by tools that do different things.
+//
+// # Queries
+//
+// A query becomes concepts, one per content word. Each concept has variants:
+// the word's stem (weight 1), related words from a small table of general
+// verbs and nouns of tool use (related.go: remove/delete, make/create/new,
+// folder/directory, screenshot/capture, ...; weight 0.6), vocabulary terms
+// the stem is a prefix of (0.5), and, only for a word of 5+ letters that
+// neither it nor any relative is known, vocabulary terms within one edit (two
+// from 8 letters; a swap of neighbours counts one) at 0.7. A variant's idf is
+// capped at that of the agent's own word, so a rare synonym is never worth
+// more than the word used. A concept scores the best of its variants in a
+// tool, so a word with many relatives counts no more than one with none.
+// Also:
+//
+//   - abbreviations are expanded (PR → pull request, repo, dir, k8s, ...);
+//   - related words of one query merge into one concept ("make a new
+//     folder" asks for creation once, not twice);
+//   - a capitalized word inside the query is a proper name ("Boston"):
+//     matched as written, never expanded or corrected;
+//   - a pasted value stands for its kind: a URL for "url", a glob for
+//     "pattern", a path for "path", #name for "channel", @name for "user".
+//
+// A tool's score is the sum over concepts, then multiplied by
+// (1 + name coverage), the idf-weighted share of the tool's name words the
+// query reaches (a name is a verb and an object: reaching both says the
+// query is about that tool), and by (0.5 + 0.5 × the share of concepts
+// matched), so a tool matching every part of the task beats one matching a
+// single part very well.
+//
+// # Order
+//
+// Tools whose name equals the query word for word (so "browser take
+// screenshot" equals "browser_take_screenshot") come first, then tools whose
+// title equals it, then the rest by score. Ties are broken by connection,
+// then name, then position, so results do not depend on the order docs were
+// given in. An empty query has no hits.
+//
+// # Evaluation
+//
+// Evaluate runs the queries of testdata/search-eval.json over the real
+// catalogs in testdata/catalogs (collected by scripts/collect-catalogs.sh)
+// and reports top-1 and top-5 hit rates with every miss. TestSearchQuality
+// gates them; TestSearchHoldout reports queries never used for tuning;
+// TestSweepModel (TOOLSEARCH_SWEEP=1) shows how each parameter moves the
+// rates.
+package toolsearch
