@@ -60,7 +60,8 @@
 // query reaches (a name is a verb and an object: reaching both says the
 // query is about that tool), and by (0.5 + 0.5 × the share of concepts
 // matched), so a tool matching every part of the task beats one matching a
-// single part very well.
+// single part very well. A tool whose title or description opening says it
+// is deprecated keeps 0.8 of its score, so its replacement ranks above it.
 //
 // # Order
 //

@@ -64,7 +64,9 @@ type Index struct {
 	titles map[string][]int
 	// rank orders the docs by (connection, name, position) for tie-breaking.
 	rank []int
-	m    model
+	// factor is a per-doc score multiplier (deprecated tools rank lower).
+	factor []float64
+	m      model
 }
 
 // New builds the index for docs. Hits refer to docs by position in this
@@ -143,7 +145,12 @@ func newIndex(docs []Doc, m model) *Index {
 	}
 	ix.slotStart = make([]int32, n+1)
 	ix.nameIdf = make([]float64, n)
-	for i := range docs {
+	ix.factor = make([]float64, n)
+	for i, d := range docs {
+		ix.factor[i] = 1
+		if isDeprecated(d) {
+			ix.factor[i] = m.deprecated
+		}
 		st := &stats[i]
 		ix.slotStart[i] = int32(len(ix.slotIdf))
 		for _, t := range st.name {
@@ -204,6 +211,16 @@ func lessDoc(docs []Doc, a, b int) bool {
 		return docs[a].Name < docs[b].Name
 	}
 	return a < b
+}
+
+// isDeprecated reports whether a tool says so in its title or at the start
+// of its description.
+func isDeprecated(d Doc) bool {
+	desc := d.Description
+	if len(desc) > 200 {
+		desc = desc[:200]
+	}
+	return contains(splitIdent(d.Title), "deprecated") || contains(splitIdent(desc), "deprecated")
 }
 
 // docStats is what the build keeps of one doc between its two passes.
@@ -337,7 +354,7 @@ func (ix *Index) Search(query string, limit int) []Hit {
 			scores[d] *= 1 + ix.m.nameCoverage*cov/ix.nameIdf[d]
 		}
 		coord := float64(bits.OnesCount64(matched[d])) / float64(len(concepts))
-		scores[d] *= 1 - ix.m.coord + ix.m.coord*coord
+		scores[d] *= (1 - ix.m.coord + ix.m.coord*coord) * ix.factor[d]
 	}
 	key := normalizeName(query)
 	for _, d := range ix.titles[key] {

@@ -32,6 +32,9 @@ type model struct {
 	// coord is how much a tool's score depends on matching every concept
 	// of the query: score × (1 - coord + coord × share matched).
 	coord float64
+	// deprecated multiplies the score of a tool that says it is deprecated,
+	// so that its replacement ranks above it.
+	deprecated float64
 }
 
 // defaultModel: the name is what an agent is most likely to say; parameter
@@ -46,4 +49,5 @@ var defaultModel = model{
 	fuzzy:        0.7,
 	nameCoverage: 1.0,
 	coord:        0.5,
+	deprecated:   0.8,
 }

@@ -57,6 +57,11 @@ func TestSweepModel(t *testing.T) {
 		m.nameCoverage = v
 		run(fmt.Sprintf("nameCoverage %.1f", v), m)
 	}
+	for _, v := range []float64{0.5, 0.8, 1} {
+		m := defaultModel
+		m.deprecated = v
+		run(fmt.Sprintf("deprecated %.1f", v), m)
+	}
 	for _, v := range []float64{0, 0.25, 0.5, 0.75, 1} {
 		m := defaultModel
 		m.coord = v
