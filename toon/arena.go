@@ -62,8 +62,12 @@ func (a *arena) values(n int) []Value {
 	return s
 }
 
-// strings returns a zeroed []string of length and capacity n.
+// strings returns a zeroed, non-nil []string of length and capacity n
+// (objects tell themselves from arrays by a non-nil key list).
 func (a *arena) strings(n int) []string {
+	if n == 0 {
+		return []string{}
+	}
 	if n > keysChunk/8 {
 		return make([]string, n)
 	}

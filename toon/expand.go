@@ -13,12 +13,13 @@ type decodedObject struct {
 	expand bool
 	rows   bool // a tabular row: repeated field names overwrite silently
 	c      container
-	quoted []bool
-	lines  []int
+	quoted []bool // only kept when expand is set
+	lines  []int  // only kept when expand is set
+	mem    *arena
 }
 
 func (d *decoder) newObject() *decodedObject {
-	return &decodedObject{strict: d.cfg.strict, expand: d.cfg.expand}
+	return &decodedObject{strict: d.cfg.strict, expand: d.cfg.expand, mem: &d.mem}
 }
 
 // checkNew rejects a repeated sibling key in strict mode (spec §14.4).
@@ -36,13 +37,17 @@ func (ob *decodedObject) checkNew(key string, num int) error {
 func (ob *decodedObject) add(key string, quoted bool, v Value, num int) {
 	if i, ok := ob.c.findForUpdate(key); ok {
 		ob.c.vals[i] = v
-		ob.quoted[i] = ob.quoted[i] || quoted
-		ob.lines[i] = num
+		if ob.expand {
+			ob.quoted[i] = ob.quoted[i] || quoted
+			ob.lines[i] = num
+		}
 		return
 	}
 	ob.c.appendMember(key, v)
-	ob.quoted = append(ob.quoted, quoted)
-	ob.lines = append(ob.lines, num)
+	if ob.expand {
+		ob.quoted = append(ob.quoted, quoted)
+		ob.lines = append(ob.lines, num)
+	}
 }
 
 // finish returns the object, with its dotted keys expanded when path
@@ -50,12 +55,12 @@ func (ob *decodedObject) add(key string, quoted bool, v Value, num int) {
 // expansion runs bottom-up like the reference's recursive pass.
 func (ob *decodedObject) finish() (Value, error) {
 	if !ob.expand || !ob.hasExpandableKey() {
-		c := ob.c
-		c.index = nil
-		if c.keys == nil {
-			c.keys = []string{}
-		}
-		return Value{kind: KindObject, c: &c}, nil
+		c := ob.mem.container()
+		c.keys = ob.mem.strings(len(ob.c.keys))
+		c.vals = ob.mem.values(len(ob.c.vals))
+		copy(c.keys, ob.c.keys)
+		copy(c.vals, ob.c.vals)
+		return Value{kind: KindObject, c: c}, nil
 	}
 	out := &container{keys: make([]string, 0, len(ob.c.keys))}
 	for i, key := range ob.c.keys {
