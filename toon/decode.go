@@ -336,7 +336,7 @@ func (d *decoder) inlineArray(h arrayHeader, hl line) (Value, error) {
 	if err := d.checkCount(len(elems), h.length, "inline array items", hl.num); err != nil {
 		return Value{}, err
 	}
-	return Value{kind: KindArray, c: &container{vals: elems}}, nil
+	return arrayValue(elems), nil
 }
 
 // maxPrealloc caps capacity reserved from a declared array length, which is
@@ -382,7 +382,7 @@ func (d *decoder) tabularArray(h arrayHeader, baseDepth int, hl line) (Value, er
 			return Value{}, errAt(l.num, "expected %d tabular rows, but found more", h.length)
 		}
 	}
-	return Value{kind: KindArray, c: &container{vals: elems}}, nil
+	return arrayValue(elems), nil
 }
 
 // plainFields reports whether rows of h can share its field list as their
@@ -409,6 +409,7 @@ func (d *decoder) row(h arrayHeader, tokens []string, plain bool, num int) (Valu
 		c := d.mem.container()
 		c.keys = h.fields[:n:n]
 		c.vals = d.mem.values(n)
+		c.depth = 1
 		for i := range c.vals {
 			v, err := parsePrimitiveToken(tokens[i])
 			if err != nil {
@@ -473,7 +474,7 @@ func (d *decoder) listArray(h arrayHeader, baseDepth int, hl line) (Value, error
 			return Value{}, errAt(l.num, "expected %d list array items, but found more", h.length)
 		}
 	}
-	return Value{kind: KindArray, c: &container{vals: elems}}, nil
+	return arrayValue(elems), nil
 }
 
 // listItem decodes one "- …" item at baseDepth (spec §9.4, §10).
@@ -531,5 +532,12 @@ func (d *decoder) listItem(baseDepth int) (Value, error) {
 	return ob.finish()
 }
 
-func emptyObject() Value { return Value{kind: KindObject, c: &container{keys: []string{}}} }
-func emptyArray() Value  { return Value{kind: KindArray, c: &container{}} }
+func emptyObject() Value { return Value{kind: KindObject, c: &container{keys: []string{}, depth: 1}} }
+func emptyArray() Value  { return Value{kind: KindArray, c: &container{depth: 1}} }
+
+// arrayValue wraps decoded elements, recording their depth.
+func arrayValue(elems []Value) Value {
+	c := &container{vals: elems}
+	c.setDepth()
+	return Value{kind: KindArray, c: c}
+}

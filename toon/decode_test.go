@@ -81,3 +81,36 @@ func TestDecode_InvalidOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestDecode_ExpansionDepthLimit(t *testing.T) {
+	expand := DefaultDecodeOptions()
+	expand.ExpandPaths = ModeSafe
+	chain := func(n int) string { return strings.TrimSuffix(strings.Repeat("a.", n), ".") }
+
+	// At the limit works: the root and n-1 objects from n segments.
+	v, err := Decode([]byte(chain(maxExpandDepth)+": 1"), expand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := depthOf(v); d != maxExpandDepth {
+		t.Errorf("depth %d, want %d", d, maxExpandDepth)
+	}
+	tests := []struct {
+		name string
+		doc  string
+		line int
+	}{
+		{"one long key", "x: 1\n" + chain(maxExpandDepth+1) + ": 1", 2},
+		{"keys stacked by nesting", "b." + chain(maxExpandDepth/2) + ":\n  " + chain(maxExpandDepth/2) + ".c: 1", 1},
+		{"merged chains", chain(maxExpandDepth/2) + ".x: 1\n" + chain(maxExpandDepth/2) + ".y." + chain(maxExpandDepth/2) + ": 2", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Decode([]byte(tt.doc), expand)
+			var de *DecodeError
+			if !errors.As(err, &de) || de.Line != tt.line {
+				t.Fatalf("got %v, want a DecodeError at line %d", err, tt.line)
+			}
+		})
+	}
+}

@@ -60,19 +60,26 @@ func (ob *decodedObject) finish() (Value, error) {
 		c.vals = ob.mem.values(len(ob.c.vals))
 		copy(c.keys, ob.c.keys)
 		copy(c.vals, ob.c.vals)
+		c.setDepth()
 		return Value{kind: KindObject, c: c}, nil
 	}
-	out := &container{keys: make([]string, 0, len(ob.c.keys))}
+	out := &container{keys: make([]string, 0, len(ob.c.keys)), depth: 1}
 	for i, key := range ob.c.keys {
 		v := ob.c.vals[i]
 		var err error
 		if segs, ok := ob.expandable(i); ok {
+			if len(segs) > maxExpandDepth {
+				return Value{}, errAt(ob.lines[i], "path expansion: key has %d segments, more than the limit of %d", len(segs), maxExpandDepth)
+			}
 			err = insertPath(out, segs, v, ob.strict)
 		} else {
 			err = mergeMember(out, key, v, ob.strict)
 		}
 		if err != nil {
 			return Value{}, wrapAt(ob.lines[i], err)
+		}
+		if out.depth > maxExpandDepth {
+			return Value{}, errAt(ob.lines[i], "path expansion nests the document deeper than %d levels", maxExpandDepth)
 		}
 	}
 	out.index = nil
@@ -104,11 +111,19 @@ func (ob *decodedObject) expandable(i int) ([]string, bool) {
 	return segs, true
 }
 
+// maxExpandDepth bounds how deep path expansion may nest a document.
+// Indentation makes deep nesting cost quadratic input, but a dotted key
+// costs two bytes per level, so without a bound a small document could
+// expand into a tree too deep for the recursive code that reads it.
+const maxExpandDepth = maxJSONDepth
+
 // insertPath sets segs[0].segs[1]… = v in target, creating objects along
 // the way and deep-merging into existing ones.
 func insertPath(target *container, segs []string, v Value, strict bool) error {
+	path := make([]*container, 0, len(segs))
 	cur := target
 	for _, seg := range segs[:len(segs)-1] {
+		path = append(path, cur)
 		i, ok := cur.findForUpdate(seg)
 		switch {
 		case !ok:
@@ -125,29 +140,49 @@ func insertPath(target *container, segs []string, v Value, strict bool) error {
 			cur = n.c
 		}
 	}
-	return mergeMember(cur, segs[len(segs)-1], v, strict)
+	if err := mergeMember(cur, segs[len(segs)-1], v, strict); err != nil {
+		return err
+	}
+	d := cur.depth
+	for i := len(path) - 1; i >= 0; i-- {
+		path[i].depth = max(path[i].depth, d+1)
+		d = path[i].depth
+	}
+	return nil
 }
 
 // mergeMember sets key = v in target; two objects deep-merge, any other
 // collision is a conflict: an error in strict mode, else last write wins.
+// It works through nested merges with an explicit stack, and keeps each
+// container's depth an upper bound of its nesting.
 func mergeMember(target *container, key string, v Value, strict bool) error {
-	i, ok := target.findForUpdate(key)
-	if !ok {
-		target.appendMember(key, v)
-		return nil
+	type merge struct {
+		target *container
+		key    string
+		v      Value
 	}
-	old := target.vals[i]
-	if old.kind == KindObject && v.kind == KindObject {
-		for j, k := range v.c.keys {
-			if err := mergeMember(old.c, k, v.c.vals[j], strict); err != nil {
-				return err
-			}
+	work := []merge{{target, key, v}}
+	for len(work) > 0 {
+		m := work[len(work)-1]
+		work = work[:len(work)-1]
+		m.target.depth = max(m.target.depth, depthOf(m.v)+1)
+		i, ok := m.target.findForUpdate(m.key)
+		if !ok {
+			m.target.appendMember(m.key, m.v)
+			continue
 		}
-		return nil
+		old := m.target.vals[i]
+		if old.kind == KindObject && m.v.kind == KindObject {
+			// Push in reverse so members merge in document order.
+			for j := len(m.v.c.keys) - 1; j >= 0; j-- {
+				work = append(work, merge{old.c, m.v.c.keys[j], m.v.c.vals[j]})
+			}
+			continue
+		}
+		if strict {
+			return fmt.Errorf("path expansion conflict at key %q: cannot merge %s with %s", m.key, old.kind, m.v.kind)
+		}
+		m.target.vals[i] = m.v
 	}
-	if strict {
-		return fmt.Errorf("path expansion conflict at key %q: cannot merge %s with %s", key, old.kind, v.kind)
-	}
-	target.vals[i] = v
 	return nil
 }

@@ -62,6 +62,27 @@ type container struct {
 	// the package itself constructs an object, never by a read, so a finished
 	// Value is safe for concurrent use.
 	index map[string]int
+	// depth bounds the nesting below and including this container (1 for
+	// one holding only primitives). Only the TOON decoder maintains it, to
+	// limit how deep path expansion can nest a document.
+	depth int32
+}
+
+// depthOf returns a decoder-built value's depth: 0 for primitives.
+func depthOf(v Value) int32 {
+	if v.c == nil {
+		return 0
+	}
+	return v.c.depth
+}
+
+// setDepth sets c.depth from its elements.
+func (c *container) setDepth() {
+	var d int32
+	for _, v := range c.vals {
+		d = max(d, depthOf(v))
+	}
+	c.depth = d + 1
 }
 
 // Member is one key and value of an object.
