@@ -19,11 +19,18 @@ func (e *DecodeError) Error() string { return fmt.Sprintf("toon: line %d: %s", e
 
 // Decode parses a TOON document (spec 3.3) into a Value.
 //
-// Parsing follows the reference decoder @toon-format/toon@2.3.1; see
-// [DecodeOptions] for what strict mode checks. Every error is a
-// *[DecodeError] naming the offending line, except for invalid options.
-// Invalid UTF-8 in data is replaced by U+FFFD. Numbers are decoded to their exact value in
-// canonical form (see the package documentation).
+// Parsing follows the reference decoder @toon-format/toon@2.3.1 except where
+// the 3.3 spec or fixtures say otherwise: an unquoted key ends at its first
+// colon (so "a: b[2]: x" is a string value, not a header), quoted keys in
+// headers and quoted tabular field names stay literal under path expansion,
+// and strict mode rejects lines left over after the root value. Path
+// expansion may not nest the document deeper than 10000 levels. See
+// [DecodeOptions] for what strict mode checks.
+//
+// Every error is a *[DecodeError] naming the offending line, except for
+// invalid options. Invalid UTF-8 in data is replaced by U+FFFD. Numbers are
+// decoded to their exact value in canonical form (see the package
+// documentation).
 func Decode(data []byte, opts DecodeOptions) (Value, error) {
 	cfg, err := opts.config()
 	if err != nil {

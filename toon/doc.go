@@ -25,6 +25,14 @@
 // returns its exact value in the same canonical form, including tokens such as
 // 1e400 that a float64 cannot hold.
 //
+// # Memory
+//
+// [EncodeJSON] holds one parsed [Value] (about three times the JSON size for a
+// table of short values) and streams its output through a small buffer, so
+// encoding a large document never holds a copy of the input text or of the
+// output. The whole tree is needed because the tabular form and key folding
+// depend on every element of an array and every sibling of a key.
+//
 // # Options
 //
 // [EncodeOptions] and [DecodeOptions] carry the spec's options; their zero
