@@ -29,6 +29,9 @@ type Globals struct {
 	Toon           bool             `name:"toon" help:"Write object and array results as TOON: always in result files, inline when smaller than compact JSON."`
 	ArgsDir        []string         `name:"args-dir" placeholder:"DIR" help:"Directories argumentsFile may read from, besides dispatch's own result files (default: the working directory). Repeatable."`
 	MaxArgsFile    string           `name:"max-args-file" default:"64MiB" help:"Largest argumentsFile accepted."`
+	CacheDir       string           `name:"cache-dir" placeholder:"DIR" help:"Where tool catalogs are cached (default: $XDG_CACHE_HOME/dispatch, ~/.cache/dispatch)."`
+	NoCache        bool             `name:"no-cache" help:"Do not read or write the catalog cache: list and search start every server."`
+	Eager          bool             `name:"eager" help:"Serve mode: start every server at startup instead of on first use."`
 	JSON           bool             `name:"json" help:"Print JSON instead of text (one-shot commands)."`
 	LogLevel       string           `name:"log-level" default:"warn" enum:"debug,info,warn,error" help:"Log level (logs go to stderr, credentials masked): ${enum}."`
 	Version        kong.VersionFlag `name:"version" help:"Print the version and exit."`
@@ -65,7 +68,12 @@ func (g *Globals) newApp(mode storeMode) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	cache, err := g.openCache(log)
+	if err != nil {
+		return nil, err
+	}
 	conns, err := connections.NewSet(configs, connections.Options{
+		Cache:                cache,
 		ConnectTimeout:       g.ConnectTimeout,
 		MaxRestartsPerMinute: g.MaxRestarts,
 		StderrLimit:          int(stderrLimit),
@@ -128,6 +136,32 @@ func (a *app) close() {
 			a.log.Warn("delete result files", "error", err.Error())
 		}
 	}
+}
+
+// openCache opens the catalog cache, or returns nil with --no-cache. A
+// cache that cannot be opened is logged and done without: it only saves
+// time.
+func (g *Globals) openCache(log *slog.Logger) (*connections.Cache, error) {
+	if g.NoCache {
+		return nil, nil
+	}
+	dir := g.CacheDir
+	if dir == "" {
+		var err error
+		if dir, err = connections.DefaultCacheDir(); err != nil {
+			log.Warn("no catalog cache", "error", err.Error())
+			return nil, nil
+		}
+	}
+	cache, err := connections.OpenCache(dir)
+	if err != nil {
+		if g.CacheDir != "" {
+			return nil, &usageErr{fmt.Errorf("--cache-dir: %w", err)}
+		}
+		log.Warn("no catalog cache", "error", err.Error())
+		return nil, nil
+	}
+	return cache, nil
 }
 
 func (g *Globals) loadConfigs() ([]connections.ServerConfig, error) {

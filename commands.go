@@ -28,18 +28,22 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 	}
 	defer a.close()
 
-	// Servers start in the background so the agent's initialize is answered
-	// at once; a request that needs a server still starting waits for it.
-	connectCtx, cancelConnect := context.WithCancel(ctx)
-	connected := make(chan struct{})
-	go func() {
-		defer close(connected)
-		a.conns.ConnectAll(connectCtx)
-	}()
-	defer func() {
-		cancelConnect()
-		<-connected
-	}()
+	// Servers start on first use: list, search and info come from the
+	// catalog cache where it has an entry. With --eager they all start now,
+	// in the background, so the agent's initialize is answered at once; a
+	// request that needs a server still starting waits for it.
+	if g.Eager {
+		connectCtx, cancelConnect := context.WithCancel(ctx)
+		connected := make(chan struct{})
+		go func() {
+			defer close(connected)
+			a.conns.ConnectAll(connectCtx)
+		}()
+		defer func() {
+			cancelConnect()
+			<-connected
+		}()
+	}
 
 	srv := dispatch.NewMCPServer(a.svc, version)
 	stdio := server.NewStdioServer(srv)

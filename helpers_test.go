@@ -38,6 +38,12 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// Every dispatch the tests start caches catalogs here, never in the
+	// user's own cache.
+	if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache")); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	dispatchBin = filepath.Join(dir, "dispatch")
 	fixtureBin = filepath.Join(dir, "fixture")
 	for _, b := range []struct{ out, pkg string }{{dispatchBin, "."}, {fixtureBin, "./testdata/fixture"}} {

@@ -82,7 +82,7 @@ args = ["--demo"]
 	if err := os.WriteFile(cfg, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tc := startDispatch(t, nil, "--config", cfg, "--mcp", "/nonexistent/server --flag")
+	tc := startDispatch(t, nil, "--no-cache", "--config", cfg, "--mcp", "/nonexistent/server --flag")
 	r := tc.mustOK(map[string]any{"action": "list"})
 	raw := r.text()
 	for _, leak := range []string{"s3cr3t-env-value", fixtureBin, "/nonexistent/server"} {

@@ -36,6 +36,10 @@ type Options struct {
 	ClientVersion        string
 	Logger               *slog.Logger
 	Redactor             *Redactor
+	// Cache, when set, keeps each server's catalog on disk: list, search
+	// and info are answered from it without starting servers, and every
+	// live tools/list updates it.
+	Cache *Cache
 	// OnToolsChanged is called, outside any read loop, after a server
 	// announced notifications/tools/list_changed and its catalog was
 	// fetched again.
@@ -84,6 +88,13 @@ type ServerInfo struct {
 	Instructions    string `json:"instructions,omitempty"`
 }
 
+// Where a connection's catalog came from.
+const (
+	CatalogNone  = ""      // never listed
+	CatalogCache = "cache" // from the on-disk cache, not yet confirmed live
+	CatalogLive  = "live"  // from the running server
+)
+
 // State is a snapshot of a connection for display.
 type State struct {
 	Status    Status
@@ -91,6 +102,7 @@ type State struct {
 	Info      ServerInfo
 	Restarts  int // restarts in the last minute
 	NextRetry time.Time
+	Catalog   string // CatalogNone, CatalogCache or CatalogLive
 }
 
 // Conn is one downstream server. It starts the server on first use (or in
@@ -117,7 +129,9 @@ type Conn struct {
 	connecting  chan struct{} // non-nil while a start is under way
 	info        ServerInfo
 	tools       []json.RawMessage
-	toolsListed bool
+	catalog     string // where tools came from
+	toolsStale  bool   // the server announced a change since
+	toolsGen    uint64 // counts catalog changes, so callers can cache what they derive
 	refreshing  bool
 
 	progressMu sync.Mutex
@@ -125,7 +139,7 @@ type Conn struct {
 }
 
 func newConn(alias string, cfg ServerConfig, opts Options) *Conn {
-	return &Conn{
+	c := &Conn{
 		Alias:    alias,
 		Config:   cfg,
 		ID:       cfg.ID(),
@@ -135,6 +149,12 @@ func newConn(alias string, cfg ServerConfig, opts Options) *Conn {
 		status:   StatusIdle,
 		progress: make(map[string]func(map[string]any)),
 	}
+	if opts.Cache != nil {
+		if entry, ok := opts.Cache.Load(c.ID); ok {
+			c.tools, c.info, c.catalog = entry.Tools, entry.Server, CatalogCache
+		}
+	}
+	return c
 }
 
 // Name is the config name, or the alias when the server has none.
@@ -149,7 +169,7 @@ func (c *Conn) Name() string {
 func (c *Conn) State() State {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := State{Status: c.status, Info: c.info, Restarts: c.recentRestartsLocked(time.Now())}
+	s := State{Status: c.status, Info: c.info, Restarts: c.recentRestartsLocked(time.Now()), Catalog: c.catalog}
 	if c.lastErr != nil {
 		s.LastError = c.lastErr.Error()
 	}
@@ -282,7 +302,36 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 	c.failures = 0
 	c.everReady = true
 	c.log.Info("server ready", "server", info.Name, "version", info.Version, "protocol", info.ProtocolVersion)
+	if c.catalog == CatalogCache {
+		// The cache answered for this server until now: confirm its
+		// catalog against the live server, off the caller's path.
+		c.toolsStale = true
+		go c.refreshInBackground("confirm cached catalog")
+	}
 	return sess, nil
+}
+
+// CatalogGeneration changes whenever the connection's catalog does; a
+// search index built from the catalogs is still valid while every
+// generation is unchanged.
+func (c *Conn) CatalogGeneration() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.toolsGen
+}
+
+// refreshInBackground re-lists the tools of a live server. It ends within
+// the connect timeout.
+func (c *Conn) refreshInBackground(why string) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.opts.ConnectTimeout)
+	defer cancel()
+	if _, err := c.Tools(ctx, true); err != nil {
+		c.log.Debug("refresh tools", "why", why, "error", err.Error())
+		return
+	}
+	if c.opts.OnToolsChanged != nil {
+		c.opts.OnToolsChanged(c)
+	}
 }
 
 // dial starts the server and runs the initialize handshake.
@@ -352,7 +401,7 @@ const toolsChangedDebounce = 200 * time.Millisecond
 
 func (c *Conn) scheduleRefresh() {
 	c.mu.Lock()
-	c.toolsListed = false
+	c.toolsStale = true
 	if c.refreshing {
 		c.mu.Unlock()
 		return
@@ -364,17 +413,8 @@ func (c *Conn) scheduleRefresh() {
 		c.refreshing = false
 		live := c.status == StatusReady
 		c.mu.Unlock()
-		if !live {
-			return // the next use lists the tools of whatever session it starts
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), c.opts.ConnectTimeout)
-		defer cancel()
-		if _, err := c.Tools(ctx, true); err != nil {
-			c.log.Warn("refresh tools after list_changed", "error", err.Error())
-			return
-		}
-		if c.opts.OnToolsChanged != nil {
-			c.opts.OnToolsChanged(c)
+		if live { // otherwise the next use lists the tools of the session it starts
+			c.refreshInBackground("tools/list_changed")
 		}
 	})
 }
@@ -384,7 +424,7 @@ func (c *Conn) scheduleRefresh() {
 // announced a change, the list is fetched again.
 func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, error) {
 	c.mu.Lock()
-	if c.toolsListed && !refresh {
+	if c.tools != nil && !refresh && !c.toolsStale {
 		tools := c.tools
 		c.mu.Unlock()
 		return tools, nil
@@ -400,30 +440,17 @@ func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, erro
 	}
 	c.mu.Lock()
 	c.tools = tools
-	c.toolsListed = true
+	c.catalog = CatalogLive
+	c.toolsStale = false
+	c.toolsGen++
+	info := c.info
 	c.mu.Unlock()
-	return tools, nil
-}
-
-// CachedTools returns the last fetched catalog without contacting the
-// server; ok is false if it was never fetched.
-func (c *Conn) CachedTools() (tools []json.RawMessage, ok bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.tools, c.tools != nil
-}
-
-// SetCachedTools seeds the catalog from a cache, so list and search need
-// not start the server.
-func (c *Conn) SetCachedTools(tools []json.RawMessage, info ServerInfo) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tools == nil {
-		c.tools = tools
-		if c.info.Name == "" {
-			c.info = info
+	if c.opts.Cache != nil {
+		if err := c.opts.Cache.Save(c.ID, info, tools); err != nil {
+			c.log.Warn("save tool catalog", "error", err.Error())
 		}
 	}
+	return tools, nil
 }
 
 func (c *Conn) listTools(ctx context.Context, sess *session) ([]json.RawMessage, error) {

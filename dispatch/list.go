@@ -33,6 +33,9 @@ type ConnectionEntry struct {
 	Error        string   `json:"error,omitempty"`
 	Instructions string   `json:"instructions,omitempty"`
 	Restarts     int      `json:"restartsLastMinute,omitempty"`
+	// Catalog says where the tools came from: "cache" (the server has not
+	// been started by this dispatch) or "live".
+	Catalog string `json:"catalog,omitempty"`
 }
 
 // ToolEntry is one tool in list and search answers.
@@ -159,6 +162,7 @@ func connectionEntry(cat catalog) ConnectionEntry {
 		Error:        st.LastError,
 		Instructions: summarize(st.Info.Instructions, 300),
 		Restarts:     st.Restarts,
+		Catalog:      st.Catalog,
 	}
 	if st.Info.Name != "" {
 		entry.Server = st.Info.Name

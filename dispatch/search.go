@@ -2,7 +2,11 @@ package dispatch
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"sync"
 
+	"dispatch/connections"
 	"dispatch/toolsearch"
 )
 
@@ -15,6 +19,50 @@ type SearchResponse struct {
 	Hint        string      `json:"hint,omitempty"`
 }
 
+// searchIndex is a toolsearch index over some catalogs, reused while they
+// are unchanged: building one over a thousand tools costs far more than a
+// query.
+type searchIndex struct {
+	key   string
+	index *toolsearch.Index
+	defs  []toolDef
+	conns []*connections.Conn // per doc
+}
+
+// indexCache holds the last index built.
+type indexCache struct {
+	mu   sync.Mutex
+	last *searchIndex
+}
+
+func (c *indexCache) get(cats []catalog) *searchIndex {
+	var key strings.Builder
+	for _, cat := range cats {
+		fmt.Fprintf(&key, "%s:%d:%d:%t;", cat.conn.Alias, cat.conn.CatalogGeneration(), len(cat.tools), cat.err != nil)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last != nil && c.last.key == key.String() {
+		return c.last
+	}
+	built := &searchIndex{key: key.String()}
+	var docs []toolsearch.Doc
+	for _, cat := range cats {
+		for _, t := range cat.tools {
+			doc, err := toolsearch.DocFromRaw(cat.conn.Alias, t.Raw)
+			if err != nil {
+				continue
+			}
+			docs = append(docs, doc)
+			built.defs = append(built.defs, t)
+			built.conns = append(built.conns, cat.conn)
+		}
+	}
+	built.index = toolsearch.New(docs)
+	c.last = built
+	return built
+}
+
 // Search answers action search: the tools that best match the query across
 // all connections (or one), best first.
 func (s *Service) Search(ctx context.Context, req Request) (*SearchResponse, error) {
@@ -23,45 +71,28 @@ func (s *Service) Search(ctx context.Context, req Request) (*SearchResponse, err
 		return nil, err
 	}
 	cats := s.catalogs(ctx, conns, req.Refresh)
-	var (
-		docs []toolsearch.Doc
-		defs []toolDef
-	)
 	resp := &SearchResponse{Query: req.Query}
 	for _, cat := range cats {
 		if cat.err != nil {
 			resp.Unreachable = append(resp.Unreachable, cat.err.Error())
-			continue
-		}
-		for _, t := range cat.tools {
-			doc, err := toolsearch.DocFromRaw(cat.conn.Alias, t.Raw)
-			if err != nil {
-				continue
-			}
-			docs = append(docs, doc)
-			defs = append(defs, t)
 		}
 	}
-	resp.Total = len(docs)
+	idx := s.index.get(cats)
+	resp.Total = idx.index.Len()
 	limit := req.Limit
 	if limit == 0 {
 		limit = DefaultSearchLimit
 	}
 	limit = min(limit, MaxSearchLimit)
-	index := toolsearch.New(docs)
-	for _, hit := range index.Search(req.Query, limit) {
-		conn, err := s.conns.Lookup(docs[hit.Doc].Connection)
-		if err != nil {
-			continue
-		}
-		entry := s.toolEntry(conn, defs[hit.Doc], req)
+	for _, hit := range idx.index.Search(req.Query, limit) {
+		entry := s.toolEntry(idx.conns[hit.Doc], idx.defs[hit.Doc], req)
 		entry.Score = roundScore(hit.Score)
 		resp.Hits = append(resp.Hits, entry)
 	}
 	if len(resp.Hits) == 0 {
-		resp.Hint = "No tool matched. Try other words (what the tool does, not how), or {\"action\":\"list\"} to browse."
+		resp.Hint = `No tool matched. Try other words (what the tool does, not how), or {"action":"list"} to browse.`
 	} else {
-		resp.Hint = "Call with {\"action\":\"call\",\"tool\":NAME,\"connection\":CONNECTION,\"arguments\":{...}}; params marked ? are optional. Use info for a full schema."
+		resp.Hint = `Call with {"action":"call","tool":NAME,"connection":CONNECTION,"arguments":{...}}; params marked ? are optional. Use info for a full schema.`
 	}
 	return resp, nil
 }

@@ -49,6 +49,7 @@ type Service struct {
 	conns *connections.Set
 	opts  Options
 	log   *slog.Logger
+	index indexCache
 }
 
 // New returns a Service over conns.

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// initCount is how many initialize requests a fixture logged.
+func initCount(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return 0
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Count(string(data), "\n")
+}
+
+func TestCLI_LazyStartFromCatalogCache(t *testing.T) {
+	dir := t.TempDir()
+	cacheDir := filepath.Join(dir, "cache")
+	var cfg strings.Builder
+	logs := make([]string, 16)
+	for i := range logs {
+		logs[i] = filepath.Join(dir, fmt.Sprintf("init-%02d.log", i+1))
+		args := fmt.Sprintf(`["--name", "s%02d", "--log-protocol-version", %q]`, i+1, logs[i])
+		if i == 15 {
+			args = fmt.Sprintf(`["--demo", "--log-protocol-version", %q]`, logs[i])
+		}
+		fmt.Fprintf(&cfg, "[servers.s%02d]\ncommand = %q\nargs = %s\n\n", i+1, fixtureBin, args)
+	}
+	config := filepath.Join(dir, "servers.toml")
+	writeFile(t, config, cfg.String())
+	d := func(args ...string) (string, string, int) {
+		return runCLI(t, "", append([]string{"--config", config, "--cache-dir", cacheDir}, args...)...)
+	}
+
+	// Cold cache: list has to start every server once.
+	if _, stderr, code := d("list"); code != 0 {
+		t.Fatalf("list: %s", stderr)
+	}
+	for i, l := range logs {
+		if n := initCount(t, l); n != 1 {
+			t.Fatalf("server %d initialized %d times on a cold list, want 1", i+1, n)
+		}
+	}
+
+	// Warm cache: list, search and info start nothing.
+	out, stderr, code := d("--json", "list")
+	if code != 0 {
+		t.Fatalf("list: %s", stderr)
+	}
+	var list listResponse
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range list.Connections {
+		if c.Status != "idle" || c.ToolCount == 0 {
+			t.Errorf("%s: status %s with %d tools, want idle with cached tools", c.Alias, c.Status, c.ToolCount)
+		}
+	}
+	if _, stderr, code := d("search", "weather forecast"); code != 0 {
+		t.Fatalf("search: %s", stderr)
+	}
+	if _, stderr, code := d("info", "get_weather"); code != 0 {
+		t.Fatalf("info: %s", stderr)
+	}
+	for i, l := range logs {
+		if n := initCount(t, l); n != 1 {
+			t.Errorf("server %d started by list/search/info on a warm cache (%d initializations)", i+1, n)
+		}
+	}
+
+	// A call starts exactly the one server that has the tool.
+	out, stderr, code = d("call", "get_weather", `{"city":"Oslo"}`)
+	if code != 0 || !strings.Contains(out, "Oslo") {
+		t.Fatalf("call: exit %d, %s %s", code, out, stderr)
+	}
+	for i, l := range logs {
+		want := 1
+		if i == 15 {
+			want = 2
+		}
+		if n := initCount(t, l); n != want {
+			t.Errorf("server %d: %d initializations after the call, want %d", i+1, n, want)
+		}
+	}
+
+	// A corrupt cache entry is ignored and rebuilt, never fatal.
+	entries, err := filepath.Glob(filepath.Join(cacheDir, "catalogs", "*.json"))
+	if err != nil || len(entries) != 16 {
+		t.Fatalf("cache has %d entries (%v), want 16", len(entries), err)
+	}
+	for _, e := range entries {
+		writeFile(t, e, "{not json")
+	}
+	if _, stderr, code := d("list"); code != 0 {
+		t.Fatalf("list over a corrupt cache: %s", stderr)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(e)
+		if err != nil || !json.Valid(data) {
+			t.Errorf("cache entry %s not rebuilt: %v", filepath.Base(e), err)
+		}
+	}
+
+	// --refresh re-lists from the live servers; --no-cache never reads it.
+	before := initCount(t, logs[0])
+	if _, stderr, code := d("list", "--refresh"); code != 0 {
+		t.Fatalf("list --refresh: %s", stderr)
+	}
+	if initCount(t, logs[0]) != before+1 {
+		t.Errorf("list --refresh did not start the server")
+	}
+	if _, stderr, code := d("--no-cache", "list"); code != 0 {
+		t.Fatalf("list --no-cache: %s", stderr)
+	}
+	if initCount(t, logs[0]) != before+2 {
+		t.Errorf("list --no-cache did not start the server")
+	}
+}
+
+func TestServe_ToolsListChangedRefreshesCatalog(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture())
+	tc.mustOK(map[string]any{"action": "call", "tool": "change_tools"})
+	waitFor(t, "added_later in list", 10*time.Second, func() bool {
+		r := tc.mustOK(map[string]any{"action": "list", "connection": "c1", "limit": 100})
+		return strings.Contains(r.text(), `"added_later"`)
+	})
+	r := tc.mustOK(map[string]any{"action": "call", "tool": "added_later", "arguments": map[string]any{"message": "new"}})
+	if r.text() == "" {
+		t.Error("added_later returned nothing")
+	}
+}
