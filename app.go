@@ -57,6 +57,7 @@ const (
 // close, which stops every server and deletes private result files.
 func (g *Globals) newApp(mode storeMode) (*app, error) {
 	redactor := connections.NewRedactor()
+	redactor.LearnEnviron(os.Environ())
 	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[g.LogLevel]
 	log := slog.New(connections.NewRedactingHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}), redactor))
 

@@ -32,6 +32,7 @@ type Options struct {
 	ConnectTimeout       time.Duration
 	MaxRestartsPerMinute int
 	StderrLimit          int // bytes of stderr kept per server
+	MaxMessageBytes      int // largest JSON-RPC message from a stdio server
 	ClientName           string
 	ClientVersion        string
 	Logger               *slog.Logger
@@ -55,6 +56,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StderrLimit <= 0 {
 		o.StderrLimit = DefaultStderrLimit
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = DefaultMaxMessageBytes
 	}
 	if o.ClientName == "" {
 		o.ClientName = "dispatch"
@@ -228,7 +232,7 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 			c.mu.Unlock()
 			return nil, c.fail("connect", errors.New("connection is closed"), false)
 		}
-		if c.sess != nil && !c.sess.dead.Load() {
+		if c.sess != nil && c.sess.alive() {
 			s := c.sess
 			c.mu.Unlock()
 			return s, nil
@@ -340,7 +344,7 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	defer cancel()
 	c.stderr.Reset()
 
-	sess, err := startSession(c.Config, c.stderr)
+	sess, err := startSession(c.Config, c.stderr, c.opts.MaxMessageBytes)
 	if err != nil {
 		return nil, ServerInfo{}, c.fail("start", err, true)
 	}
@@ -580,7 +584,7 @@ func ctxErr(ctx context.Context) error {
 // collide with the numeric IDs mcp-go's client uses for initialize. If ctx
 // ends first, the server is told with notifications/cancelled.
 func (c *Conn) request(ctx context.Context, sess *session, method string, params any) (json.RawMessage, error) {
-	if sess.dead.Load() {
+	if !sess.alive() {
 		return nil, errors.New("session ended")
 	}
 	id := mcp.NewRequestId(fmt.Sprintf("d%d", c.seq.Add(1)))

@@ -61,6 +61,23 @@ func (r *Redactor) Learn(c ServerConfig) {
 	r.add(found)
 }
 
+// secretEnvName matches environment variable names that hold
+// credentials: API_KEY, GITHUB_TOKEN, DB_PASSWORD, ...
+var secretEnvName = regexp.MustCompile(`(?i)(key|token|secret|passw|pwd|auth|credential|cookie|session|private)`)
+
+// LearnEnviron adds the values of credential-named variables of an
+// environment (os.Environ()): stdio servers inherit dispatch's
+// environment, and one that prints it must not leak what it got.
+func (r *Redactor) LearnEnviron(environ []string) {
+	var found []string
+	for _, kv := range environ {
+		if name, value, ok := strings.Cut(kv, "="); ok && secretEnvName.MatchString(name) {
+			found = append(found, value)
+		}
+	}
+	r.add(found)
+}
+
 func (r *Redactor) add(values []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -36,57 +35,32 @@ const (
 type session struct {
 	client    *client.Client
 	transport transport.Interface
+	stdio     *stdioTransport    // nil for HTTP and SSE
 	cancelCtx context.CancelFunc // ends the transport's long-lived streams
-
-	mu  sync.Mutex
-	cmd *exec.Cmd // stdio only, set once started
 
 	dead      atomic.Bool
 	closeOnce sync.Once
 }
 
-// startSession starts the transport for cfg. For stdio the child runs in
-// its own process group, so closing the session also ends whatever the
-// server spawned (npx, uvx and their grandchildren).
-func startSession(cfg ServerConfig, stderr io.Writer) (*session, error) {
+// startSession starts the transport for cfg and the mcp-go client over it.
+func startSession(cfg ServerConfig, stderr io.Writer, maxMessage int) (*session, error) {
 	sess := &session{}
 	// The transport's streams live as long as the session, not as long as
 	// the call that happened to start it.
 	ctx, cancel := context.WithCancel(context.Background())
 	sess.cancelCtx = cancel
 
-	var (
-		t   transport.Interface
-		err error
-	)
+	var err error
 	switch cfg.Transport {
 	case TransportStdio:
-		env := make([]string, 0, len(cfg.Env))
-		for k, v := range cfg.Env {
-			env = append(env, k+"="+v)
-		}
-		t = transport.NewStdioWithOptions(cfg.Command, env, cfg.Args,
-			transport.WithCommandFunc(func(_ context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
-				// exec.Command, not CommandContext: a start-up context must
-				// not kill the server once the start-up is over.
-				cmd := exec.Command(command, args...)
-				cmd.Env = append(os.Environ(), env...)
-				cmd.Dir = cfg.Cwd
-				cmd.Stderr = stderr
-				cmd.WaitDelay = stderrWaitDelay
-				cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-				sess.mu.Lock()
-				sess.cmd = cmd
-				sess.mu.Unlock()
-				return cmd, nil
-			}),
-			transport.WithCommandLogger(slog.New(slog.DiscardHandler)))
+		sess.stdio = newStdioTransport(cfg, stderr, maxMessage)
+		sess.transport = sess.stdio
 	case TransportHTTP:
-		t, err = transport.NewStreamableHTTP(cfg.URL,
+		sess.transport, err = transport.NewStreamableHTTP(cfg.URL,
 			transport.WithHTTPHeaders(cfg.Headers),
 			transport.WithHTTPLogger(slog.New(slog.DiscardHandler)))
 	case TransportSSE:
-		t, err = transport.NewSSE(cfg.URL,
+		sess.transport, err = transport.NewSSE(cfg.URL,
 			transport.WithHeaders(cfg.Headers),
 			transport.WithSSELogger(slog.New(slog.DiscardHandler)))
 	default:
@@ -96,10 +70,9 @@ func startSession(cfg ServerConfig, stderr io.Writer) (*session, error) {
 		cancel()
 		return nil, err
 	}
-	sess.transport = t
-	sess.client = client.NewClient(t, client.WithProtocolVersion(protocolVersionOf(cfg)))
-	// client.Start registers the notification handlers; without it progress
-	// and list_changed notifications are silently dropped.
+	sess.client = client.NewClient(sess.transport, client.WithProtocolVersion(protocolVersionOf(cfg)))
+	// client.Start starts the transport and registers the notification
+	// handlers; without it progress and list_changed are silently dropped.
 	if err := sess.client.Start(ctx); err != nil {
 		sess.close(nil)
 		return nil, explainStartErr(cfg, err)
@@ -119,11 +92,12 @@ func protocolVersionOf(cfg ServerConfig) string {
 func explainStartErr(cfg ServerConfig, err error) error {
 	var execErr *exec.Error
 	if errors.As(err, &execErr) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		if cfg.Cwd != "" {
+			if _, statErr := os.Stat(cfg.Cwd); statErr != nil {
+				return fmt.Errorf("working directory %q: %w", cfg.Cwd, statErr)
+			}
+		}
 		return fmt.Errorf("command %q not found or not executable: check the command and PATH", filepath.Base(cfg.Command))
-	}
-	var pathErr *os.PathError
-	if errors.As(err, &pathErr) && cfg.Cwd != "" && strings.Contains(err.Error(), "chdir") {
-		return fmt.Errorf("working directory %q: %w", cfg.Cwd, pathErr.Err)
 	}
 	return err
 }
@@ -150,43 +124,21 @@ func (s *session) cancel(id mcp.RequestId, reason string) {
 	}()
 }
 
-func (s *session) process() *os.Process {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cmd == nil {
-		return nil
-	}
-	return s.cmd.Process
+// alive reports whether the session can still serve requests.
+func (s *session) alive() bool {
+	return !s.dead.Load() && (s.stdio == nil || !s.stdio.exited())
 }
 
 // waitExit waits up to d for a stdio child to exit, so that its last words
 // on stderr are captured before an error is reported.
 func (s *session) waitExit(d time.Duration) {
-	p := s.process()
-	if p == nil {
+	if s.stdio == nil {
 		return
 	}
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if !processRunning(p.Pid) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
+	select {
+	case <-s.stdio.done:
+	case <-time.After(d):
 	}
-}
-
-// processRunning reports whether pid is alive and not a zombie.
-func processRunning(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return syscall.Kill(pid, 0) == nil
-	}
-	// The state follows the parenthesized command name.
-	stat := string(data)
-	if i := strings.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
-		return stat[i+2] != 'Z'
-	}
-	return true
 }
 
 // groupAlive reports whether any process of group pgid is still running.
@@ -194,39 +146,19 @@ func groupAlive(pgid int) bool {
 	return syscall.Kill(-pgid, 0) == nil
 }
 
-// close ends the session: the transport first (stdin closed, then the
-// child signalled), then whatever is left of the process group. It is
-// idempotent.
+// close ends the session and, for stdio, the server's whole process group.
+// It is idempotent.
 func (s *session) close(log *slog.Logger) {
 	s.closeOnce.Do(func() {
 		s.dead.Store(true)
 		if s.cancelCtx != nil {
 			s.cancelCtx()
 		}
-		p := s.process()
-		if s.transport != nil {
-			if err := s.transport.Close(); err != nil && log != nil {
-				log.Debug("close transport", "error", err.Error())
-			}
-		}
-		if p == nil {
+		if s.transport == nil {
 			return
 		}
-		pgid := p.Pid
-		if !groupAlive(pgid) {
-			return
-		}
-		if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil {
-			return
-		}
-		deadline := time.Now().Add(groupTermGrace)
-		for time.Now().Before(deadline) && groupAlive(pgid) {
-			time.Sleep(25 * time.Millisecond)
-		}
-		if groupAlive(pgid) {
-			if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && log != nil {
-				log.Debug("kill process group", "pgid", pgid, "error", err.Error())
-			}
+		if err := s.transport.Close(); err != nil && log != nil {
+			log.Debug("close transport", "error", err.Error())
 		}
 	})
 }
