@@ -23,6 +23,7 @@ type Globals struct {
 	ConnectTimeout time.Duration    `name:"connect-timeout" default:"60s" help:"Time limit for starting a server and its initialize handshake."`
 	MaxRestarts    int              `name:"max-restarts" default:"5" help:"Restarts of a crashed server allowed per minute."`
 	StderrLimit    string           `name:"stderr-limit" default:"64KiB" help:"Bytes of each server's stderr kept for error messages."`
+	MaxMessage     string           `name:"max-message" default:"512MiB" help:"Largest JSON-RPC message accepted from a stdio server."`
 	Threshold      string           `name:"threshold" default:"50KiB" help:"Save results larger than this to a file (bytes, or 50KiB, 1MB...; 0 = never). One-shot commands need --spill-dir for this."`
 	SpillDir       string           `name:"spill-dir" placeholder:"DIR" help:"Where result files go. Server: the parent of a private per-process directory. One-shot commands: files are written here and kept."`
 	SpillMax       string           `name:"spill-max" default:"1GiB" help:"Total size of result files one dispatch process may keep."`
@@ -73,8 +74,13 @@ func (g *Globals) newApp(mode storeMode) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	maxMessage, err := parseSizeFlag("--max-message", g.MaxMessage)
+	if err != nil {
+		return nil, err
+	}
 	conns, err := connections.NewSet(configs, connections.Options{
 		Cache:                cache,
+		MaxMessageBytes:      int(maxMessage),
 		ConnectTimeout:       g.ConnectTimeout,
 		MaxRestartsPerMinute: g.MaxRestarts,
 		StderrLimit:          int(stderrLimit),

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Each fault gets a test that checks dispatch's answer AND that the next
+// call works.
+
+func TestFault_CrashMidCallRestartsOnNextCall(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--name", "crashy"), "--mcp", fixture("--demo"))
+	r := tc.mustCall(map[string]any{"action": "call", "tool": "crash", "connection": "c1"})
+	if !r.IsError || !strings.Contains(r.text(), "c1") || !strings.Contains(r.text(), "exited with status 2") {
+		t.Fatalf("crash = %s", r.text())
+	}
+	// The other connection never noticed.
+	if r := tc.mustOK(map[string]any{"action": "call", "tool": "get_weather", "arguments": map[string]any{"city": "Rome"}}); !strings.Contains(r.text(), "Rome") {
+		t.Errorf("c2 after c1 crashed = %s", r.text())
+	}
+	// The next call restarts the server.
+	if r := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "connection": "c1", "arguments": map[string]any{"message": "back"}}); r.text() != "back" {
+		t.Errorf("echo after crash = %q", r.text())
+	}
+	var entry struct {
+		Status   string
+		Restarts int `json:"restartsLastMinute"`
+	}
+	raw := tc.mustOK(map[string]any{"action": "list"}).text()
+	var full struct{ Connections []json.RawMessage }
+	if err := json.Unmarshal([]byte(raw), &full); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(full.Connections[0], &entry); err != nil {
+		t.Fatal(err)
+	}
+	if entry.Status != "ready" || entry.Restarts != 1 {
+		t.Errorf("c1 after restart: %s", full.Connections[0])
+	}
+}
+
+func TestFault_CrashLoopIsBounded(t *testing.T) {
+	// Every call crashes the server; restarts are limited per minute and
+	// the refusal says so instead of restarting forever.
+	tc := startDispatch(t, nil, "--no-cache", "--max-restarts", "2", "--mcp", fixture("--crash-after", "1"))
+	var last string
+	for i := 0; i < 6; i++ {
+		r := tc.mustCall(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "x"}})
+		if !r.IsError {
+			t.Fatalf("call %d succeeded on a server that crashes on every call", i)
+		}
+		last = r.text()
+	}
+	if !strings.Contains(last, "restarted 2 times in the last minute") || !strings.Contains(last, "--max-restarts") {
+		t.Errorf("after a crash loop: %s", last)
+	}
+}
+
+func TestFault_StartupFailuresAreExplained(t *testing.T) {
+	tests := []struct {
+		name  string
+		spec  string
+		wants []string
+	}{
+		{"exits at startup", fixture("--fail-at-start"), []string{"exited with status 3", "failed at start"}},
+		{"garbage on stdout", fixture("--garbage-at-start"), []string{"no initialize answer within 2s", "not JSON-RPC", "Traceback"}},
+		{"command missing", "/no/such/server", []string{`command "server" not found`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := startDispatch(t, nil, "--no-cache", "--connect-timeout", "2s", "--mcp", tt.spec, "--mcp", fixture("--demo"))
+			var list listResponse
+			decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
+			bad, good := list.Connections[0], list.Connections[1]
+			if bad.Status != "failed" {
+				t.Errorf("c1 status %s, want failed", bad.Status)
+			}
+			for _, w := range tt.wants {
+				if !strings.Contains(bad.Error, w) {
+					t.Errorf("c1 error %q lacks %q", bad.Error, w)
+				}
+			}
+			if good.Status != "ready" || good.ToolCount == 0 {
+				t.Errorf("c2 = %+v, want ready: one broken server must not stop the others", good)
+			}
+			if r := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "connection": "c2", "arguments": map[string]any{"message": "fine"}}); r.text() != "fine" {
+				t.Errorf("c2 echo = %q", r.text())
+			}
+		})
+	}
+}
+
+func TestFault_HangTimesOutPerServerAndPerRequest(t *testing.T) {
+	dir := t.TempDir()
+	cancelLog := filepath.Join(dir, "cancel.log")
+	cfg := filepath.Join(dir, "servers.toml")
+	writeFile(t, cfg, fmt.Sprintf("[servers.slowpoke]\ncommand = %q\nargs = [\"--cancel-log\", %q]\ntimeout = \"300ms\"\n", fixtureBin, cancelLog))
+	tc := startDispatch(t, nil, "--no-cache", "--timeout", "1h", "--config", cfg)
+
+	r := tc.mustCall(map[string]any{"action": "call", "tool": "hang", "arguments": map[string]any{"tag": "server-timeout"}})
+	if !r.IsError || !strings.Contains(r.text(), "timed out") || !strings.Contains(r.text(), "300ms") {
+		t.Errorf("hang under a 300ms server timeout = %s", r.text())
+	}
+	// The request's own timeout overrides the server's.
+	r = tc.mustCall(map[string]any{"action": "call", "tool": "slow", "timeout": 5, "arguments": map[string]any{"seconds": 0.6, "steps": 1}})
+	if r.IsError {
+		t.Errorf("slow with timeout 5 (server timeout 300ms): %s", r.text())
+	}
+	waitFor(t, "the hung call to be cancelled downstream", 10*time.Second, func() bool {
+		data, err := os.ReadFile(cancelLog)
+		return err == nil && strings.Contains(string(data), "cancelled hang server-timeout")
+	})
+	if r := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "still here"}}); r.text() != "still here" {
+		t.Errorf("echo after timeout = %q", r.text())
+	}
+}
+
+func TestFault_HugeLinesAndStderrFloods(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--max-message", "8MiB", "--threshold", "1MiB", "--mcp", fixture())
+
+	// Larger than --max-message: refused with the limit named, no hang.
+	r := tc.mustCall(map[string]any{"action": "call", "tool": "huge_line", "arguments": map[string]any{"bytes": 20 << 20}})
+	if !r.IsError || !strings.Contains(r.text(), "exceeds the limit of 8.0 MiB") || !strings.Contains(r.text(), "--max-message") {
+		t.Errorf("20 MiB line with --max-message 8MiB = %.300s", r.text())
+	}
+	// Under it: arrives whole (here spilled, since it passes --threshold).
+	r = tc.mustOK(map[string]any{"action": "call", "tool": "huge_line", "arguments": map[string]any{"bytes": 6 << 20}})
+	var resp struct{ Spill struct{ Bytes int64 } }
+	decodeText(t, r, &resp)
+	if resp.Spill.Bytes != 6<<20 {
+		t.Errorf("6 MiB line spilled as %d bytes", resp.Spill.Bytes)
+	}
+	// 20 MiB of stderr: drained and bounded, the call answers.
+	if r := tc.mustOK(map[string]any{"action": "call", "tool": "stderr_flood", "arguments": map[string]any{"bytes": 20 << 20}}); r.text() != "ok" {
+		t.Errorf("stderr_flood = %q", r.text())
+	}
+	if r := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "after"}}); r.text() != "after" {
+		t.Errorf("echo after floods = %q", r.text())
+	}
+}
+
+func TestFault_HTTPServerRestartReconnects(t *testing.T) {
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for _, mode := range []string{"http", "sse"} {
+		t.Run(mode, func(t *testing.T) {
+			stop := startFixtureAt(t, mode, addr)
+			url := "http://" + addr + "/mcp"
+			spec := url
+			if mode == "sse" {
+				spec = "sse+http://" + addr + "/sse"
+			}
+			tc := startDispatch(t, nil, "--no-cache", "--mcp", spec)
+			if r := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "one"}}); r.text() != "one" {
+				t.Fatalf("echo = %q", r.text())
+			}
+			stop()
+			r := tc.mustCall(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "gone"}})
+			if !r.IsError || !strings.Contains(r.text(), "c1") {
+				t.Errorf("call to a stopped server = %s", r.text())
+			}
+			stop = startFixtureAt(t, mode, addr)
+			defer stop()
+			// The next use reconnects; allow one failure on the stale session.
+			var got string
+			for i := 0; i < 2 && got != "two"; i++ {
+				got = tc.mustCall(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "two"}}).text()
+			}
+			if got != "two" {
+				t.Errorf("after the server came back: %s", got)
+			}
+		})
+	}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return port
+}
+
+// startFixtureAt runs the fixture over mode at addr and returns a stop
+// function (idempotent).
+func startFixtureAt(t *testing.T, mode, addr string) func() {
+	t.Helper()
+	ready := filepath.Join(t.TempDir(), "ready")
+	cmd := exec.Command(fixtureBin, "--transport", mode, "--addr", addr, "--ready-file", ready)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		if err := cmd.Process.Kill(); err != nil {
+			t.Logf("kill fixture: %v", err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Logf("fixture: %v", err)
+		}
+	}
+	t.Cleanup(stop)
+	waitFor(t, "fixture "+mode+" at "+addr, 20*time.Second, func() bool {
+		_, err := os.Stat(ready)
+		return err == nil
+	})
+	return stop
+}
