@@ -83,7 +83,7 @@ args = ["--demo"]
 		t.Fatal(err)
 	}
 	tc := startDispatch(t, nil, "--no-cache", "--config", cfg, "--mcp", "/nonexistent/server --flag")
-	r := tc.mustOK(map[string]any{"action": "list"})
+	r := tc.mustOK(map[string]any{"action": "list", "format": "detail"})
 	raw := r.text()
 	for _, leak := range []string{"s3cr3t-env-value", fixtureBin, "/nonexistent/server"} {
 		if strings.Contains(raw, leak) {
@@ -112,8 +112,11 @@ args = ["--demo"]
 	if !strings.Contains(list.Connections[0].Error, `command "server" not found`) {
 		t.Errorf("failed connection error = %q", list.Connections[0].Error)
 	}
-	if !contains(list.Connections[2].ToolNames, "list_files") {
-		t.Errorf("c3 tool names %v lack list_files", list.Connections[2].ToolNames)
+	// The default, compact list names the tools when there are few.
+	var compact listResponse
+	decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &compact)
+	if !contains(compact.Connections[2].ToolNames, "list_files") || compact.Connections[2].ID != "" {
+		t.Errorf("compact c3 = %+v, want tool names and no ID", compact.Connections[2])
 	}
 
 	// One connection's tools, one per entry, paginated.
@@ -343,7 +346,7 @@ func TestServe_HTTPAndSSE(t *testing.T) {
 	sseURL := startFixtureHTTP(t, "sse", "--name", "over-sse")
 	tc := startDispatch(t, nil, "--mcp", httpURL, "--mcp", "sse+"+sseURL)
 	var list listResponse
-	decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
+	decodeText(t, tc.mustOK(map[string]any{"action": "list", "format": "detail"}), &list)
 	if len(list.Connections) != 2 || list.Connections[0].Transport != "http" || list.Connections[1].Transport != "sse" ||
 		list.Connections[0].Status != "ready" || list.Connections[1].Status != "ready" {
 		t.Fatalf("list = %+v", list.Connections)

@@ -24,8 +24,8 @@ type ListResponse struct {
 type ConnectionEntry struct {
 	Alias        string   `json:"alias"`
 	Name         string   `json:"name,omitempty"`
-	ID           string   `json:"id"`
-	Transport    string   `json:"transport"`
+	ID           string   `json:"id,omitempty"`        // detail format
+	Transport    string   `json:"transport,omitempty"` // detail format
 	Status       string   `json:"status"`
 	Server       string   `json:"server,omitempty"`
 	ToolCount    int      `json:"toolCount"`
@@ -112,7 +112,7 @@ func (s *Service) List(ctx context.Context, req Request) (*ListResponse, error) 
 	perTool := req.Connection != "" || (req.IncludeTools != nil && *req.IncludeTools) || req.IncludeInputSchema || req.IncludeAnnotations || req.Format == "detail"
 	namesInline := !perTool && resp.TotalTools <= namesInlineLimit && (req.IncludeTools == nil || *req.IncludeTools)
 	for _, cat := range cats {
-		entry := connectionEntry(cat)
+		entry := connectionEntry(cat, req.Format == "detail")
 		if namesInline {
 			for _, t := range cat.tools {
 				entry.ToolNames = append(entry.ToolNames, t.Name)
@@ -149,20 +149,25 @@ func (s *Service) List(ctx context.Context, req Request) (*ListResponse, error) 
 	return resp, nil
 }
 
-func connectionEntry(cat catalog) ConnectionEntry {
+// connectionEntry describes a connection; detail adds its ID, transport
+// and full instructions, which compact answers leave out to save tokens.
+func connectionEntry(cat catalog, detail bool) ConnectionEntry {
 	c := cat.conn
 	st := c.State()
 	entry := ConnectionEntry{
 		Alias:        c.Alias,
 		Name:         c.Config.Name,
-		ID:           c.ID,
-		Transport:    string(c.Config.Transport),
 		Status:       string(st.Status),
 		ToolCount:    len(cat.tools),
 		Error:        st.LastError,
 		Instructions: summarize(st.Info.Instructions, 300),
 		Restarts:     st.Restarts,
 		Catalog:      st.Catalog,
+	}
+	if detail {
+		entry.ID = c.ID
+		entry.Transport = string(c.Config.Transport)
+		entry.Instructions = st.Info.Instructions
 	}
 	if st.Info.Name != "" {
 		entry.Server = st.Info.Name

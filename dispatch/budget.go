@@ -1,0 +1,169 @@
+package dispatch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"dispatch/connections"
+	"dispatch/spill"
+	"dispatch/toolsearch"
+)
+
+// Budget is what dispatch costs an agent's context, measured against the
+// tool definitions it replaces.
+type Budget struct {
+	Servers, Tools  int
+	CatalogBytes    int // every downstream tool definition, as published
+	ToolDefBytes    int // dispatch's own proxy-dispatch definition
+	ListBytes       int // a default list of ListServers servers
+	ListServers     int
+	SearchBytes     int // mean search answer over the sample queries
+	SearchQueries   int
+	InfoBytes       int // mean info answer over every tool
+	ListWithPerTool int // list with includeTools of one server, mean
+}
+
+// Tokens estimates tokens as everywhere in dispatch: bytes / 4.
+func Tokens(bytes int) int64 { return spill.EstimateTokens(int64(bytes)) }
+
+// MeasureBudget answers real list, search and info requests over the
+// catalogs in catalogDir (as scripts/collect-catalogs.sh writes them). The
+// servers are never started: their catalogs are put in a catalog cache, as
+// a warm dispatch would have them. listServers servers are listed.
+func MeasureBudget(ctx context.Context, catalogDir string, listServers int, queries []string) (Budget, error) {
+	cats, _, err := toolsearch.LoadCatalogs(catalogDir)
+	if err != nil {
+		return Budget{}, err
+	}
+	cacheDir, err := os.MkdirTemp("", "dispatch-budget-")
+	if err != nil {
+		return Budget{}, fmt.Errorf("budget: %w", err)
+	}
+	defer os.RemoveAll(cacheDir)
+	cache, err := connections.OpenCache(cacheDir)
+	if err != nil {
+		return Budget{}, err
+	}
+	var b Budget
+	configs := make([]connections.ServerConfig, len(cats))
+	for i, c := range cats {
+		// A command that cannot run: the measurement must come from the
+		// cache alone.
+		configs[i] = connections.ServerConfig{Name: c.Server, Transport: connections.TransportStdio, Command: "/nonexistent/" + c.Server}
+		if err := cache.Save(configs[i].ID(), connections.ServerInfo{Name: c.Package}, c.Tools); err != nil {
+			return Budget{}, err
+		}
+		b.Servers++
+		for _, t := range c.Tools {
+			b.Tools++
+			b.CatalogBytes += len(compactJSON(t))
+		}
+	}
+	set, err := connections.NewSet(configs, connections.Options{Cache: cache})
+	if err != nil {
+		return Budget{}, err
+	}
+	defer set.Close()
+	svc := New(set, Options{})
+
+	def, err := json.Marshal(Tool())
+	if err != nil {
+		return Budget{}, err
+	}
+	b.ToolDefBytes = len(def)
+
+	// A default list of the first listServers servers.
+	small, err := connections.NewSet(configs[:min(listServers, len(configs))], connections.Options{Cache: cache})
+	if err != nil {
+		return Budget{}, err
+	}
+	defer small.Close()
+	b.ListServers = len(small.Conns())
+	list, err := New(small, Options{}).Do(ctx, Request{Action: "list"}, Hooks{})
+	if err != nil {
+		return Budget{}, err
+	}
+	b.ListBytes = answerBytes(list)
+
+	total := 0
+	for _, c := range set.Conns() {
+		resp, err := svc.Do(ctx, Request{Action: "list", Connection: c.Alias, Limit: MaxListLimit}, Hooks{})
+		if err != nil {
+			return Budget{}, err
+		}
+		total += answerBytes(resp)
+	}
+	b.ListWithPerTool = total / max(1, len(set.Conns()))
+
+	total = 0
+	for _, q := range queries {
+		resp, err := svc.Do(ctx, Request{Action: "search", Query: q}, Hooks{})
+		if err != nil {
+			return Budget{}, err
+		}
+		total += answerBytes(resp)
+		b.SearchQueries++
+	}
+	b.SearchBytes = total / max(1, b.SearchQueries)
+
+	total = 0
+	for i, c := range cats {
+		for _, t := range c.Tools {
+			def, ok := parseToolDef(t)
+			if !ok {
+				continue
+			}
+			resp, err := svc.Do(ctx, Request{Action: "info", Tool: def.Name, Connection: set.Conns()[i].Alias}, Hooks{})
+			if err != nil {
+				return Budget{}, err
+			}
+			total += answerBytes(resp)
+		}
+	}
+	b.InfoBytes = total / max(1, b.Tools)
+	return b, nil
+}
+
+func compactJSON(raw json.RawMessage) []byte {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return raw
+	}
+	return buf.Bytes()
+}
+
+// answerBytes is the size of an answer as the agent receives it.
+func answerBytes(resp any) int {
+	data, err := json.Marshal(resp)
+	if err != nil {
+		return 0
+	}
+	return len(data)
+}
+
+// String renders the budget as a table with each figure's share of the
+// catalogs dispatch replaces.
+func (b Budget) String() string {
+	var out strings.Builder
+	tw := tabwriter.NewWriter(&out, 0, 4, 2, ' ', tabwriter.AlignRight)
+	row := func(what string, n int) {
+		fmt.Fprintf(tw, "%s\t%d B\t~%d tokens\t%.2f%%\t\n", what, n, Tokens(n), 100*float64(n)/float64(max(1, b.CatalogBytes)))
+	}
+	fmt.Fprintf(&out, "%d servers, %d tools\n", b.Servers, b.Tools)
+	fmt.Fprintln(tw, "what\tbytes\ttokens\tof catalogs\t")
+	row("all downstream tool definitions", b.CatalogBytes)
+	row("dispatch's proxy-dispatch definition", b.ToolDefBytes)
+	row(fmt.Sprintf("default list of %d servers", b.ListServers), b.ListBytes)
+	row("list of one server's tools (mean)", b.ListWithPerTool)
+	row(fmt.Sprintf("search answer (mean of %d queries)", b.SearchQueries), b.SearchBytes)
+	row("info answer (mean over all tools)", b.InfoBytes)
+	if err := tw.Flush(); err != nil {
+		return err.Error()
+	}
+	return out.String()
+}
