@@ -114,6 +114,10 @@ echo "# MCP server mode: a real MCP client (mcp-go) drives dispatch over stdio"
 check "serve: agent session (list, search, call, spill, readresult)" 'agent session ok' \
   go run "$root/scripts/agentcheck" "$dispatch" "${stdio[@]}"
 
+echo "# TOON: byte-identical to the reference encoder @toon-format/toon@2.3.1"
+check "toon: generated and 200 random documents identical" 'differential: 200/200 random documents identical' \
+  bash "$root/scripts/toon-bench/run.sh" 200
+
 echo
 if [ "$failures" -gt 0 ]; then
   echo "interop: $failures check(s) failed"
