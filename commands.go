@@ -169,26 +169,19 @@ func (c *ReadresultCmd) Run(g *Globals) error {
 
 // oneShot runs one request in this process and prints its answer.
 func (g *Globals) oneShot(ctx context.Context, req dispatch.Request) error {
-	a, err := g.newApp(storeNone)
-	if err != nil {
-		return err
-	}
-	defer a.close()
-	resp, err := a.svc.Do(ctx, req, dispatch.Hooks{})
-	if err != nil {
-		return err
-	}
-	if err := g.render(os.Stdout, resp); err != nil {
-		return err
-	}
-	if call, ok := resp.(*dispatch.CallResponse); ok && call.IsError {
-		return &toolErr{tool: call.Tool}
-	}
-	return nil
+	return g.withAnswer(ctx, req, func(_ *app, resp any) (any, error) { return resp, nil })
 }
 
 // callToFile runs a call and writes its payload to a file the user keeps.
 func (g *Globals) callToFile(ctx context.Context, req dispatch.Request, path string) error {
+	return g.withAnswer(ctx, req, func(a *app, resp any) (any, error) {
+		return a.svc.SavePayload(resp.(*dispatch.CallResponse), path)
+	})
+}
+
+// withAnswer runs req in a fresh app, lets then turn the answer into what
+// is printed, prints it, and reports a tool's isError as the exit code.
+func (g *Globals) withAnswer(ctx context.Context, req dispatch.Request, then func(*app, any) (any, error)) error {
 	a, err := g.newApp(storeNone)
 	if err != nil {
 		return err
@@ -198,15 +191,14 @@ func (g *Globals) callToFile(ctx context.Context, req dispatch.Request, path str
 	if err != nil {
 		return err
 	}
-	call := resp.(*dispatch.CallResponse)
-	saved, err := a.svc.SavePayload(call, path)
+	shown, err := then(a, resp)
 	if err != nil {
 		return err
 	}
-	if err := g.render(os.Stdout, saved); err != nil {
+	if err := g.render(os.Stdout, shown); err != nil {
 		return err
 	}
-	if call.IsError {
+	if call, ok := resp.(*dispatch.CallResponse); ok && call.IsError {
 		return &toolErr{tool: call.Tool}
 	}
 	return nil

@@ -216,9 +216,14 @@ func parseServersTOML(data []byte) ([]ServerConfig, error) {
 			names = append(names, key[1])
 		}
 	}
+	return toConfigs(names, doc.Servers)
+}
+
+// toConfigs converts the named servers in order, skipping disabled ones.
+func toConfigs(names []string, servers map[string]fileServer) ([]ServerConfig, error) {
 	var configs []ServerConfig
 	for _, name := range names {
-		server := doc.Servers[name]
+		server := servers[name]
 		if server.Disabled {
 			continue
 		}
@@ -251,19 +256,7 @@ func parseServersJSON(data []byte) ([]ServerConfig, error) {
 	if err := json.Unmarshal(raw, &servers); err != nil {
 		return nil, fmt.Errorf("mcpServers: %w", err)
 	}
-	var configs []ServerConfig
-	for _, name := range names {
-		server := servers[name]
-		if server.Disabled {
-			continue
-		}
-		c, err := server.toConfig(name)
-		if err != nil {
-			return nil, fmt.Errorf("server %q: %w", name, err)
-		}
-		configs = append(configs, c)
-	}
-	return configs, nil
+	return toConfigs(names, servers)
 }
 
 // objectKeysInOrder returns the keys of a JSON object in document order.
