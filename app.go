@@ -226,6 +226,8 @@ func classify(err error) int {
 	switch {
 	case errors.As(err, &tool):
 		return exitToolError
+	case errors.As(err, &nf) && len(nf.Unreachable) > 0:
+		return exitServer // the tool may well be on a server that did not start
 	case errors.As(err, &usage), dispatch.IsUsage(err), errors.As(err, &nf):
 		return exitUsage
 	case errors.As(err, &conn), errors.Is(err, context.DeadlineExceeded):

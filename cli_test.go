@@ -26,6 +26,7 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"no servers", "", []string{"list"}, exitUsage, "", "no servers configured"},
 		{"unknown flag", "", []string{"--bogus"}, exitUsage, "", "unknown flag"},
 		{"server cannot start", "", []string{"--mcp", "/nonexistent/cmd", "call", "x", "-C", "c1"}, exitServer, "", `command "cmd" not found`},
+		{"tool maybe on a server that cannot start", "", []string{"--mcp", "/nonexistent/cmd", "--mcp", fx, "call", "x"}, exitServer, "", "servers unreachable"},
 		{"server crashes mid-call", "", []string{"--mcp", fx, "call", "crash"}, exitServer, "", "server connection lost"},
 		{"bad threshold", "", []string{"--mcp", fx, "--threshold", "lots", "list"}, exitUsage, "", "--threshold"},
 	}
