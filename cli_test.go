@@ -89,12 +89,12 @@ func TestCLI_ConfigFileFormats(t *testing.T) {
 	dir := t.TempDir()
 	claude := filepath.Join(dir, "claude.json")
 	writeFile(t, claude, `{"mcpServers": {"demo": {"command": "`+fixtureBin+`", "args": ["--demo"], "env": {"DEMO_TOKEN": "${DISPATCH_TEST_TOKEN}"}}}}`)
-	stdout, stderr, code := runCLI(t, "", "--config", claude, "call", "get_weather", `{"city":"Oslo"}`)
+	_, stderr, code := runCLI(t, "", "--config", claude, "call", "get_weather", `{"city":"Oslo"}`)
 	if code != exitUsage || !strings.Contains(stderr, "DISPATCH_TEST_TOKEN is not set") {
 		t.Errorf("undefined ${VAR}: exit %d, stderr %q", code, stderr)
 	}
 	t.Setenv("DISPATCH_TEST_TOKEN", "tok-12345")
-	stdout, stderr, code = runCLI(t, "", "--config", claude, "-m", fixture(), "call", "get_weather", `{"city":"Oslo"}`)
+	stdout, stderr, code := runCLI(t, "", "--config", claude, "-m", fixture(), "call", "get_weather", `{"city":"Oslo"}`)
 	if code != 0 || !strings.Contains(stdout, "Oslo") {
 		t.Errorf("mcpServers JSON: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
