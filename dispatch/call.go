@@ -159,7 +159,7 @@ func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error)
 		Size:            humanize.IBytes(uint64(file.Bytes)),
 		EstimatedTokens: file.Tokens,
 		Lines:           file.Lines,
-		Preview:         spill.Preview(file.Prefix, previewBytes),
+		Preview:         spill.PreviewOf(file.Prefix, file.Bytes, previewBytes),
 		Hint:            fmt.Sprintf(`Saved to a file instead of your context. Read it with {"action":"readresult","resultFile":%q,"op":"head"} (or grep, slice, query); do not use another server's file tool. Pass it as "argumentsFile" to feed a call.`, file.Path),
 	}
 	if kind == payloadJSON {

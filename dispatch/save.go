@@ -51,7 +51,7 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 		Size:            humanize.IBytes(uint64(st.Bytes)),
 		EstimatedTokens: spill.EstimateTokens(st.Bytes),
 		Lines:           st.Lines,
-		Preview:         spill.Preview(head.Data, previewBytes),
+		Preview:         spill.PreviewOf(head.Data, st.Bytes, previewBytes),
 		Hint:            "Read it with: dispatch readresult " + path + " --op head",
 	}}
 	if kind == payloadJSON {

@@ -54,6 +54,20 @@ func Preview(data []byte, max int) string {
 	return string(data[:cut]) + cutMarker(int64(len(data)-cut))
 }
 
+// PreviewOf is Preview for a file of total bytes of which only the first
+// bytes, prefix, are at hand (File.Prefix, or a short Read): the cut marker
+// counts the bytes left out of the whole file, not of the prefix.
+func PreviewOf(prefix []byte, total int64, max int) string {
+	if max < 0 {
+		max = 0
+	}
+	cut := runeCut(prefix, max)
+	if int64(cut) >= total {
+		return string(prefix[:cut])
+	}
+	return string(prefix[:cut]) + cutMarker(total-int64(cut))
+}
+
 // humanBytes formats n in IEC units ("1.0 GiB").
 func humanBytes(n int64) string {
 	if n < 0 {

@@ -72,6 +72,29 @@ func TestPreview(t *testing.T) {
 	}
 }
 
+func TestPreviewOf(t *testing.T) {
+	tests := []struct {
+		name, prefix string
+		total        int64
+		max          int
+		want         string
+	}{
+		{"whole file", "abc", 3, 5, "abc"},
+		{"whole file, exact", "abc", 3, 3, "abc"},
+		{"prefix of a larger file", "abcdef", 1000, 3, "abc…[+997 bytes]"},
+		{"short prefix of a larger file", "abc", 1000, 5, "abc…[+997 bytes]"},
+		{"cut on a rune boundary", "aé€", 100, 4, "aé…[+97 bytes]"},
+		{"zero", "abc", 10, 0, "…[+10 bytes]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := PreviewOf([]byte(tt.prefix), tt.total, tt.max); got != tt.want {
+				t.Errorf("PreviewOf(%q, %d, %d) = %q, want %q", tt.prefix, tt.total, tt.max, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestLimits_withDefaults(t *testing.T) {
 	d := DefaultLimits()
 	want := Limits{
