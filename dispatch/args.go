@@ -131,11 +131,21 @@ func (s *Service) allowedArgumentsPath(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("argumentsFile %s: %w", path, err)
 	}
+	roots := s.argumentRoots()
+	outside := func() error {
+		return usagef("Use a result file of this dispatch, a file under "+strings.Join(roots, " or ")+", or start dispatch with --args-dir DIR",
+			"argumentsFile %s is outside the directories dispatch may read arguments from", path)
+	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
+		// Say "does not exist" only inside the roots: outside them the
+		// answer would tell the agent which paths exist on the host.
+		if !withinAny(resolveExisting(abs), roots) {
+			return "", outside()
+		}
 		return "", usagef("Check the path; relative paths start at dispatch's working directory", "argumentsFile %s does not exist", path)
 	}
-	for _, root := range s.argumentRoots() {
+	for _, root := range roots {
 		if within(real, root) {
 			info, err := os.Stat(real)
 			if err != nil {
@@ -147,8 +157,7 @@ func (s *Service) allowedArgumentsPath(path string) (string, error) {
 			return real, nil
 		}
 	}
-	return "", usagef("Use a result file of this dispatch, a file under "+strings.Join(s.argumentRoots(), " or ")+", or start dispatch with --args-dir DIR",
-		"argumentsFile %s is outside the directories dispatch may read arguments from", path)
+	return "", outside()
 }
 
 func (s *Service) argumentRoots() []string {
@@ -167,6 +176,32 @@ func (s *Service) argumentRoots() []string {
 		}
 	}
 	return out
+}
+
+// resolveExisting resolves the symlinks of the longest part of abs that
+// exists and appends the rest unchanged.
+func resolveExisting(abs string) string {
+	dir, rest := abs, ""
+	for {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}
+
+func withinAny(path string, roots []string) bool {
+	for _, root := range roots {
+		if within(path, root) {
+			return true
+		}
+	}
+	return false
 }
 
 func within(path, root string) bool {
