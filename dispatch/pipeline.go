@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -53,9 +54,9 @@ func (s *Service) RunPipeline(ctx context.Context, steps []json.RawMessage, emit
 }
 
 func (s *Service) runStep(ctx context.Context, raw json.RawMessage, answers map[string][]byte, res *StepResult) error {
-	var fields map[string]any
-	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return usagef(`Each step is a proxy-dispatch request object, e.g. {"action":"call","tool":"t","arguments":{}}`, "step is not a JSON object")
+	fields, err := decodeStep(raw)
+	if err != nil {
+		return err
 	}
 	if id, ok := fields["id"].(string); ok {
 		res.ID = id
@@ -93,6 +94,19 @@ func (s *Service) runStep(ctx context.Context, raw json.RawMessage, answers map[
 	return nil
 }
 
+// decodeStep decodes a step keeping its numbers as written (json.Number):
+// a float64 would change integers past 2^53, such as 64-bit IDs, on their
+// way to the tool.
+func decodeStep(raw json.RawMessage) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var fields map[string]any
+	if err := dec.Decode(&fields); err != nil || fields == nil || dec.More() {
+		return nil, usagef(`Each step is a proxy-dispatch request object, e.g. {"action":"call","tool":"t","arguments":{}}`, "step is not a JSON object")
+	}
+	return fields, nil
+}
+
 // resolveRefs replaces every string "$step.path" in v, at any depth, with
 // the value at path in that step's answer. "resultFile" also finds
 // spill.resultFile, since that is what one means when chaining calls.
@@ -113,6 +127,11 @@ func resolveRefs(v any, answers map[string][]byte) (any, error) {
 		}
 		if !found.Exists() {
 			return nil, usagef("Check that step's answer; a call saved to a file has spill.resultFile", "%q: step %s has no %q", x, m[1], m[2])
+		}
+		if found.Raw != "" {
+			// The value exactly as that answer holds it: numbers keep
+			// every digit.
+			return json.RawMessage(found.Raw), nil
 		}
 		return found.Value(), nil
 	case map[string]any:
