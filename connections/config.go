@@ -103,12 +103,20 @@ func ParseSpec(spec string) (ServerConfig, error) {
 	case strings.HasPrefix(lower, "sse+http://"), strings.HasPrefix(lower, "sse+https://"):
 		return validated(ServerConfig{Transport: TransportSSE, URL: spec[len("sse+"):]})
 	}
+	// ws://, ftp://, sse://, ... are URLs we cannot speak, not commands:
+	// running one would fail later with a confusing "file not found".
+	if m := urlScheme.FindStringSubmatch(spec); m != nil {
+		return ServerConfig{}, fmt.Errorf("unsupported URL scheme %q in --mcp spec: use http://, https://, sse+http:// or sse+https://", m[1])
+	}
 	words, err := SplitCommandLine(spec)
 	if err != nil {
 		return ServerConfig{}, err
 	}
 	return validated(ServerConfig{Transport: TransportStdio, Command: words[0], Args: words[1:]})
 }
+
+// urlScheme matches a spec that starts with a URL scheme (RFC 3986).
+var urlScheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
 
 func validated(c ServerConfig) (ServerConfig, error) {
 	if err := c.Validate(); err != nil {
@@ -209,10 +217,14 @@ func parseServersTOML(data []byte) ([]ServerConfig, error) {
 	if len(doc.Servers) == 0 {
 		return nil, errors.New("no servers: add a [servers.NAME] table with a command or url")
 	}
-	// md.Keys() lists keys in file order, which the map has lost.
+	// md.Keys() lists keys in file order, which the map has lost. A server
+	// written with dotted keys (a.command = "x") has no key of its own, only
+	// keys below it, so take each name from the first key that mentions it.
 	var names []string
+	seen := make(map[string]bool, len(doc.Servers))
 	for _, key := range md.Keys() {
-		if len(key) == 2 && key[0] == "servers" {
+		if len(key) >= 2 && key[0] == "servers" && !seen[key[1]] {
+			seen[key[1]] = true
 			names = append(names, key[1])
 		}
 	}
