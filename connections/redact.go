@@ -165,7 +165,12 @@ func urlSecrets(raw string) []string {
 func argSecrets(args []string) []string {
 	var found []string
 	for i, arg := range args {
-		if name, value, ok := strings.Cut(arg, "="); ok && secretName.MatchString(strings.TrimLeft(name, "-")) {
+		// URLs first, wherever they sit in the argument (--url=https://...,
+		// DSN=postgres://...): the "=" of a URL's query is not a flag's.
+		for _, u := range urlInArg.FindAllString(arg, -1) {
+			found = append(found, urlSecrets(u)...)
+		}
+		if name, value, ok := strings.Cut(arg, "="); ok && !strings.Contains(name, "://") && secretName.MatchString(strings.TrimLeft(name, "-")) {
 			found = append(found, value)
 			continue
 		}
@@ -175,14 +180,13 @@ func argSecrets(args []string) []string {
 		}
 		if secretShape.MatchString(arg) {
 			found = append(found, arg)
-			continue
-		}
-		if strings.Contains(arg, "://") {
-			found = append(found, urlSecrets(arg)...)
 		}
 	}
 	return found
 }
+
+// urlInArg finds the URLs inside a command-line argument.
+var urlInArg = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
 
 // SanitizeURL returns raw with user info and token-like query values masked,
 // for the rare place that must show where a server is.
@@ -191,21 +195,26 @@ func SanitizeURL(raw string) string {
 	if err != nil {
 		return Mask
 	}
-	if u.User != nil {
-		u.User = url.User(Mask)
-	}
-	q := u.Query()
-	changed := false
-	for name := range q {
-		if secretName.MatchString(name) {
-			q.Set(name, Mask)
-			changed = true
+	// The mask is written in by hand: url.User and url.Values.Encode would
+	// escape it to %2A%2A%2A. The query keeps its order and encoding.
+	hadUser := u.User != nil
+	u.User = nil
+	if u.RawQuery != "" {
+		params := strings.Split(u.RawQuery, "&")
+		for i, p := range params {
+			name, _, _ := strings.Cut(p, "=")
+			plain, err := url.QueryUnescape(name)
+			if secretName.MatchString(name) || err == nil && secretName.MatchString(plain) {
+				params[i] = name + "=" + Mask
+			}
 		}
+		u.RawQuery = strings.Join(params, "&")
 	}
-	if changed {
-		u.RawQuery = q.Encode()
+	s := u.String()
+	if hadUser {
+		s = strings.Replace(s, "//", "//"+Mask+"@", 1)
 	}
-	return u.String()
+	return s
 }
 
 // Describe is a short, credential-free label of where a server is: the
