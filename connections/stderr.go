@@ -3,6 +3,7 @@ package connections
 import (
 	"bytes"
 	"sync"
+	"unicode/utf8"
 )
 
 // DefaultStderrLimit bounds how much of a server's stderr is kept. Only the
@@ -16,6 +17,8 @@ type tailBuffer struct {
 	limit   int
 	buf     []byte
 	dropped int64
+	// partial is whether buf starts inside a line whose start was dropped.
+	partial bool
 }
 
 func newTailBuffer(limit int) *tailBuffer {
@@ -30,12 +33,18 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	defer t.mu.Unlock()
 	n := len(p)
 	if len(p) >= t.limit {
+		if len(p) > t.limit {
+			t.partial = p[len(p)-t.limit-1] != '\n'
+		} else if len(t.buf) > 0 {
+			t.partial = t.buf[len(t.buf)-1] != '\n'
+		}
 		t.dropped += int64(len(t.buf) + len(p) - t.limit)
 		t.buf = append(t.buf[:0], p[len(p)-t.limit:]...)
 		return n, nil
 	}
 	if over := len(t.buf) + len(p) - t.limit; over > 0 {
 		t.dropped += int64(over)
+		t.partial = t.buf[over-1] != '\n'
 		t.buf = append(t.buf[:0], t.buf[over:]...)
 	}
 	t.buf = append(t.buf, p...)
@@ -43,16 +52,34 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 }
 
 // Tail returns up to the last maxLines complete-looking lines, at most
-// maxBytes long.
+// maxBytes long. A first line whose start was cut off is left out when a
+// whole line follows it (a fragment of a secret would escape masking), and
+// never starts inside a UTF-8 character.
 func (t *tailBuffer) Tail(maxLines, maxBytes int) string {
+	maxBytes = max(maxBytes, 0)
 	t.mu.Lock()
 	data := bytes.TrimRight(t.buf, "\r\n\t ")
+	partial := t.partial
 	if len(data) > maxBytes {
-		data = data[len(data)-maxBytes:]
+		start := len(data) - maxBytes
+		partial = data[start-1] != '\n'
+		data = data[start:]
 	}
 	out := make([]byte, len(data))
 	copy(out, data)
 	t.mu.Unlock()
+	if partial {
+		if i := bytes.IndexByte(out, '\n'); i >= 0 {
+			out = out[i+1:]
+		} else {
+			for len(out) > 0 && !utf8.RuneStart(out[0]) {
+				out = out[1:]
+			}
+		}
+	}
+	if len(out) == 0 || maxLines <= 0 {
+		return ""
+	}
 	lines := bytes.Split(out, []byte("\n"))
 	if len(lines) > maxLines {
 		lines = lines[len(lines)-maxLines:]
@@ -63,5 +90,6 @@ func (t *tailBuffer) Tail(maxLines, maxBytes int) string {
 func (t *tailBuffer) Reset() {
 	t.mu.Lock()
 	t.buf = t.buf[:0]
+	t.partial = false
 	t.mu.Unlock()
 }
