@@ -146,20 +146,31 @@ func checkParams(action string, allowed []string, fields map[string]json.RawMess
 	}
 	sort.Strings(foreign)
 	sort.Strings(unknown)
-	if len(unknown) > 0 {
-		if action == "call" {
-			// The agent most likely put the tool's inputs at the top level.
-			moved := map[string]json.RawMessage{}
-			for _, name := range unknown {
-				moved[name] = fields[name]
-			}
-			example, err := json.Marshal(map[string]any{"action": "call", "tool": toolOrPlaceholder(fields), "arguments": moved})
-			if err != nil {
-				example = nil
-			}
-			return usagef("Put the tool's inputs inside \"arguments\": "+string(example),
-				"unknown parameter(s) %s for action call", quoteAll(unknown))
+	if action == "call" && len(unknown)+len(foreign) > 0 {
+		// The agent most likely put the tool's inputs at the top level,
+		// some of them perhaps named like another action's parameters
+		// ("path", "query", "limit"): move them all, next to any
+		// arguments already given.
+		stray := append(append([]string{}, unknown...), foreign...)
+		sort.Strings(stray)
+		moved := map[string]json.RawMessage{}
+		if err := json.Unmarshal(fields["arguments"], &moved); err != nil {
+			moved = map[string]json.RawMessage{}
 		}
+		for _, name := range stray {
+			moved[name] = fields[name]
+		}
+		example, err := json.Marshal(map[string]any{"action": "call", "tool": toolOrPlaceholder(fields), "arguments": moved})
+		if err != nil {
+			example = nil
+		}
+		format := "unknown parameter(s) %s for action call"
+		if len(foreign) > 0 {
+			format = "parameter(s) %s do not apply to action call"
+		}
+		return usagef("Put the tool's inputs inside \"arguments\": "+string(example), format, quoteAll(stray))
+	}
+	if len(unknown) > 0 {
 		return usagef("Parameters for "+action+": "+strings.Join(allowed, ", ")+". "+examples[action],
 			"unknown parameter(s) %s", quoteAll(unknown))
 	}
