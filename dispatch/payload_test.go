@@ -1,0 +1,246 @@
+package dispatch
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestCallResult_Payload(t *testing.T) {
+	tests := []struct {
+		name     string
+		result   string // a tools/call result as a server sends it
+		wantKind payloadKind
+		want     string
+	}{
+		{
+			name:     "structured content wins",
+			result:   `{"content":[{"type":"text","text":"{\"a\":1}"}],"structuredContent":{"b":2}}`,
+			wantKind: payloadJSON, want: `{"b":2}`,
+		},
+		{
+			name:     "structured content is trimmed",
+			result:   `{"content":[],"structuredContent":  [1, 2] }`,
+			wantKind: payloadJSON, want: `[1, 2]`,
+		},
+		{
+			name:     "null structured content is absent",
+			result:   `{"content":[{"type":"text","text":"hello"}],"structuredContent":null}`,
+			wantKind: payloadText, want: `hello`,
+		},
+		{
+			name:     "text holding an object",
+			result:   `{"content":[{"type":"text","text":"{\"rows\":[1,2,3]}"}]}`,
+			wantKind: payloadJSON, want: `{"rows":[1,2,3]}`,
+		},
+		{
+			name:     "text holding an array with spaces around",
+			result:   `{"content":[{"type":"text","text":"\n  [{\"id\":1}]  \n"}]}`,
+			wantKind: payloadJSON, want: `[{"id":1}]`,
+		},
+		{
+			name:     "plain text",
+			result:   `{"content":[{"type":"text","text":"line one\nline two\n"}]}`,
+			wantKind: payloadText, want: "line one\nline two\n",
+		},
+		{
+			name:     "text that only looks like JSON",
+			result:   `{"content":[{"type":"text","text":"{not json}"}]}`,
+			wantKind: payloadText, want: "{not json}",
+		},
+		{
+			name:     "text holding a JSON scalar stays text",
+			result:   `{"content":[{"type":"text","text":"42"}]}`,
+			wantKind: payloadText, want: "42",
+		},
+		{
+			name:     "empty text",
+			result:   `{"content":[{"type":"text","text":""}]}`,
+			wantKind: payloadText, want: "",
+		},
+		{
+			name:     "several text items",
+			result:   `{"content":[{"type":"text","text":"a"},{"type":"text","text":"{\"b\":1}"}]}`,
+			wantKind: payloadJSON, want: `[{"type":"text","text":"a"},{"type":"text","text":"{\"b\":1}"}]`,
+		},
+		{
+			name:     "lone image",
+			result:   `{"content":[{"type":"image","data":"aGVsbG8=","mimeType":"image/png"}]}`,
+			wantKind: payloadJSON, want: `[{"type":"image","data":"aGVsbG8=","mimeType":"image/png"}]`,
+		},
+		{
+			name:     "text and resource keep everything",
+			result:   `{"content":[{"type":"text","text":"see file"},{"type":"resource","resource":{"uri":"file:///a","text":"x"}}]}`,
+			wantKind: payloadJSON, want: `[{"type":"text","text":"see file"},{"type":"resource","resource":{"uri":"file:///a","text":"x"}}]`,
+		},
+		{
+			name:     "no content",
+			result:   `{"content":[]}`,
+			wantKind: payloadJSON, want: `[]`,
+		},
+		{
+			name:     "missing content",
+			result:   `{}`,
+			wantKind: payloadJSON, want: `null`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r callResult
+			if err := json.Unmarshal([]byte(tt.result), &r); err != nil {
+				t.Fatal(err)
+			}
+			kind, got := r.payload()
+			if kind != tt.wantKind {
+				t.Errorf("payload() kind = %d, want %d", kind, tt.wantKind)
+			}
+			if string(got) != tt.want {
+				t.Errorf("payload() = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// indentCases are JSON documents writeIndented must reproduce exactly as
+// json.Indent does.
+var indentCases = []struct {
+	name string
+	in   string
+}{
+	{"empty object", `{}`},
+	{"empty array", `[]`},
+	{"empty with space", `{ }`},
+	{"empty array with newline", "[\n]"},
+	{"number", `42`},
+	{"negative float", `-1.5e-10`},
+	{"string", `"hello"`},
+	{"true", `true`},
+	{"null", `null`},
+	{"flat object", `{"a":1,"b":"two","c":true,"d":null}`},
+	{"flat array", `[1,2,3]`},
+	{"nested", `{"a":{"b":{"c":[1,[2,[3,{}]],[]]}},"e":[{}],"f":[[]]}`},
+	{"array of objects", `[{"id":1,"tags":["x","y"]},{"id":2,"tags":[]}]`},
+	{"spaced input", " { \"a\" : [ 1 , 2 ] ,\n\t\"b\" : { } } "},
+	{"already indented", "{\n  \"a\": [\n    1\n  ]\n}"},
+	{"crlf input", "{\r\n\"a\":\r\n1\r\n}"},
+	{"strings with structure characters", `{"{":"}","[":"]","a,b":"c:d","e":"{\"x\": [1, 2]}"}`},
+	{"escaped quotes", `["\"","\"\"","a\"b\"c","\\\""]`},
+	{"backslashes", `["\\","\\\\","C:\\path\\to\\","\\\"}"]`},
+	{"escapes", `"\n\t\r\b\f\/\u0041\u00e9\ud83d\ude00"`},
+	{"unicode", `{"日本":"語","emoji":"😀","é":["ü"]}`},
+	{"spaces inside strings", `{"a b":"  c  d  ","e":"\t"}`},
+	{"numbers", `[0,-0,1e3,1E+3,-2.25e-7,123456789012345678901234567890,0.1]`},
+	{"deep", strings.Repeat("[", 50) + strings.Repeat("]", 50)},
+	{"deep non-empty", strings.Repeat(`{"a":`, 30) + "1" + strings.Repeat("}", 30)},
+	{"empty key", `{"":""}`},
+}
+
+func indentRef(t testing.TB, in []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, in, "", "  "); err != nil {
+		t.Fatalf("json.Indent(%q): %v", in, err)
+	}
+	// json.Indent copies trailing whitespace of src; writeIndented drops
+	// it and ends with exactly one newline.
+	return append(bytes.TrimRight(buf.Bytes(), " \t\r\n"), '\n')
+}
+
+func TestWriteIndented(t *testing.T) {
+	for _, tt := range indentCases {
+		t.Run(tt.name, func(t *testing.T) {
+			in := []byte(tt.in)
+			if !json.Valid(in) {
+				t.Fatalf("test input is not valid JSON: %s", in)
+			}
+			var out bytes.Buffer
+			if err := writeIndented(&out, in); err != nil {
+				t.Fatal(err)
+			}
+			got := out.Bytes()
+			if want := indentRef(t, in); !bytes.Equal(got, want) {
+				t.Errorf("writeIndented(%s) =\n%s\nwant (json.Indent)\n%s", in, got, want)
+			}
+			if !json.Valid(got) {
+				t.Fatalf("output is not valid JSON:\n%s", got)
+			}
+			var a, b any
+			if err := json.Unmarshal(in, &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(got, &b); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("output means %v, input %v", b, a)
+			}
+			trimmed := strings.TrimSpace(tt.in)
+			nonEmptyContainer := (trimmed[0] == '{' || trimmed[0] == '[') && !isEmptyContainer(trimmed)
+			if lines := bytes.Count(got, []byte("\n")); nonEmptyContainer && lines < 2 {
+				t.Errorf("non-empty container on %d line(s):\n%s", lines, got)
+			}
+			if !bytes.HasSuffix(got, []byte("\n")) || bytes.HasSuffix(got, []byte("\n\n")) {
+				t.Errorf("output does not end in exactly one newline: %q", got)
+			}
+		})
+	}
+}
+
+func isEmptyContainer(s string) bool {
+	inner := strings.TrimSpace(s[1 : len(s)-1])
+	return inner == ""
+}
+
+// TestWriteIndented_TrailingSpace pins the one deliberate difference from
+// json.Indent: trailing whitespace of the input is not copied.
+func TestWriteIndented_TrailingSpace(t *testing.T) {
+	in := []byte("{\"a\":1}  \n\n")
+	var ref bytes.Buffer
+	if err := json.Indent(&ref, in, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\n  \"a\": 1\n}  \n\n"; ref.String() != want {
+		t.Fatalf("json.Indent = %q, want %q", ref.String(), want)
+	}
+	var out bytes.Buffer
+	if err := writeIndented(&out, in); err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\n  \"a\": 1\n}\n"; out.String() != want {
+		t.Errorf("writeIndented = %q, want %q", out.String(), want)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errWrite }
+
+var errWrite = errors.New("write failed")
+
+func TestWriteIndented_WriteError(t *testing.T) {
+	big := []byte("[" + strings.Repeat(`"xxxxxxxxxxxxxxxx",`, 10000) + `1]`)
+	if err := writeIndented(failingWriter{}, big); !errors.Is(err, errWrite) {
+		t.Errorf("writeIndented to a failing writer = %v, want %v", err, errWrite)
+	}
+}
+
+func FuzzWriteIndented(f *testing.F) {
+	for _, tt := range indentCases {
+		f.Add([]byte(tt.in))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !json.Valid(in) {
+			t.Skip()
+		}
+		var out bytes.Buffer
+		if err := writeIndented(&out, in); err != nil {
+			t.Fatal(err)
+		}
+		if want := indentRef(t, in); !bytes.Equal(out.Bytes(), want) {
+			t.Fatalf("writeIndented(%q) =\n%q\nwant (json.Indent)\n%q", in, out.Bytes(), want)
+		}
+	})
+}
