@@ -153,8 +153,9 @@ func checkParams(action string, allowed []string, fields map[string]json.RawMess
 		// arguments already given.
 		stray := append(append([]string{}, unknown...), foreign...)
 		sort.Strings(stray)
-		moved := map[string]json.RawMessage{}
-		if err := json.Unmarshal(fields["arguments"], &moved); err != nil {
+		// "arguments": null decodes to a nil map without an error.
+		var moved map[string]json.RawMessage
+		if err := json.Unmarshal(fields["arguments"], &moved); err != nil || moved == nil {
 			moved = map[string]json.RawMessage{}
 		}
 		for _, name := range stray {
