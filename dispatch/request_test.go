@@ -154,6 +154,18 @@ func TestParseRequest_Invalid(t *testing.T) {
 			raw:  `{"action":"call","tool":"t","arguments":{"a":1},"b":2}`,
 			want: []string{`unknown parameter(s) "b"`, `"arguments":{"a":1,"b":2}`},
 		},
+		{
+			// Regression: null arguments decoded to a nil map, and moving the
+			// stray key into it panicked (found by FuzzParseRequest).
+			name: "top-level inputs next to null arguments",
+			raw:  `{"action":"call","tool":"t","arguments":null,"b":2}`,
+			want: []string{`unknown parameter(s) "b"`, `"arguments":{"b":2}`},
+		},
+		{
+			name: "top-level inputs next to arguments given as a string",
+			raw:  `{"action":"call","tool":"t","arguments":"{\"a\":1}","b":2}`,
+			want: []string{`unknown parameter(s) "b"`, `"arguments":{"b":2}`},
+		},
 		{name: "arguments an array", raw: `{"action":"call","tool":"t","arguments":[1,2]}`, want: []string{`"arguments" must be a JSON object`, "Example:"}},
 		{name: "arguments a number", raw: `{"action":"call","tool":"t","arguments":3}`, want: []string{`"arguments" must be a JSON object`}},
 		{name: "arguments true", raw: `{"action":"call","tool":"t","arguments":true}`, want: []string{`"arguments" must be a JSON object`}},
