@@ -25,17 +25,30 @@ type paramDef struct {
 
 func parseToolDef(raw json.RawMessage) (toolDef, bool) {
 	var t struct {
-		Name        string         `json:"name"`
-		Title       string         `json:"title"`
-		Description string         `json:"description"`
-		Annotations map[string]any `json:"annotations"`
-		InputSchema struct {
-			Properties json.RawMessage `json:"properties"`
-			Required   []string        `json:"required"`
-		} `json:"inputSchema"`
+		Name        string          `json:"name"`
+		Title       string          `json:"title"`
+		Description string          `json:"description"`
+		Annotations map[string]any  `json:"annotations"`
+		InputSchema json.RawMessage `json:"inputSchema"`
 	}
 	if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
 		return toolDef{}, false
+	}
+	// A schema dispatch cannot read costs the tool its parameters, not its
+	// place in the catalog (toolsearch.DocFromRaw does the same).
+	var schema struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
+		// Keep the properties if only "required" was malformed.
+		var props struct {
+			Properties json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(t.InputSchema, &props); err != nil {
+			props.Properties = nil
+		}
+		schema.Properties, schema.Required = props.Properties, nil
 	}
 	def := toolDef{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations, Raw: raw}
 	if def.Title == "" {
@@ -44,16 +57,16 @@ func parseToolDef(raw json.RawMessage) (toolDef, bool) {
 		}
 	}
 	required := map[string]bool{}
-	for _, r := range t.InputSchema.Required {
+	for _, r := range schema.Required {
 		required[r] = true
 	}
 	var props map[string]struct {
 		Type any `json:"type"`
 	}
-	if err := json.Unmarshal(t.InputSchema.Properties, &props); err != nil {
+	if err := json.Unmarshal(schema.Properties, &props); err != nil {
 		props = nil // a schema without usable properties still names the tool
 	}
-	for _, name := range propertyNamesInOrder(t.InputSchema.Properties) {
+	for _, name := range propertyNamesInOrder(schema.Properties) {
 		def.Params = append(def.Params, paramDef{Name: name, Type: typeName(props[name].Type), Required: required[name]})
 	}
 	return def, true
