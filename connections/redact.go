@@ -92,10 +92,13 @@ func (r *Redactor) add(values []string) {
 		}
 		seen[v] = true
 		r.secrets = append(r.secrets, v)
-		// A secret also travels URL-encoded, e.g. inside a logged URL.
-		if esc := url.QueryEscape(v); esc != v && !seen[esc] {
-			seen[esc] = true
-			r.secrets = append(r.secrets, esc)
+		// A secret also travels URL-encoded, e.g. inside a logged URL: in
+		// a query (space as +) or a path or user info (space as %20).
+		for _, esc := range []string{url.QueryEscape(v), url.PathEscape(v), url.User(v).String()} {
+			if esc != v && !seen[esc] {
+				seen[esc] = true
+				r.secrets = append(r.secrets, esc)
+			}
 		}
 	}
 	sort.Slice(r.secrets, func(i, j int) bool {
@@ -150,13 +153,46 @@ func urlSecrets(raw string) []string {
 			found = append(found, p)
 		}
 		found = append(found, u.User.String())
+		// As written, too: errors quote the URL as it was configured,
+		// and its escaping may differ from Go's (%2f, %41, ...).
+		found = append(found, rawUserinfo(raw)...)
 	}
 	for name, values := range u.Query() {
 		if secretName.MatchString(name) {
 			found = append(found, values...)
 		}
 	}
+	// Query values as written: an escaped value (a%2Fb) shows as it is
+	// in any error that quotes the URL, not as its decoded or re-escaped
+	// form.
+	for _, pair := range strings.Split(u.RawQuery, "&") {
+		name, value, ok := strings.Cut(pair, "=")
+		if unescaped, err := url.QueryUnescape(name); err == nil {
+			name = unescaped
+		}
+		if ok && secretName.MatchString(name) {
+			found = append(found, value)
+		}
+	}
 	return found
+}
+
+// rawUserinfo returns the user name and password of a URL exactly as
+// written in raw.
+func rawUserinfo(raw string) []string {
+	_, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return nil
+	}
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return nil
+	}
+	name, password, _ := strings.Cut(rest[:at], ":")
+	return []string{name, password}
 }
 
 // argSecrets returns the secret-looking values in a command's arguments:
