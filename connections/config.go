@@ -68,7 +68,7 @@ func (c ServerConfig) Validate() error {
 		}
 		u, err := url.Parse(c.URL)
 		if err != nil {
-			return fmt.Errorf("invalid url: %w", errors.Unwrap(err))
+			return fmt.Errorf("invalid url: %s", urlProblem(err))
 		}
 		if u.Scheme != "http" && u.Scheme != "https" {
 			return fmt.Errorf("url scheme %q is not http or https", u.Scheme)
@@ -86,6 +86,23 @@ func (c ServerConfig) Validate() error {
 		return errors.New("timeout must not be negative")
 	}
 	return nil
+}
+
+// quotedInURLErr matches what url.Parse quotes from the URL in its errors.
+var quotedInURLErr = regexp.MustCompile(`\s*"(?:[^"\\]|\\.)*"`)
+
+// urlProblem says what is wrong with a URL that does not parse, without
+// quoting any of it: the quoted part can be a piece of a password, as in
+// http://user:pa/ss@host, where "/" ends the host early and ":pa" is read
+// as a port. The config is rejected before its secrets are learned, so
+// the Redactor cannot mask them.
+func urlProblem(err error) string {
+	msg := err.Error()
+	if inner := errors.Unwrap(err); inner != nil {
+		msg = inner.Error()
+	}
+	return quotedInURLErr.ReplaceAllString(msg, "") +
+		" (a user name, password or token with / ? # @ : or % in it must be percent-encoded)"
 }
 
 // ParseSpec reads one --mcp value: an http(s):// URL is a streamable HTTP

@@ -33,3 +33,29 @@ func TestRedactor_URLSecretsAsWritten(t *testing.T) {
 		t.Errorf("path-escaped secret shown: %q", got)
 	}
 }
+
+// TestServerConfig_Validate_URLErrorShowsNoSecret: a password with an
+// unescaped "/" or "#" makes url.Parse read part of it as a port, and its
+// error quotes that part. The config is refused before any secret of it is
+// learned, so the message itself must not quote the URL.
+func TestServerConfig_Validate_URLErrorShowsNoSecret(t *testing.T) {
+	for _, raw := range []string{
+		"http://admin:pw1secret/rest@127.0.0.1:1/mcp",
+		"https://admin:pw1secret#rest@127.0.0.1:1/mcp",
+		"http://admin:pw1secret?rest@127.0.0.1/mcp",
+		"http://h/mcp%pw1secret",
+	} {
+		err := ServerConfig{Transport: TransportHTTP, URL: raw}.Validate()
+		if err == nil {
+			t.Errorf("Validate(%q) = nil, want an error", raw)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, "pw1") || !strings.Contains(msg, "invalid url") {
+			t.Errorf("Validate(%q) = %q: want an invalid url error that quotes none of the URL", raw, msg)
+		}
+	}
+	_, err := ParseSpec("http://admin:pw1secret/rest@127.0.0.1:1/mcp")
+	if err == nil || strings.Contains(err.Error(), "pw1") {
+		t.Errorf("ParseSpec error %v quotes the password", err)
+	}
+}
