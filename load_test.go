@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -115,6 +116,11 @@ func TestLoad_ConcurrentCallsAcrossServers(t *testing.T) {
 	}
 	t.Logf("%d concurrent echo calls over %d servers: %s, %.0f calls/s", calls, loadServers,
 		elapsed.Round(time.Millisecond), float64(calls)/elapsed.Seconds())
+	// Under go test -race, dispatch itself is built with the race
+	// detector, which reports on dispatch's stderr.
+	if stderr := tc.Stderr(); strings.Contains(stderr, "DATA RACE") {
+		t.Errorf("dispatch reported a data race under load:\n%.8000s", stderr)
+	}
 }
 
 // TestLoad_SlowCallDoesNotBlockOthers starts a 3-second call on c1 and,
