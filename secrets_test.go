@@ -19,7 +19,8 @@ type secretsSetup struct {
 	cacheDir string
 }
 
-// Connection names of the setup, in alias order c1..c7.
+// Connection names of the setup, in file order (after any --mcp server,
+// which is c1).
 const (
 	secGood     = "good"      // stdio, works, env secret
 	secBroken   = "broken"    // stdio, exits at startup echoing its FIXTURE_* env
