@@ -56,6 +56,8 @@ echo "hello from interop" >"$work/files/greeting.txt"
 
 stdio=(--mcp "$bin/mcp-server-everything" --mcp "$bin/mcp-server-filesystem $work/files $root/testdata" --mcp "$bin/mcp-server-memory")
 export MEMORY_FILE_PATH=$work/memory.json
+# A catalog cache of our own, so every run starts cold whatever ran before.
+export XDG_CACHE_HOME=$work/cache
 
 echo "# stdio"
 check "list shows three ready servers" 'c1 .*ready.*\n?' "$dispatch" "${stdio[@]}" list
@@ -111,8 +113,11 @@ else
 fi
 
 echo "# MCP server mode: a real MCP client (mcp-go) drives dispatch over stdio"
-check "serve: agent session (list, search, call, spill, readresult)" 'agent session ok' \
-  go run "$root/scripts/agentcheck" "$dispatch" "${stdio[@]}"
+go build -o "$work/agentcheck" "$root/scripts/agentcheck"
+check "serve: agent session, catalogs from the cache" 'agent session ok' \
+  "$work/agentcheck" "$dispatch" "${stdio[@]}"
+check "serve: agent session, --no-cache" 'agent session ok' \
+  "$work/agentcheck" "$dispatch" "${stdio[@]}" --no-cache
 
 echo "# TOON: byte-identical to the reference encoder @toon-format/toon@2.3.1"
 check "toon: generated and 200 random documents identical" 'differential: 200/200 random documents identical' \

@@ -58,7 +58,11 @@ func run(bin string, args []string) error {
 		args map[string]any
 		want string
 	}{
-		{"list", map[string]any{"action": "list"}, `"status":"ready"`},
+		// Whether list says "ready" or "idle" depends on the catalog cache
+		// (serve mode is lazy), so check what the agent needs: every server's tools.
+		{"list", map[string]any{"action": "list"}, `"alias":"c3"`},
+		{"list", map[string]any{"action": "list"}, `"get-sum"`},
+		{"list", map[string]any{"action": "list"}, `"read_graph"`},
 		{"search", map[string]any{"action": "search", "query": "add two numbers"}, `"name":"get-sum"`},
 		{"info", map[string]any{"action": "info", "tool": "get-sum"}, `"inputSchema"`},
 		{"call", map[string]any{"action": "call", "tool": "get-sum", "arguments": map[string]any{"a": 20, "b": 22}}, "is 42"},
