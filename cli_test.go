@@ -10,6 +10,8 @@ import (
 
 func TestCLI_ExitCodes(t *testing.T) {
 	fx := fixture()
+	kept := filepath.Join(t.TempDir(), "kept.json")
+	writeFile(t, kept, "{\n  \"items\": [1, 2]\n}\n")
 	tests := []struct {
 		name     string
 		stdin    string
@@ -29,6 +31,11 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"tool maybe on a server that cannot start", "", []string{"--mcp", "/nonexistent/cmd", "--mcp", fx, "call", "x"}, exitServer, "", "servers unreachable"},
 		{"server crashes mid-call", "", []string{"--mcp", fx, "call", "crash"}, exitServer, "", "server connection lost"},
 		{"bad threshold", "", []string{"--mcp", fx, "--threshold", "lots", "list"}, exitUsage, "", "--threshold"},
+		{"readresult query", "", []string{"readresult", kept, "--op", "query", "--path", "items.1"}, exitOK, "2\n", ""},
+		{"readresult query matches nothing", "", []string{"readresult", kept, "--op", "query", "--path", "nope"}, exitUsage, "", `"nope" matches nothing`},
+		{"readresult slice past the end", "", []string{"readresult", kept, "--op", "slice", "--from-line", "9"}, exitUsage, "", "past the end of the file"},
+		{"readresult invalid pattern", "", []string{"readresult", kept, "--op", "grep", "--pattern", "("}, exitUsage, "", "invalid regular expression"},
+		{"readresult missing file", "", []string{"readresult", kept + ".gone"}, exitUsage, "", "no such file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -164,7 +164,16 @@ func (c *ReadresultCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	return g.render(os.Stdout, resp)
+	if g.JSON {
+		return g.render(os.Stdout, resp)
+	}
+	// Data on stdout, notes (what was cut, how to get the rest) on
+	// stderr: $(dispatch readresult F --op query --path total) is the value.
+	if _, err := io.WriteString(os.Stdout, resp.Body); err != nil {
+		return err
+	}
+	_, err = io.WriteString(os.Stderr, resp.Notes)
+	return err
 }
 
 // oneShot runs one request in this process and prints its answer.

@@ -82,12 +82,14 @@ func run(args []string) int {
 
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	err = kctx.Run(&cli.Globals)
+	// A signal wins over the command's own result: serve mode returns
+	// cleanly when a signal stops it, and a script must still see 130.
 	switch {
-	case err == nil:
-		return exitOK
 	case ctx.Err() != nil:
 		fmt.Fprintln(os.Stderr, "dispatch: interrupted")
 		return exitSignal
+	case err == nil:
+		return exitOK
 	}
 	fmt.Fprintln(os.Stderr, "dispatch:", err)
 	return classify(err)

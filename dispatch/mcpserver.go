@@ -111,6 +111,11 @@ func inlineCallResult(call *CallResponse) *mcp.CallToolResult {
 	if call.Format != "" {
 		ours["format"] = call.Format
 	}
+	if len(call.Arguments) > 0 {
+		// {"_fromFile": PATH}: which file the arguments came from, never
+		// its content, so a large input does not come back into context.
+		ours["arguments"] = call.Arguments
+	}
 	meta["dispatch"] = ours
 	result.Meta = mcp.NewMetaFromMap(meta)
 	return result

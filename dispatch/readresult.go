@@ -13,6 +13,11 @@ type ReadResponse struct {
 	ResultFile string `json:"resultFile"`
 	Op         string `json:"op"`
 	Text       string `json:"text"`
+
+	// Body is Text without its closing notes, which are in Notes; the
+	// CLI prints them apart.
+	Body  string `json:"-"`
+	Notes string `json:"-"`
 }
 
 // DefaultReadLines is how many lines head and tail return when not told.
@@ -64,26 +69,26 @@ func ReadFile(path string, req Request, limits spill.Limits) (*ReadResponse, err
 	if lines == 0 {
 		lines = DefaultReadLines
 	}
+	// Each op's result: its body, and notes about it (what was cut, how
+	// to get the rest). The agent gets both in one text; the CLI prints the
+	// body on stdout and the notes on stderr, so scripts get clean data.
 	var (
-		text string
-		err  error
+		out interface {
+			Body() string
+			Text() string
+		}
+		err error
 	)
 	switch op {
 	case "stat":
 		var r *spill.StatInfo
 		if r, err = limits.Stat(path); err == nil {
-			text = r.Text()
+			out = statBody{r}
 		}
 	case "head":
-		var r *spill.LinesResult
-		if r, err = limits.Head(path, lines); err == nil {
-			text = r.Text()
-		}
+		out, err = limits.Head(path, lines)
 	case "tail":
-		var r *spill.LinesResult
-		if r, err = limits.Tail(path, lines); err == nil {
-			text = r.Text()
-		}
+		out, err = limits.Tail(path, lines)
 	case "slice":
 		if req.FromLine == 0 {
 			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"slice","fromLine":100,"toLine":150}`, "slice needs \"fromLine\" (1-based)")
@@ -92,39 +97,37 @@ func ReadFile(path string, req Request, limits spill.Limits) (*ReadResponse, err
 		if to == 0 {
 			to = req.FromLine + DefaultReadLines - 1
 		}
-		var r *spill.LinesResult
-		if r, err = limits.Slice(path, req.FromLine, to); err == nil {
-			text = r.Text()
-		}
+		out, err = limits.Slice(path, req.FromLine, to)
 	case "grep":
 		if req.Pattern == "" {
 			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"grep","pattern":"error|warn","context":2}`, "grep needs a \"pattern\"")
 		}
-		var r *spill.GrepResult
-		if r, err = limits.Grep(path, spill.GrepOptions{Pattern: req.Pattern, Context: req.Context, MaxMatches: req.MaxMatches, From: req.FromLine}); err == nil {
-			text = r.Text()
-		}
+		out, err = limits.Grep(path, spill.GrepOptions{Pattern: req.Pattern, Context: req.Context, MaxMatches: req.MaxMatches, From: req.FromLine})
 	case "read":
-		var r *spill.ReadResult
-		if r, err = limits.Read(path, req.Offset, req.MaxBytes); err == nil {
-			text = r.Text()
-		}
+		out, err = limits.Read(path, req.Offset, req.MaxBytes)
 	case "query":
 		if req.Path == "" {
 			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"query","path":"items.#(size>1000)#.name"}`, "query needs a gjson \"path\"")
 		}
-		text, err = queryFile(path, req.Path, limits)
+		out, err = queryFile(path, req.Path, limits)
 	}
 	if err != nil {
 		return nil, readErr(err)
 	}
-	return &ReadResponse{ResultFile: path, Op: op, Text: text}, nil
+	text := out.Text()
+	body := out.Body()
+	return &ReadResponse{ResultFile: path, Op: op, Text: text, Body: body, Notes: strings.TrimPrefix(text, body)}, nil
 }
+
+// statBody gives stat's answer, which has no notes, the shape of the others.
+type statBody struct{ *spill.StatInfo }
+
+func (s statBody) Body() string { return s.Text() }
 
 // readErr turns the spill package's refusals of bad input into usage
 // errors the agent can act on.
 func readErr(err error) error {
-	if errors.Is(err, spill.ErrInvalidPattern) {
+	if errors.Is(err, spill.ErrInvalidPattern) || errors.Is(err, spill.ErrBadRequest) {
 		return &UsageError{Msg: err.Error()}
 	}
 	return err

@@ -35,51 +35,46 @@ func decodeTOONArguments(path string, data []byte) ([]byte, error) {
 
 // queryFile runs a gjson query over a JSON file in place, or over a TOON
 // file decoded to JSON.
-func queryFile(path, query string, limits spill.Limits) (string, error) {
+func queryFile(path, query string, limits spill.Limits) (*spill.QueryResult, error) {
 	if !strings.EqualFold(filepath.Ext(path), ".toon") {
-		r, err := limits.Query(path, query)
-		if err != nil {
-			return "", err
-		}
-		return r.Text(), nil
+		return limits.Query(path, query)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return "", fmt.Errorf("query: %w", err)
+		return nil, fmt.Errorf("query: %w", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxTOONQueryBytes+1))
 	if err != nil {
-		return "", fmt.Errorf("query: %w", err)
+		return nil, fmt.Errorf("query: %w", err)
 	}
 	if len(data) > MaxTOONQueryBytes {
-		return "", usagef("Use grep or slice on this file, or restart dispatch without --toon so results are JSON", "query decodes TOON files in memory, and this one is larger than %s", humanize.IBytes(MaxTOONQueryBytes))
+		return nil, usagef("Use grep or slice on this file, or restart dispatch without --toon so results are JSON", "query decodes TOON files in memory, and this one is larger than %s", humanize.IBytes(MaxTOONQueryBytes))
 	}
 	v, err := toon.Decode(data, toon.DefaultDecodeOptions())
 	if err != nil {
-		return "", fmt.Errorf("query: decode TOON: %w", err)
+		return nil, fmt.Errorf("query: decode TOON: %w", err)
 	}
 	var js bytes.Buffer
 	if err := toon.WriteJSON(&js, v, ""); err != nil {
-		return "", fmt.Errorf("query: %w", err)
+		return nil, fmt.Errorf("query: %w", err)
 	}
 	result := gjson.GetBytes(js.Bytes(), query)
 	if !result.Exists() {
-		return "", usagef("Check the path; stat lists the top-level keys", "query %q matches nothing in %s", query, path)
+		return nil, usagef("Check the path; stat lists the top-level keys", "query %q matches nothing in %s", query, path)
 	}
-	return boundText(result.Raw, limits), nil
-}
-
-// boundText cuts an answer at the output bound, saying so.
-func boundText(s string, limits spill.Limits) string {
+	// Cut at the output bound, saying so.
 	max := spill.DefaultMaxOutputBytes
 	if limits.MaxOutputBytes > 0 {
 		max = limits.MaxOutputBytes
 	}
-	if len(s) <= max {
-		return s
+	r := &spill.QueryResult{Path: path, Query: query, Value: result.Raw, Bytes: len(result.Raw)}
+	if len(r.Value) > max {
+		r.Value = spill.Preview([]byte(r.Value), max)
+		r.Truncated = true
+		r.Notes = append(r.Notes, "answer cut at "+humanize.IBytes(uint64(max))+": narrow the query path")
 	}
-	return spill.Preview([]byte(s), max) + "\n[answer cut at " + humanize.IBytes(uint64(max)) + ": narrow the query path]"
+	return r, nil
 }
 
 // preferTOON replaces an inline object or array payload with its TOON form

@@ -1,6 +1,9 @@
 package spill
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 var (
 	// ErrSpillFull is wrapped by the error Create returns when a result would
@@ -18,3 +21,19 @@ var (
 	// that is not a valid RE2 regular expression.
 	ErrInvalidPattern = errors.New("invalid regular expression")
 )
+
+// ErrBadRequest is matched (errors.Is) by every error that rejects the
+// caller's input, such as a line number past the end of the file or a query
+// that matches nothing, as opposed to a failure to read the file. A caller
+// can show such an error as something to fix in the request.
+var ErrBadRequest = errors.New("bad request")
+
+// requestError is an error in the caller's input; see ErrBadRequest.
+type requestError struct{ msg string }
+
+func (e *requestError) Error() string        { return e.msg }
+func (e *requestError) Is(target error) bool { return target == ErrBadRequest }
+
+func badRequest(format string, args ...any) error {
+	return &requestError{msg: fmt.Sprintf(format, args...)}
+}

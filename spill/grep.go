@@ -42,7 +42,10 @@ type GrepResult struct {
 // Text returns the agent-facing form, like grep -n: "12:text" for matches,
 // "12-text" for context lines, "--" between regions that do not touch, then
 // a summary with the total number of matches and the notes.
-func (r *GrepResult) Text() string {
+func (r *GrepResult) Text() string { return r.Body() + notesText(r.Notes) }
+
+// Body is Text without the notes.
+func (r *GrepResult) Body() string {
 	var b []byte
 	for i, l := range r.Lines {
 		if i > 0 && l.Number != r.Lines[i-1].Number+1 {
@@ -54,7 +57,7 @@ func (r *GrepResult) Text() string {
 		}
 		b = l.render(b, sep)
 	}
-	return string(b) + notesText(r.Notes)
+	return string(b)
 }
 
 // String is Text.
@@ -76,13 +79,13 @@ func (l Limits) Grep(path string, opts GrepOptions) (*GrepResult, error) {
 			ErrInvalidPattern, opts.Pattern, err)
 	}
 	if opts.Context < 0 {
-		return nil, fmt.Errorf("grep: context must not be negative, got %d", opts.Context)
+		return nil, badRequest("grep: context must not be negative, got %d", opts.Context)
 	}
 	if opts.MaxMatches < 0 {
-		return nil, fmt.Errorf("grep: max matches must not be negative, got %d", opts.MaxMatches)
+		return nil, badRequest("grep: max matches must not be negative, got %d", opts.MaxMatches)
 	}
 	if opts.From < 0 {
-		return nil, fmt.Errorf("grep: from must be at least 1 (lines are numbered from 1), got %d", opts.From)
+		return nil, badRequest("grep: from must be at least 1 (lines are numbered from 1), got %d", opts.From)
 	}
 	res := &GrepResult{Path: path, Pattern: opts.Pattern}
 	ctx := opts.Context
@@ -109,7 +112,7 @@ func (l Limits) Grep(path string, opts GrepOptions) (*GrepResult, error) {
 		if err := lr.Err(); err != nil {
 			return nil, fmt.Errorf("grep: read %s: %w", path, err)
 		}
-		return nil, fmt.Errorf("grep: fromLine=%d is past the end of the file: it has %d lines", from, lr.num)
+		return nil, badRequest("grep: fromLine=%d is past the end of the file: it has %d lines", from, lr.num)
 	}
 
 	c := &lineCollector{lim: l, sep: ':'}

@@ -45,12 +45,15 @@ type LinesResult struct {
 
 // Text returns the agent-facing form: one line per Line (numbered "12:"
 // except for Tail), then the notes in brackets.
-func (r *LinesResult) Text() string {
+func (r *LinesResult) Text() string { return r.Body() + notesText(r.Notes) }
+
+// Body is Text without the notes.
+func (r *LinesResult) Body() string {
 	var b []byte
 	for _, l := range r.Lines {
 		b = l.render(b, ':')
 	}
-	return string(b) + notesText(r.Notes)
+	return string(b)
 }
 
 // String is Text.
@@ -123,16 +126,16 @@ func (l Limits) Head(path string, n int) (*LinesResult, error) {
 func (l Limits) Slice(path string, from, to int64) (*LinesResult, error) {
 	switch {
 	case from < 1:
-		return nil, fmt.Errorf("slice: from must be at least 1 (lines are numbered from 1), got %d", from)
+		return nil, badRequest("slice: from must be at least 1 (lines are numbered from 1), got %d", from)
 	case to < from:
-		return nil, fmt.Errorf("slice: to (%d) is before from (%d)", to, from)
+		return nil, badRequest("slice: to (%d) is before from (%d)", to, from)
 	}
 	return l.lines("slice", path, from, to-from+1, false)
 }
 
 func (l Limits) lines(op, path string, from, count int64, badCount bool) (*LinesResult, error) {
 	if badCount {
-		return nil, fmt.Errorf("%s: the number of lines must be at least 1, got %d", op, count)
+		return nil, badRequest("%s: the number of lines must be at least 1, got %d", op, count)
 	}
 	l = l.withDefaults()
 	f, _, err := openRegular(op, path)
@@ -154,7 +157,7 @@ func (l Limits) lines(op, path string, from, count int64, badCount bool) (*Lines
 		return nil, fmt.Errorf("%s: read %s: %w", op, path, err)
 	}
 	if lr.num < from-1 {
-		return nil, fmt.Errorf("%s: fromLine=%d is past the end of the file: it has %d lines", op, from, lr.num)
+		return nil, badRequest("%s: fromLine=%d is past the end of the file: it has %d lines", op, from, lr.num)
 	}
 	c := &lineCollector{lim: l, sep: ':'}
 	ended := false
@@ -172,7 +175,7 @@ func (l Limits) lines(op, path string, from, count int64, badCount bool) (*Lines
 	}
 	res.Lines = c.lines
 	if len(c.lines) == 0 && from > 1 {
-		return nil, fmt.Errorf("%s: fromLine=%d is past the end of the file: it has %d lines", op, from, lr.num)
+		return nil, badRequest("%s: fromLine=%d is past the end of the file: it has %d lines", op, from, lr.num)
 	}
 	if !ended && !c.full {
 		// Is there more? Peek without keeping.
@@ -214,7 +217,7 @@ func (l Limits) lines(op, path string, from, count int64, badCount bool) (*Lines
 // form is unnumbered; Line.Offset still says where each line starts.
 func (l Limits) Tail(path string, n int) (*LinesResult, error) {
 	if n < 1 {
-		return nil, fmt.Errorf("tail: the number of lines must be at least 1, got %d", n)
+		return nil, badRequest("tail: the number of lines must be at least 1, got %d", n)
 	}
 	l = l.withDefaults()
 	f, fi, err := openRegular("tail", path)

@@ -25,9 +25,10 @@ type QueryResult struct {
 }
 
 // Text returns the agent-facing form: the JSON value, then the notes.
-func (r *QueryResult) Text() string {
-	return r.Value + "\n" + notesText(r.Notes)
-}
+func (r *QueryResult) Text() string { return r.Body() + notesText(r.Notes) }
+
+// Body is Text without the notes: the JSON value and a newline.
+func (r *QueryResult) Body() string { return r.Value + "\n" }
 
 // String is Text.
 func (r *QueryResult) String() string { return r.Text() }
@@ -42,7 +43,7 @@ func (r *QueryResult) String() string { return r.Text() }
 func (l Limits) Query(path, gjsonPath string) (*QueryResult, error) {
 	l = l.withDefaults()
 	if strings.TrimSpace(gjsonPath) == "" {
-		return nil, errors.New("query: the path is empty (see gjson syntax, e.g. items.#.name)")
+		return nil, badRequest("query: the path is empty (see gjson syntax, e.g. items.#.name)")
 	}
 	f, fi, err := openRegular("query", path)
 	if err != nil {
@@ -51,7 +52,7 @@ func (l Limits) Query(path, gjsonPath string) (*QueryResult, error) {
 	defer f.Close()
 	size := fi.Size()
 	if size == 0 {
-		return nil, fmt.Errorf("query: %s is empty, not JSON", path)
+		return nil, badRequest("query: %s is empty, not JSON", path)
 	}
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("query: %s is too large to map (%s)", path, humanBytes(size))
@@ -96,15 +97,15 @@ func (l Limits) query(path, gjsonPath string, data []byte) (*QueryResult, error)
 	shape := newJSONShaper(l.MaxKeys)
 	shape.write(data)
 	if shape.maxDepth > maxQueryDepth {
-		return nil, fmt.Errorf("query: %s nests deeper than %d levels; use grep or read instead", path, maxQueryDepth)
+		return nil, badRequest("query: %s nests deeper than %d levels; use grep or read instead", path, maxQueryDepth)
 	}
 	if !gjson.ValidBytes(data) {
-		return nil, fmt.Errorf("query: %s is not valid JSON (query works on JSON files only; use grep or read for others)", path)
+		return nil, badRequest("query: %s is not valid JSON (query works on JSON files only; use grep or read for others)", path)
 	}
 	// GetBytes copies Raw and Str out of data.
 	r := gjson.GetBytes(data, gjsonPath)
 	if !r.Exists() {
-		return nil, fmt.Errorf("query: %q matches nothing in %s; the top level is %s", gjsonPath, path, shape.result())
+		return nil, badRequest("query: %q matches nothing in %s; the top level is %s", gjsonPath, path, shape.result())
 	}
 	res := &QueryResult{Path: path, Query: gjsonPath, Bytes: len(r.Raw)}
 	switch r.Type {

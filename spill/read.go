@@ -22,12 +22,15 @@ type ReadResult struct {
 // Text returns the agent-facing form: the bytes, then a bracketed line
 // saying which bytes these are and, when bytes remain, the offset to
 // continue from.
-func (r *ReadResult) Text() string {
+func (r *ReadResult) Text() string { return r.Body() + notesText(r.Notes) }
+
+// Body is Text without the notes: the bytes read, ending in a newline.
+func (r *ReadResult) Body() string {
 	text := string(r.Data)
 	if len(text) > 0 && text[len(text)-1] != '\n' {
 		text += "\n"
 	}
-	return text + notesText(r.Notes)
+	return text
 }
 
 // String is Text.
@@ -42,9 +45,9 @@ func (l Limits) Read(path string, offset, maxBytes int64) (*ReadResult, error) {
 	l = l.withDefaults()
 	switch {
 	case offset < 0:
-		return nil, fmt.Errorf("read: offset must not be negative, got %d", offset)
+		return nil, badRequest("read: offset must not be negative, got %d", offset)
 	case maxBytes < 0:
-		return nil, fmt.Errorf("read: max bytes must not be negative, got %d", maxBytes)
+		return nil, badRequest("read: max bytes must not be negative, got %d", maxBytes)
 	}
 	f, fi, err := openRegular("read", path)
 	if err != nil {
@@ -53,7 +56,7 @@ func (l Limits) Read(path string, offset, maxBytes int64) (*ReadResult, error) {
 	defer f.Close()
 	size := fi.Size()
 	if offset > size {
-		return nil, fmt.Errorf("read: offset %d is past the end of the file: it has %d bytes", offset, size)
+		return nil, badRequest("read: offset %d is past the end of the file: it has %d bytes", offset, size)
 	}
 	res := &ReadResult{Path: path, Offset: offset, Size: size}
 	switch {
