@@ -3,7 +3,6 @@ package connections
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,33 +23,34 @@ func NewSet(configs []ServerConfig, opts Options) (*Set, error) {
 	opts = opts.withDefaults()
 	s := &Set{byKey: make(map[string]*Conn), opts: opts}
 	byID := make(map[string]*Conn)
+	type namedConn struct {
+		name string
+		conn *Conn
+	}
+	var names []namedConn // in declaration order, duplicates' names included
 	for _, cfg := range configs {
 		if err := cfg.Validate(); err != nil {
 			return nil, fmt.Errorf("server %s: %w", displayName(cfg, len(s.conns)+1), err)
 		}
 		opts.Redactor.Learn(cfg)
-		if first, ok := byID[cfg.ID()]; ok {
-			if cfg.Name != "" {
-				if err := s.addKey(cfg.Name, first); err != nil {
-					return nil, err
-				}
-			}
-			continue
+		c, dup := byID[cfg.ID()]
+		if !dup {
+			c = newConn("c"+strconv.Itoa(len(s.conns)+1), cfg, opts)
+			byID[c.ID] = c
+			s.conns = append(s.conns, c)
 		}
-		c := newConn("c"+strconv.Itoa(len(s.conns)+1), cfg, opts)
-		byID[c.ID] = c
-		s.conns = append(s.conns, c)
+		if cfg.Name != "" {
+			names = append(names, namedConn{cfg.Name, c})
+		}
 	}
 	// Aliases first, so that no config name can shadow one.
 	for _, c := range s.conns {
 		s.byKey[c.Alias] = c
 		s.byKey[c.ID] = c
 	}
-	for _, c := range s.conns {
-		if c.Config.Name != "" {
-			if err := s.addKey(c.Config.Name, c); err != nil {
-				return nil, err
-			}
+	for _, n := range names {
+		if err := s.addKey(n.name, n.conn); err != nil {
+			return nil, err
 		}
 	}
 	return s, nil
@@ -93,7 +93,6 @@ func (s *Set) Lookup(key string) (*Conn, error) {
 		}
 		keys = append(keys, k)
 	}
-	sort.Strings(keys)
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("%w %q: no servers are configured", ErrUnknownConnection, key)
 	}
