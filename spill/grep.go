@@ -105,7 +105,7 @@ func (l Limits) Grep(path string, opts GrepOptions) (*GrepResult, error) {
 	}
 	defer f.Close()
 
-	lr := newLineReader(f, l.MaxLineBytes, re, 0)
+	lr := newLineReader(f, l.MaxLineBytes, newLineMatcher(re), 0)
 	for lr.num < from-1 && lr.skip() {
 	}
 	if lr.num < from-1 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"unicode/utf8"
 )
 
@@ -39,7 +38,7 @@ func openRegular(op, path string) (*os.File, os.FileInfo, error) {
 type lineReader struct {
 	r    *bufio.Reader
 	keep int
-	re   *regexp.Regexp
+	re   lineMatcher
 
 	num int64 // number of the current line (1-based)
 	off int64 // offset of the next line
@@ -55,7 +54,7 @@ type lineReader struct {
 	err  error
 }
 
-func newLineReader(r io.Reader, keep int, re *regexp.Regexp, startOffset int64) *lineReader {
+func newLineReader(r io.Reader, keep int, re lineMatcher, startOffset int64) *lineReader {
 	lr := &lineReader{r: bufio.NewReaderSize(r, readBufSize), keep: keep, re: re, off: startOffset}
 	lr.long.lr = lr
 	return lr
