@@ -2,7 +2,6 @@ package dispatch
 
 import (
 	"encoding/json"
-	"sort"
 	"strings"
 )
 
@@ -166,15 +165,3 @@ func summarize(text string, max int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// annotationHints lists the true boolean hints, e.g. readOnlyHint.
-func (d toolDef) annotationHints() []string {
-	var hints []string
-	for k, v := range d.Annotations {
-		if b, ok := v.(bool); ok && b {
-			hints = append(hints, k)
-		}
-	}
-	sort.Strings(hints)
-	return hints
-}

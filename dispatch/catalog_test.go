@@ -139,15 +139,6 @@ func TestToolDef_Signature(t *testing.T) {
 	}
 }
 
-func TestToolDef_AnnotationHints(t *testing.T) {
-	d := toolDef{Annotations: map[string]any{
-		"readOnlyHint": true, "destructiveHint": false, "openWorldHint": true, "title": "x", "idempotentHint": "true",
-	}}
-	if got, want := d.annotationHints(), []string{"openWorldHint", "readOnlyHint"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("annotationHints() = %v, want %v", got, want)
-	}
-}
-
 func TestSummarize(t *testing.T) {
 	long := strings.Repeat("word ", 50) // 250 bytes
 	tests := []struct {

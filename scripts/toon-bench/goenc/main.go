@@ -10,6 +10,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -29,7 +30,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: goenc encode|batch|bench ...")
+		return errors.New("usage: goenc encode|batch|bench [args]")
 	}
 	switch mode, args := args[0], args[1:]; {
 	case mode == "encode" && len(args) == 3:
