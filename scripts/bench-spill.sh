@@ -5,8 +5,9 @@
 #     --spill-dir) versus the same call printed to /dev/null without spilling,
 #     and `cat` of the file it produced.
 #  2. grep over a 1 GB indented-JSON file: `dispatch readresult --op grep`
-#     (which scans the whole file and counts every match) versus `grep -c -i`
-#     (also a full scan), for a rare and a frequent pattern.
+#     (which scans the whole file, counts every match and shows 10) versus
+#     `grep -n -i` (prints every match) and `grep -c -i` (counts them), for a
+#     rare and a frequent pattern.
 #
 # Wall time and peak RSS come from /usr/bin/time -v. Its peak RSS is the
 # largest of the process and the children it reaped, so for dispatch call it
@@ -96,17 +97,23 @@ echo "  $(($(stat -c %s "$big") / 1000000)) MB, $(wc -l <"$big") lines"
 cat "$big" >/dev/null # warm the page cache for both
 header
 for pattern in '"name": "item-4242424"' 'STATUS": "ERROR'; do
-	measure "$work/dispatch.out" "$work/dispatch" readresult "$big" --op grep --pattern "$pattern" --max-matches 10
+	measure "$work/dispatch.out" "$work/dispatch" --json readresult "$big" --op grep --pattern "$pattern" --max-matches 10
 	d_wall=$wall d_rss=$rss
-	d_count=$(sed -n 's/^\[\([0-9]*\) matching lines in all.*/\1/p' "$work/dispatch.out")
+	d_count=$(sed -n 's/.*\[\([0-9]*\) matching lines in all.*/\1/p' "$work/dispatch.out")
 	measure "$work/grep.out" grep -c -i -e "$pattern" "$big"
-	g_wall=$wall g_rss=$rss
+	c_wall=$wall c_rss=$rss
 	g_count=$(cat "$work/grep.out")
+	# To a file: GNU grep stops at the first match when its output is /dev/null.
+	measure "$work/grep-n.out" grep -n -i -e "$pattern" "$big"
+	n_wall=$wall n_rss=$rss
+	rm -f "$work/grep-n.out"
 	echo "  pattern '$pattern': dispatch counts $d_count matching lines, grep -c $g_count"
 	[ "$d_count" = "$g_count" ] || { echo "  MISMATCH" >&2; cat "$work/dispatch.out" >&2; exit 1; }
 	row "dispatch readresult --op grep --max-matches 10" "$d_wall" "$d_rss" "$d_rss"
-	row "grep -c -i" "$g_wall" "$g_rss" "$g_rss"
-	echo "  dispatch / grep: time $(ratio "$d_wall" "$g_wall"), peak RSS $(ratio "$d_rss" "$g_rss")"
+	row "grep -n -i (prints every match)" "$n_wall" "$n_rss" "$n_rss"
+	row "grep -c -i (count only)" "$c_wall" "$c_rss" "$c_rss"
+	echo "  dispatch / grep -n -i: time $(ratio "$d_wall" "$n_wall"), peak RSS $(ratio "$d_rss" "$n_rss")"
+	echo "  dispatch / grep -c -i: time $(ratio "$d_wall" "$c_wall"), peak RSS $(ratio "$d_rss" "$c_rss")"
 done
 rm -f "$big"
 echo
