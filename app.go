@@ -17,8 +17,8 @@ import (
 
 // Globals are the flags every command shares.
 type Globals struct {
-	MCP            []string         `name:"mcp" short:"m" placeholder:"SPEC" help:"A server: a command line (stdio), an http(s):// URL (streamable HTTP) or sse+http(s):// URL (legacy SSE). Repeatable."`
-	Config         []string         `name:"config" short:"c" type:"existingfile" placeholder:"FILE" help:"A TOML file of [servers.NAME] tables, or an mcpServers JSON file (Claude Desktop, Cursor, Claude Code, VS Code). Repeatable."`
+	MCP            []string         `name:"mcp" short:"m" sep:"none" placeholder:"SPEC" help:"A server: a command line (stdio), an http(s):// URL (streamable HTTP) or sse+http(s):// URL (legacy SSE). Repeatable."`
+	Config         []string         `name:"config" short:"c" sep:"none" type:"existingfile" placeholder:"FILE" help:"A TOML file of [servers.NAME] tables, or an mcpServers JSON file (Claude Desktop, Cursor, Claude Code, VS Code). Repeatable."`
 	Timeout        time.Duration    `name:"timeout" default:"2m" help:"Time limit of each tool call (a server's config or the request may set its own)."`
 	ConnectTimeout time.Duration    `name:"connect-timeout" default:"60s" help:"Time limit for starting a server and its initialize handshake."`
 	MaxRestarts    int              `name:"max-restarts" default:"5" help:"Restarts of a crashed server allowed per minute."`
@@ -28,7 +28,7 @@ type Globals struct {
 	SpillDir       string           `name:"spill-dir" placeholder:"DIR" help:"Where result files go. Server: the parent of a private per-process directory. One-shot commands: files are written here and kept."`
 	SpillMax       string           `name:"spill-max" default:"1GiB" help:"Total size of result files one dispatch process may keep."`
 	Toon           bool             `name:"toon" help:"Write object and array results as TOON: always in result files, inline when smaller than compact JSON."`
-	ArgsDir        []string         `name:"args-dir" placeholder:"DIR" help:"Directories argumentsFile may read from, besides dispatch's own result files (default: the working directory). Repeatable."`
+	ArgsDir        []string         `name:"args-dir" sep:"none" placeholder:"DIR" help:"Directories argumentsFile may read from, besides dispatch's own result files (default: the working directory). Repeatable."`
 	MaxArgsFile    string           `name:"max-args-file" default:"64MiB" help:"Largest argumentsFile accepted."`
 	CacheDir       string           `name:"cache-dir" placeholder:"DIR" help:"Where tool catalogs are cached (default: $XDG_CACHE_HOME/dispatch, ~/.cache/dispatch)."`
 	NoCache        bool             `name:"no-cache" help:"Do not read or write the catalog cache: list and search start every server."`

@@ -80,6 +80,24 @@ func TestCLI_JSONOutputParses(t *testing.T) {
 	}
 }
 
+// kong splits repeatable flags on commas unless told not to: a comma inside
+// a server's command line must stay in that command line.
+func TestCLI_CommaInServerSpec(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture("--instructions", "a,b"), "--json", "list", "--format", "detail")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var resp struct {
+		Connections []struct{ Alias, Instructions string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &resp); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+	}
+	if len(resp.Connections) != 1 || resp.Connections[0].Instructions != "a,b" {
+		t.Errorf("want one connection with instructions \"a,b\", got %+v", resp.Connections)
+	}
+}
+
 func TestCLI_ListText(t *testing.T) {
 	stdout, stderr, code := runCLI(t, "", "--mcp", fixture("--demo"), "list")
 	if code != 0 {

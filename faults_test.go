@@ -97,6 +97,33 @@ func TestFault_StartupFailuresAreExplained(t *testing.T) {
 	}
 }
 
+// A server that keeps failing to start is retried at once the first time,
+// then backs off (1s doubling), and list says when it will be tried again.
+func TestFault_StartupFailureBacksOff(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--fail-at-start"))
+	echo := map[string]any{"action": "call", "tool": "echo", "connection": "c1", "arguments": map[string]any{"message": "x"}}
+	backingOff := ""
+	for i := 0; i < 6 && backingOff == ""; i++ {
+		r := tc.mustCall(echo)
+		if !r.IsError {
+			t.Fatalf("call %d succeeded on a server that fails at start", i)
+		}
+		if strings.Contains(r.text(), "backing off") {
+			backingOff = r.text()
+		} else if !strings.Contains(r.text(), "exited with status 3") {
+			t.Errorf("call %d: %s", i, r.text())
+		}
+	}
+	if !strings.Contains(backingOff, "retrying in") || !strings.Contains(backingOff, "failed at start") {
+		t.Fatalf("no back-off after repeated start failures; last answer: %q", backingOff)
+	}
+	var list listResponse
+	decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
+	if c := list.Connections[0]; c.Status != "failed" || c.RetryIn == "" {
+		t.Errorf("list while backing off = %+v, want status failed and retryIn", c)
+	}
+}
+
 func TestFault_HangTimesOutPerServerAndPerRequest(t *testing.T) {
 	dir := t.TempDir()
 	cancelLog := filepath.Join(dir, "cancel.log")

@@ -139,3 +139,26 @@ func TestServe_ToolsListChangedRefreshesCatalog(t *testing.T) {
 		t.Error("added_later returned nothing")
 	}
 }
+
+// Serve starts servers on first use; --eager starts them all at once,
+// before any request arrives.
+func TestServe_EagerStartsEveryServer(t *testing.T) {
+	dir := t.TempDir()
+	logs := []string{filepath.Join(dir, "a.log"), filepath.Join(dir, "b.log")}
+	specs := func() []string {
+		return []string{"--no-cache",
+			"--mcp", fixture("--log-protocol-version", logs[0]),
+			"--mcp", fixture("--demo", "--log-protocol-version", logs[1])}
+	}
+
+	lazy := startDispatch(t, nil, specs()...)
+	lazy.mustOK(map[string]any{"action": "call", "tool": "echo", "connection": "c1", "arguments": map[string]any{"message": "x"}})
+	if a, b := initCount(t, logs[0]), initCount(t, logs[1]); a != 1 || b != 0 {
+		t.Fatalf("lazy serve after one call to c1: c1 started %d times, c2 %d; want 1 and 0", a, b)
+	}
+
+	startDispatch(t, nil, append(specs(), "--eager")...)
+	waitFor(t, "--eager to start both servers", 20*time.Second, func() bool {
+		return initCount(t, logs[0]) == 2 && initCount(t, logs[1]) == 1
+	})
+}

@@ -18,6 +18,7 @@ import (
 type listResponse struct {
 	Connections []struct {
 		Alias, Name, ID, Transport, Status, Server, Error string
+		RetryIn                                           string
 		ToolCount                                         int
 		ToolNames                                         []string
 	}

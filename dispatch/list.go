@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"dispatch/connections"
 )
@@ -33,6 +34,9 @@ type ConnectionEntry struct {
 	Error        string   `json:"error,omitempty"`
 	Instructions string   `json:"instructions,omitempty"`
 	Restarts     int      `json:"restartsLastMinute,omitempty"`
+	// RetryIn is how long a failed server backs off before the next
+	// request that needs it may start it again.
+	RetryIn string `json:"retryIn,omitempty"`
 	// Catalog says where the tools came from: "cache" (the server has not
 	// been started by this dispatch) or "live".
 	Catalog string `json:"catalog,omitempty"`
@@ -163,6 +167,9 @@ func connectionEntry(cat catalog, detail bool) ConnectionEntry {
 		Instructions: summarize(st.Info.Instructions, 300),
 		Restarts:     st.Restarts,
 		Catalog:      st.Catalog,
+	}
+	if wait := time.Until(st.NextRetry); wait > 0 {
+		entry.RetryIn = wait.Round(100 * time.Millisecond).String()
 	}
 	if detail {
 		entry.ID = c.ID

@@ -77,7 +77,9 @@ check "readresult greps the spilled file" '[0-9]+:' "$dispatch" readresult "$spi
 check "ambiguous tool is a usage error (exit 2)" 'exit=2' bash -c "\"$dispatch\" --mcp \"$bin/mcp-server-everything\" --mcp \"$bin/mcp-server-everything stdio\" call echo '{\"message\":\"x\"}' >/dev/null 2>&1; echo exit=\$?"
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
-# serve MODE PATH: start server-everything over MODE and wait for PATH to answer.
+# serve MODE PATH: start server-everything over MODE, wait for it to
+# listen, and set url. It runs in this shell, not in $(...), so that its
+# pid reaches cleanup.
 serve() {
   local mode=$1 path=$2 port
   port=$(free_port)
@@ -85,7 +87,7 @@ serve() {
   pids+=($!)
   for _ in $(seq 1 100); do
     if node -e "require('net').connect($port,'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))" 2>/dev/null; then
-      echo "http://127.0.0.1:$port$path"
+      url="http://127.0.0.1:$port$path"
       return
     fi
     sleep 0.1
@@ -96,8 +98,9 @@ serve() {
 }
 
 echo "# streamable HTTP"
-if url=$(serve streamableHttp /mcp); then
+if serve streamableHttp /mcp; then
   check "http: list" 'c1 .*ready' "$dispatch" --mcp "$url" list
+  check "http: search" 'get-sum' "$dispatch" --no-cache --mcp "$url" search add two numbers
   check "http: call echo" 'Echo: over http' "$dispatch" --mcp "$url" call echo '{"message":"over http"}'
   check "http: info get-sum" '"name": "get-sum"' "$dispatch" --mcp "$url" info get-sum
 else
@@ -105,8 +108,10 @@ else
 fi
 
 echo "# legacy SSE"
-if url=$(serve sse /sse); then
+if serve sse /sse; then
   check "sse: list" 'c1 .*ready' "$dispatch" --mcp "sse+$url" list
+  check "sse: search" 'get-sum' "$dispatch" --no-cache --mcp "sse+$url" search add two numbers
+  check "sse: info get-sum" '"name": "get-sum"' "$dispatch" --mcp "sse+$url" info get-sum
   check "sse: call get-sum" 'is 5' "$dispatch" --mcp "sse+$url" call get-sum '{"a":1,"b":4}'
 else
   fail "sse: server-everything sse did not start"
