@@ -210,16 +210,11 @@ type usageErr struct{ err error }
 func (e *usageErr) Error() string { return e.err.Error() }
 func (e *usageErr) Unwrap() error { return e.err }
 
-// toolErr means the tool ran and returned isError (exit code 1).
-type toolErr struct{ tool string }
-
-func (e *toolErr) Error() string { return "tool " + e.tool + " returned an error" }
-
 // classify maps an error to an exit code.
 func classify(err error) int {
 	var (
 		usage *usageErr
-		tool  *toolErr
+		tool  *dispatch.ToolError
 		conn  *connections.ConnError
 		nf    *dispatch.ToolNotFoundError
 	)

@@ -33,6 +33,7 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"bad threshold", "", []string{"--mcp", fx, "--threshold", "lots", "list"}, exitUsage, "", "--threshold"},
 		{"readresult query", "", []string{"readresult", kept, "--op", "query", "--path", "items.1"}, exitOK, "2\n", ""},
 		{"readresult query matches nothing", "", []string{"readresult", kept, "--op", "query", "--path", "nope"}, exitUsage, "", `"nope" matches nothing`},
+		{"readresult malformed query path", "", []string{"readresult", kept, "--op", "query", "--path", "items.#("}, exitUsage, "", "invalid gjson path"},
 		{"readresult slice past the end", "", []string{"readresult", kept, "--op", "slice", "--from-line", "9"}, exitUsage, "", "past the end of the file"},
 		{"readresult invalid pattern", "", []string{"readresult", kept, "--op", "grep", "--pattern", "("}, exitUsage, "", "invalid regular expression"},
 		{"readresult missing file", "", []string{"readresult", kept + ".gone"}, exitUsage, "", "no such file"},

@@ -208,7 +208,7 @@ func (g *Globals) withAnswer(ctx context.Context, req dispatch.Request, then fun
 		return err
 	}
 	if call, ok := resp.(*dispatch.CallResponse); ok && call.IsError {
-		return &toolErr{tool: call.Tool}
+		return &dispatch.ToolError{Tool: call.Tool}
 	}
 	return nil
 }

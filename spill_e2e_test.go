@@ -423,7 +423,7 @@ func TestServe_ReadresultOps(t *testing.T) {
 			t.Errorf("query notes = %q", notes)
 		}
 		tc.mustError(rr("query", map[string]any{"path": "nosuchkey"}), "matches nothing", "array of")
-		tc.mustError(rr("query", map[string]any{"path": "#(size>"}), "matches nothing")
+		tc.mustError(rr("query", map[string]any{"path": "#(size>"}), "invalid gjson path", "never closed")
 	})
 	t.Run("bad requests", func(t *testing.T) {
 		tc.mustError(rr("bogus", nil), `unknown readresult op "bogus"`, "stat, head, tail, slice, grep, read, query")
@@ -805,6 +805,7 @@ func TestServe_ArgumentsFile(t *testing.T) {
 			{"not an object", map[string]any{"argumentsFile": "list.json"}, []string{"holds a JSON array", "argumentsKey"}},
 			{"invalid JSON", map[string]any{"argumentsFile": "bad.json"}, []string{"not valid JSON"}},
 			{"too large", map[string]any{"argumentsFile": "big.json"}, []string{"larger than 8.0 KiB", "--max-args-file"}},
+			{"path is malformed", map[string]any{"argumentsFile": "add.json", "argumentsPath": "#(a>", "argumentsKey": "a"}, []string{`invalid gjson path "#(a>"`, "never closed"}},
 			{"path selects nothing", map[string]any{"argumentsFile": "add.json", "argumentsPath": "nope", "argumentsKey": "a"}, []string{`argumentsPath "nope" selects nothing`}},
 		}
 		for _, tt := range tests {
@@ -929,6 +930,12 @@ func TestCLI_RunPipeline(t *testing.T) {
 			t.Errorf("stderr %q does not name step 2", stderr)
 		}
 		noSpillDirs(t, tmp)
+	})
+	t.Run("a step whose tool answers isError exits 1", func(t *testing.T) {
+		out, stderr, code := runCLI(t, `{"action":"call","tool":"fail","arguments":{"message":"nope"}}`, "--no-cache", "--mcp", fixture(), "run")
+		if got := parseSteps(t, out); code != exitToolError || len(got) != 1 || !strings.Contains(stderr, "step 1: tool fail returned an error") {
+			t.Errorf("isError step: exit %d, %s\nstderr: %s", code, out, stderr)
+		}
 	})
 	t.Run("unknown reference", func(t *testing.T) {
 		out, _, code := runCLI(t, `{"action":"readresult","resultFile":"$step3.resultFile"}`, "--no-cache", "--mcp", fixture(), "run")

@@ -12,6 +12,8 @@ import (
 
 	"github.com/dustin/go-humanize"
 	"github.com/tidwall/gjson"
+
+	"dispatch/spill"
 )
 
 // DefaultMaxArgumentsFileBytes bounds an argumentsFile (--max-args-file):
@@ -31,6 +33,9 @@ func (s *Service) callArguments(req Request) (json.RawMessage, error) {
 	}
 	value := gjson.ParseBytes(data)
 	if req.ArgumentsPath != "" {
+		if err := spill.CheckPath(req.ArgumentsPath); err != nil {
+			return nil, usagef("Fix the path; readresult op \"query\" tries one out", "argumentsPath: %v", err)
+		}
 		value = value.Get(req.ArgumentsPath)
 		if !value.Exists() {
 			return nil, usagef("Check the path with readresult op \"query\" first",

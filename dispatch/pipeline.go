@@ -89,7 +89,7 @@ func (s *Service) runStep(ctx context.Context, raw json.RawMessage, answers map[
 		answers[res.ID] = answer
 	}
 	if call, ok := resp.(*CallResponse); ok && call.IsError {
-		return fmt.Errorf("tool %s returned an error", call.Tool)
+		return &ToolError{Tool: call.Tool}
 	}
 	return nil
 }
@@ -155,3 +155,9 @@ func resolveRefs(v any, answers map[string][]byte) (any, error) {
 	}
 	return v, nil
 }
+
+// ToolError means a tool ran and answered with isError: the call itself
+// worked, so the CLI exits 1 rather than with a server or usage code.
+type ToolError struct{ Tool string }
+
+func (e *ToolError) Error() string { return "tool " + e.Tool + " returned an error" }

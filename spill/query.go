@@ -45,6 +45,9 @@ func (l Limits) Query(path, gjsonPath string) (*QueryResult, error) {
 	if strings.TrimSpace(gjsonPath) == "" {
 		return nil, badRequest("query: the path is empty (see gjson syntax, e.g. items.#.name)")
 	}
+	if err := CheckPath(gjsonPath); err != nil {
+		return nil, badRequest("query: %v", err)
+	}
 	f, fi, err := openRegular("query", path)
 	if err != nil {
 		return nil, err

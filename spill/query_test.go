@@ -40,6 +40,7 @@ func TestLimits_Query(t *testing.T) {
 			want: `"ééééé…[+191 bytes]`, wantType: "string", wantTrunc: true, notes: []string{"the result is 202 B; only the first 11 B is shown; narrow the query"}},
 		{name: "no match", content: doc, query: "nope", wantErr: `"nope" matches nothing in`},
 		{name: "no match lists the top level", content: doc, query: "nope", wantErr: "the top level is object with 2 keys: items, meta"},
+		{name: "malformed path", content: doc, query: "items.#(size>", wantErr: "invalid gjson path"},
 		{name: "invalid json", content: `{"a":`, query: "a", wantErr: "is not valid JSON"},
 		{name: "empty file", content: "", query: "a", wantErr: "is empty, not JSON"},
 		{name: "empty query", content: doc, query: " ", wantErr: "the path is empty"},
