@@ -84,11 +84,12 @@ type SearchCmd struct {
 	Limit      int      `help:"Most hits to show (default 10)."`
 	Format     string   `enum:"compact,detail" default:"compact" help:"compact or detail."`
 	Schema     bool     `help:"Include each hit's input schema."`
+	Refresh    bool     `help:"Re-read tool lists from the servers."`
 }
 
 func (c *SearchCmd) Run(ctx context.Context, g *Globals) error {
 	return g.oneShot(ctx, dispatch.Request{Action: "search", Query: strings.Join(c.Query, " "),
-		Connection: c.Connection, Limit: c.Limit, Format: c.Format, IncludeInputSchema: c.Schema})
+		Connection: c.Connection, Limit: c.Limit, Format: c.Format, IncludeInputSchema: c.Schema, Refresh: c.Refresh})
 }
 
 // InfoCmd shows a tool's definition.

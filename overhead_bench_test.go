@@ -1,9 +1,17 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // BenchmarkCallOverhead measures what dispatch adds to one small call: the
@@ -68,4 +76,92 @@ func median(ds []time.Duration) time.Duration {
 		return ds[n/2]
 	}
 	return (ds[n/2-1] + ds[n/2]) / 2
+}
+
+// BenchmarkLoadThroughput sends bursts of loadBurst concurrent echo calls
+// spread over loadServers fixture servers: directly (one stdio client per
+// server) and through one dispatch fronting the same servers. Each
+// iteration runs one burst of each kind, alternating; it reports calls/s
+// of both and dispatch's share of the direct throughput:
+//
+//	go test -run '^$' -bench BenchmarkLoadThroughput -benchtime 5x .
+func BenchmarkLoadThroughput(b *testing.B) {
+	const loadBurst = 1000
+	direct := make([]*transport.Stdio, loadServers)
+	args := []string{"--no-cache"}
+	for i := range direct {
+		direct[i], _ = startBenchServer(b, fixtureBin)
+		args = append(args, "--mcp", fixture("--name", fmt.Sprintf("load-%02d", i+1)))
+	}
+	proxied, _ := startBenchServer(b, dispatchBin, args...)
+
+	directCall := func(i int, message string) (string, error) {
+		return sendCall(direct[i%loadServers], fmt.Sprintf("d%d", i), map[string]any{"name": "echo", "arguments": map[string]any{"message": message}})
+	}
+	proxiedCall := func(i int, message string) (string, error) {
+		return sendCall(proxied, fmt.Sprintf("p%d", i), proxyCall(map[string]any{"action": "call", "tool": "echo",
+			"connection": fmt.Sprintf("c%d", i%loadServers+1), "arguments": map[string]any{"message": message}}))
+	}
+	burst := func(call func(int, string) (string, error)) time.Duration {
+		errs := make([]error, loadBurst)
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i := range loadBurst {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				message := fmt.Sprintf("burst call %04d", i)
+				text, err := call(i, message)
+				if err == nil && text != message {
+					err = fmt.Errorf("answer %q, want %q", text, message)
+				}
+				errs[i] = err
+			}()
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+		if err := errors.Join(errs...); err != nil {
+			b.Fatalf("burst: %v", err)
+		}
+		return elapsed
+	}
+	// Warm up: dispatch starts its servers on first use.
+	burst(directCall)
+	burst(proxiedCall)
+
+	var directTime, proxiedTime time.Duration
+	b.ResetTimer()
+	for range b.N {
+		directTime += burst(directCall)
+		proxiedTime += burst(proxiedCall)
+	}
+	b.StopTimer()
+	calls := float64(b.N * loadBurst)
+	b.ReportMetric(calls/directTime.Seconds(), "direct-calls/s")
+	b.ReportMetric(calls/proxiedTime.Seconds(), "dispatch-calls/s")
+	b.ReportMetric(directTime.Seconds()/proxiedTime.Seconds(), "throughput-ratio")
+}
+
+// sendCall makes one tools/call over tr and returns its text; safe to use
+// from many goroutines (unlike benchCall, which stops the benchmark).
+func sendCall(tr *transport.Stdio, id string, params map[string]any) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{
+		JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: "tools/call", Params: params,
+	})
+	if err != nil {
+		return "", err
+	}
+	if resp.Error != nil {
+		return "", fmt.Errorf("JSON-RPC error %d: %s", resp.Error.Code, resp.Error.Message)
+	}
+	var r toolResult
+	if err := json.Unmarshal(resp.Result, &r); err != nil {
+		return "", err
+	}
+	if r.IsError {
+		return "", fmt.Errorf("isError: %s", r.text())
+	}
+	return r.text(), nil
 }

@@ -119,6 +119,13 @@ func TestCLI_LazyStartFromCatalogCache(t *testing.T) {
 	if initCount(t, logs[0]) != before+1 {
 		t.Errorf("list --refresh did not start the server")
 	}
+	if _, stderr, code := d("search", "--refresh", "weather"); code != 0 {
+		t.Fatalf("search --refresh: %s", stderr)
+	}
+	if initCount(t, logs[0]) != before+2 {
+		t.Errorf("search --refresh did not start the server")
+	}
+	before += 1
 	if _, stderr, code := d("--no-cache", "list"); code != 0 {
 		t.Fatalf("list --no-cache: %s", stderr)
 	}

@@ -32,14 +32,21 @@ func TestServe_ToonInlineWhenSmaller(t *testing.T) {
 	}
 
 	// Irregular content (five items of different types) is smaller as
-	// JSON, so it is passed through untouched.
+	// JSON, so it is passed through untouched, and the answer says JSON won.
 	r = tc.mustOK(map[string]any{"action": "call", "tool": "mixed", "connection": "c2"})
 	if len(r.Content) != 5 {
 		t.Errorf("mixed with --toon has %d items, want the 5 originals", len(r.Content))
 	}
 	var mixedMeta struct{ Dispatch struct{ Format string } }
-	if err := json.Unmarshal(r.Meta, &mixedMeta); err != nil || mixedMeta.Dispatch.Format != "" {
-		t.Errorf("mixed _meta = %s, want no format", r.Meta)
+	if err := json.Unmarshal(r.Meta, &mixedMeta); err != nil || mixedMeta.Dispatch.Format != "json" {
+		t.Errorf("mixed _meta = %s, want dispatch.format json", r.Meta)
+	}
+
+	// A JSON object that TOON does not shrink stays JSON, and says so.
+	r = tc.mustOK(map[string]any{"action": "call", "tool": "large", "connection": "c2", "arguments": map[string]any{"bytes": 1500, "shape": "object"}})
+	var largeMeta struct{ Dispatch struct{ Format string } }
+	if err := json.Unmarshal(r.Meta, &largeMeta); err != nil || largeMeta.Dispatch.Format != "json" || !json.Valid([]byte(r.text())) {
+		t.Errorf("large object with --toon: _meta = %s, text %.100s; want JSON and dispatch.format json", r.Meta, r.text())
 	}
 }
 

@@ -30,9 +30,10 @@ type CallResponse struct {
 	Bytes             int64             `json:"bytes"`
 	EstimatedTokens   int64             `json:"estimatedTokens"`
 	Arguments         json.RawMessage   `json:"arguments,omitempty"`
-	// Format is "toon" when dispatch re-encoded the payload as TOON
-	// because that was smaller (--toon); empty when the result is as the
-	// server sent it.
+	// Format says, with --toon, which form an object or array result
+	// took: "toon" when dispatch re-encoded it because that was smaller,
+	// "json" when compact JSON was smaller and the result is as the server
+	// sent it. Empty without --toon and for results that are not JSON.
 	Format string     `json:"format,omitempty"`
 	Spill  *SpillInfo `json:"spill,omitempty"`
 }

@@ -3,6 +3,9 @@ package dispatch
 import (
 	"encoding/json"
 	"strings"
+	"sync"
+
+	"dispatch/connections"
 )
 
 // toolDef is what dispatch needs to know of one downstream tool; Raw keeps
@@ -165,3 +168,46 @@ func summarize(text string, max int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// toolDefCache holds the parsed form of each connection's raw catalog. A
+// catalog is replaced, never modified, when it changes (connections.Conn
+// swaps in a new slice), so the identity of the raw slice says whether a
+// parsed entry is still current.
+type toolDefCache struct {
+	mu      sync.Mutex
+	entries map[*connections.Conn]parsedCatalog
+}
+
+type parsedCatalog struct {
+	first *json.RawMessage // &raw[0] of the slice parsed; nil when empty
+	n     int
+	tools []toolDef
+}
+
+// tools returns raw parsed, from the cache when raw is the slice parsed
+// last time for conn. The result is shared: callers must not modify it.
+func (c *toolDefCache) tools(conn *connections.Conn, raw []json.RawMessage) []toolDef {
+	var first *json.RawMessage
+	if len(raw) > 0 {
+		first = &raw[0]
+	}
+	c.mu.Lock()
+	e, ok := c.entries[conn]
+	c.mu.Unlock()
+	if ok && e.first == first && e.n == len(raw) {
+		return e.tools
+	}
+	var tools []toolDef
+	for _, r := range raw {
+		if def, ok := parseToolDef(r); ok {
+			tools = append(tools, def)
+		}
+	}
+	c.mu.Lock()
+	if c.entries == nil {
+		c.entries = map[*connections.Conn]parsedCatalog{}
+	}
+	c.entries[conn] = parsedCatalog{first: first, n: len(raw), tools: tools}
+	c.mu.Unlock()
+	return tools
+}

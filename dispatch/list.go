@@ -80,11 +80,7 @@ func (s *Service) catalogs(ctx context.Context, conns []*connections.Conn, refre
 				out[i].err = err
 				return
 			}
-			for _, r := range raw {
-				if def, ok := parseToolDef(r); ok {
-					out[i].tools = append(out[i].tools, def)
-				}
-			}
+			out[i].tools = s.parsed.tools(c, raw)
 		}()
 	}
 	wg.Wait()

@@ -50,6 +50,10 @@ type Service struct {
 	opts  Options
 	log   *slog.Logger
 	index indexCache
+	// parsed memoizes each connection's parsed catalog: every call
+	// resolves its tool through the catalogs, and parsing them afresh each
+	// time cost more CPU under load than relaying the call.
+	parsed toolDefCache
 }
 
 // New returns a Service over conns.

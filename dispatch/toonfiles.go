@@ -39,6 +39,9 @@ func queryFile(path, query string, limits spill.Limits) (*spill.QueryResult, err
 	if !strings.EqualFold(filepath.Ext(path), ".toon") {
 		return limits.Query(path, query)
 	}
+	if err := spill.CheckPath(query); err != nil {
+		return nil, usagef("Fix the path (gjson syntax)", "query: %v", err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)
@@ -86,6 +89,8 @@ func (s *Service) preferTOON(resp *CallResponse, result *callResult) {
 	if kind != payloadJSON {
 		return
 	}
+	// Say which form the agent got, whichever wins; only a failure to
+	// encode leaves the field empty (the result is then as the server sent it).
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, data); err != nil {
 		return
@@ -96,6 +101,7 @@ func (s *Service) preferTOON(resp *CallResponse, result *callResult) {
 		return
 	}
 	if encoded.Len() >= compact.Len() {
+		resp.Format = "json"
 		return
 	}
 	item, err := json.Marshal(struct {

@@ -3,11 +3,16 @@
 # the fixture MCP server over stdio and through dispatch, with the same
 # mcp-go client, alternating N times (default 2000). Prints each median
 # latency and their ratio (dispatch ÷ direct) from BenchmarkCallOverhead.
+# Then throughput under load (BenchmarkLoadThroughput): bursts of 1,000
+# concurrent echo calls over 10 fixture servers, directly and through one
+# dispatch, alternating B times (default 5); prints calls/s of each and
+# their ratio.
 #
-# Usage: bash scripts/bench-overhead.sh [N]
+# Usage: bash scripts/bench-overhead.sh [N] [B]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-2000}
+bursts=${2:-5}
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
@@ -30,4 +35,23 @@ echo "$line" | awk -v n="$n" '{
 	printf "direct median:   %s µs\n", m["direct-µs/call"]
 	printf "dispatch median: %s µs\n", m["dispatch-µs/call"]
 	printf "overhead ratio (dispatch / direct): %s\n", m["overhead-ratio"]
+}'
+
+if ! go test -run '^$' -bench '^BenchmarkLoadThroughput$' -benchtime "${bursts}x" -count 1 . >"$out" 2>&1; then
+	cat "$out" >&2
+	exit 1
+fi
+line=$(grep '^BenchmarkLoadThroughput' "$out" || true)
+if [ -z "$line" ]; then
+	cat "$out" >&2
+	echo "bench-overhead: no throughput result" >&2
+	exit 1
+fi
+echo "$line"
+echo "$line" | awk -v b="$bursts" '{
+	for (i = 1; i < NF; i++) m[$(i + 1)] = $i
+	printf "bursts: %d of 1000 concurrent calls over 10 servers, each way\n", b
+	printf "direct:   %s calls/s\n", m["direct-calls/s"]
+	printf "dispatch: %s calls/s\n", m["dispatch-calls/s"]
+	printf "throughput ratio (dispatch / direct): %s\n", m["throughput-ratio"]
 }'
