@@ -194,14 +194,17 @@ func TestFault_HTTPServerRestartReconnects(t *testing.T) {
 				t.Errorf("call to a stopped server = %s", r.text())
 			}
 			stop = startFixtureAt(t, mode, addr)
-			defer stop()
-			// The next use reconnects; allow one failure on the stale session.
-			var got string
-			for i := 0; i < 2 && got != "two"; i++ {
-				got = tc.mustCall(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "two"}}).text()
+			// The next use reconnects.
+			if r := tc.mustCall(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "two"}}); r.IsError || r.text() != "two" {
+				t.Errorf("first call after the server came back: %s", r.text())
 			}
-			if got != "two" {
-				t.Errorf("after the server came back: %s", got)
+			// The server restarts while dispatch is idle: the first call
+			// finds the old session unknown and must reconnect, not fail.
+			stop()
+			stop = startFixtureAt(t, mode, addr)
+			defer stop()
+			if r := tc.mustCall(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "three"}}); r.IsError || r.text() != "three" {
+				t.Errorf("first call after an idle restart: %s", r.text())
 			}
 		})
 	}

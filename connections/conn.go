@@ -539,6 +539,17 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 		Meta      map[string]any  `json:"_meta,omitempty"`
 	}{req.Tool, req.Arguments, meta}
 	raw, err := c.request(ctx, sess, "tools/call", params)
+	if errors.Is(err, transport.ErrSessionTerminated) && ctx.Err() == nil {
+		// A streamable HTTP server that restarted while we were idle no
+		// longer knows our session and answered 404 without running the
+		// call, so it is safe to send it again on a new session.
+		c.log.Info("session terminated by the server; reconnecting", "tool", req.Tool)
+		c.markDead(err)
+		if sess, err = c.ensure(ctx); err != nil {
+			return nil, err
+		}
+		raw, err = c.request(ctx, sess, "tools/call", params)
+	}
 	if err != nil {
 		return nil, c.wrapRequestErr(op, ctx, err)
 	}
