@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -210,6 +211,14 @@ type usageErr struct{ err error }
 func (e *usageErr) Error() string { return e.err.Error() }
 func (e *usageErr) Unwrap() error { return e.err }
 
+// serversDownError says that an answer already printed is missing the
+// servers that could not be started (exit code 3).
+type serversDownError struct{ aliases []string }
+
+func (e *serversDownError) Error() string {
+	return fmt.Sprintf("could not reach %s; see the error above", strings.Join(e.aliases, ", "))
+}
+
 // classify maps an error to an exit code.
 func classify(err error) int {
 	var (
@@ -217,11 +226,12 @@ func classify(err error) int {
 		tool  *dispatch.ToolError
 		conn  *connections.ConnError
 		nf    *dispatch.ToolNotFoundError
+		down  *serversDownError
 	)
 	switch {
 	case errors.As(err, &tool):
 		return exitToolError
-	case errors.As(err, &nf) && len(nf.Unreachable) > 0:
+	case errors.As(err, &down), errors.As(err, &nf) && len(nf.Unreachable) > 0:
 		return exitServer // the tool may well be on a server that did not start
 	case errors.As(err, &usage), dispatch.IsUsage(err), errors.As(err, &nf):
 		return exitUsage

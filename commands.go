@@ -11,6 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
+	"dispatch/connections"
 	"dispatch/dispatch"
 )
 
@@ -211,7 +212,35 @@ func (g *Globals) withAnswer(ctx context.Context, req dispatch.Request, then fun
 	if call, ok := resp.(*dispatch.CallResponse); ok && call.IsError {
 		return &dispatch.ToolError{Tool: call.Tool}
 	}
-	return nil
+	return incompleteAnswer(resp)
+}
+
+// incompleteAnswer reports, after the answer is printed, that a server
+// could not be reached, so that a script sees exit code 3 rather than
+// taking a failed server's silence for "no tools": list fails when any
+// server failed, search when it found nothing and some server was not
+// searched (hits from the others are still an answer).
+func incompleteAnswer(resp any) error {
+	var failed []string
+	switch r := resp.(type) {
+	case *dispatch.ListResponse:
+		for _, c := range r.Connections {
+			if c.Status == string(connections.StatusFailed) {
+				failed = append(failed, c.Alias)
+			}
+		}
+	case *dispatch.SearchResponse:
+		if len(r.Hits) == 0 {
+			for _, u := range r.Unreachable {
+				alias, _, _ := strings.Cut(u, ":")
+				failed = append(failed, alias)
+			}
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	return &serversDownError{aliases: failed}
 }
 
 // RunCmd runs a pipeline of proxy-dispatch requests in one process.
