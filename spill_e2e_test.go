@@ -262,6 +262,20 @@ func TestServe_SpillOverThreshold(t *testing.T) {
 		checkPreview(t, s.Preview, data)
 	})
 
+	t.Run("content list", func(t *testing.T) {
+		// Several items are written whole, each exactly as the server sent
+		// it: "<b>" stays "<b>" (not "\u003cb\u003e"), so grep finds it.
+		s := spilled(t, tc.mustOK(map[string]any{"action": "call", "tool": "mixed", "resultToFile": true})).Spill
+		direct := callFixtureDirectly(t, "mixed")
+		if !reflect.DeepEqual(readJSONFile(t, s.ResultFile), normalize(t, direct.Content)) {
+			t.Error("spill file is not the content list the server sent")
+		}
+		r := tc.mustOK(map[string]any{"action": "readresult", "resultFile": s.ResultFile, "op": "grep", "pattern": "<b>text</b> & co"})
+		if _, texts, _ := numbered(t, r.text()); len(texts) != 1 {
+			t.Errorf("grep for the HTML text = %q", r.text())
+		}
+	})
+
 	t.Run("structuredContent", func(t *testing.T) {
 		s := spilled(t, tc.mustOK(map[string]any{"action": "call", "tool": "large_structured", "arguments": map[string]any{"bytes": 200_000}})).Spill
 		inline := tc.mustOK(map[string]any{"action": "call", "tool": "large_structured", "arguments": map[string]any{"bytes": 200_000}, "resultSizeThreshold": 0})

@@ -31,15 +31,15 @@ func TestServe_ToonInlineWhenSmaller(t *testing.T) {
 		t.Errorf("TOON round trip differs:\n%s\nvs\n%s", decoded, want)
 	}
 
-	// Irregular content (five items of different types) is smaller as
-	// JSON, so it is passed through untouched, and the answer says JSON won.
+	// A content list (five items, an image among them) is never turned
+	// into TOON text: the items reach the agent as what they are.
 	r = tc.mustOK(map[string]any{"action": "call", "tool": "mixed", "connection": "c2"})
 	if len(r.Content) != 5 {
 		t.Errorf("mixed with --toon has %d items, want the 5 originals", len(r.Content))
 	}
 	var mixedMeta struct{ Dispatch struct{ Format string } }
-	if err := json.Unmarshal(r.Meta, &mixedMeta); err != nil || mixedMeta.Dispatch.Format != "json" {
-		t.Errorf("mixed _meta = %s, want dispatch.format json", r.Meta)
+	if err := json.Unmarshal(r.Meta, &mixedMeta); err != nil || mixedMeta.Dispatch.Format != "" {
+		t.Errorf("mixed _meta = %s, want no dispatch.format", r.Meta)
 	}
 
 	// A JSON object that TOON does not shrink stays JSON, and says so.

@@ -45,7 +45,7 @@ func (s *Service) callArguments(req Request) (json.RawMessage, error) {
 	var base []byte
 	switch {
 	case req.ArgumentsKey != "":
-		base, err = json.Marshal(map[string]json.RawMessage{req.ArgumentsKey: json.RawMessage(value.Raw)})
+		base, err = marshalJSON(map[string]json.RawMessage{req.ArgumentsKey: json.RawMessage(value.Raw)})
 		if err != nil {
 			return nil, fmt.Errorf("argumentsFile %s: %w", req.ArgumentsFile, err)
 		}
@@ -90,7 +90,7 @@ func mergeObjects(base, over json.RawMessage) (json.RawMessage, error) {
 	for k, v := range o {
 		b[k] = v
 	}
-	return json.Marshal(b)
+	return marshalJSON(b)
 }
 
 // readArgumentsFile reads an argumentsFile this dispatch may read: a spill

@@ -139,7 +139,7 @@ func compactJSON(raw json.RawMessage) []byte {
 
 // answerBytes is the size of an answer as the agent receives it.
 func answerBytes(resp any) int {
-	data, err := json.Marshal(resp)
+	data, err := marshalJSON(resp)
 	if err != nil {
 		return 0
 	}

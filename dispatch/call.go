@@ -33,7 +33,9 @@ type CallResponse struct {
 	// Format says, with --toon, which form an object or array result
 	// took: "toon" when dispatch re-encoded it because that was smaller,
 	// "json" when compact JSON was smaller and the result is as the server
-	// sent it. Empty without --toon and for results that are not JSON.
+	// sent it. Empty without --toon, for results that are not JSON, and
+	// for content lists (several items, or images and other non-text
+	// items), which are never converted.
 	Format string     `json:"format,omitempty"`
 	Spill  *SpillInfo `json:"spill,omitempty"`
 }

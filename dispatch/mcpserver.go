@@ -60,7 +60,7 @@ func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (
 		// escape every newline and quote of it.
 		return mcp.NewToolResultText(read.Text), nil
 	}
-	data, err := json.Marshal(resp)
+	data, err := marshalJSON(resp)
 	if err != nil {
 		return errorResult(fmt.Errorf("encode response: %w", err)), nil
 	}

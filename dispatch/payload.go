@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 )
 
 // callResult is a downstream tools/call result, kept raw so that every
@@ -19,6 +20,19 @@ type callResult struct {
 func (r *callResult) hasStructured() bool {
 	s := bytes.TrimSpace(r.StructuredContent)
 	return len(s) > 0 && string(s) != "null"
+}
+
+// textOnly reports whether every content item is text.
+func (r *callResult) textOnly() bool {
+	for _, item := range r.Content {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if err := json.Unmarshal(item, &head); err != nil || head.Type != "text" {
+			return false
+		}
+	}
+	return true
 }
 
 // payloadKind is what a result's payload is.
@@ -50,7 +64,7 @@ func (r *callResult) payload() (payloadKind, []byte) {
 			return payloadText, []byte(item.Text)
 		}
 	}
-	list, err := json.Marshal(r.Content)
+	list, err := marshalJSON(r.Content)
 	if err != nil { // raw messages that were parsed once cannot fail
 		list = []byte("[]")
 	}
@@ -73,6 +87,13 @@ func writeIndented(w io.Writer, data []byte) error {
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		if inString {
+			if r, ok := htmlEscape(data[i:]); ok {
+				// Go servers write < > & as \u003c \u003e \u0026; the
+				// characters themselves are the same JSON and grep as typed.
+				bw.WriteByte(r)
+				i += 5
+				continue
+			}
 			bw.WriteByte(c)
 			switch c {
 			case '\\':
@@ -120,4 +141,34 @@ func writeIndented(w io.Writer, data []byte) error {
 	}
 	bw.WriteByte('\n')
 	return bw.Flush()
+}
+
+// marshalJSON is json.Marshal without HTML escaping: results are HTML
+// pages and shell snippets as often as not, and "\u003cdiv" neither greps
+// as "<div" nor reads well, while costing the agent more tokens.
+func marshalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// htmlEscape reports whether b starts with the \u escape of '<', '>' or
+// '&', and which.
+func htmlEscape(b []byte) (byte, bool) {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' || string(b[2:4]) != "00" {
+		return 0, false
+	}
+	switch strings.ToLower(string(b[4:6])) {
+	case "3c":
+		return '<', true
+	case "3e":
+		return '>', true
+	case "26":
+		return '&', true
+	}
+	return 0, false
 }

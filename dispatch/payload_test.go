@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -136,6 +137,7 @@ var indentCases = []struct {
 	{"deep", strings.Repeat("[", 50) + strings.Repeat("]", 50)},
 	{"deep non-empty", strings.Repeat(`{"a":`, 30) + "1" + strings.Repeat("}", 30)},
 	{"empty key", `{"":""}`},
+	{"html escapes", `{"\u003cb\u003e":"a \u0026 b \u003C\u003E","kept":"\\u003c","mixed":"\\\u003c\u0026\u0041"}`},
 }
 
 func indentRef(t testing.TB, in []byte) []byte {
@@ -144,10 +146,25 @@ func indentRef(t testing.TB, in []byte) []byte {
 	if err := json.Indent(&buf, in, "", "  "); err != nil {
 		t.Fatalf("json.Indent(%q): %v", in, err)
 	}
+	// writeIndented also writes < > & themselves where src escaped them
+	// (an even run of backslashes before the escape leaves it an escape).
+	out := buf.Bytes()
+	for {
+		next := htmlEscapeRef.ReplaceAllFunc(out, func(m []byte) []byte {
+			r := map[string]string{"3c": "<", "3e": ">", "26": "&"}[strings.ToLower(string(m[len(m)-2:]))]
+			return append(bytes.Clone(m[:len(m)-6]), r...)
+		})
+		if bytes.Equal(next, out) {
+			break
+		}
+		out = next
+	}
 	// json.Indent copies trailing whitespace of src; writeIndented drops
 	// it and ends with exactly one newline.
-	return append(bytes.TrimRight(buf.Bytes(), " \t\r\n"), '\n')
+	return append(bytes.TrimRight(out, " \t\r\n"), '\n')
 }
+
+var htmlEscapeRef = regexp.MustCompile(`(?i)(?:^|[^\\])(?:\\\\)*\\u00(?:3c|3e|26)`)
 
 func TestWriteIndented(t *testing.T) {
 	for _, tt := range indentCases {

@@ -66,7 +66,7 @@ func (s *Service) runStep(ctx context.Context, raw json.RawMessage, answers map[
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(resolved)
+	data, err := marshalJSON(resolved)
 	if err != nil {
 		return fmt.Errorf("encode step: %w", err)
 	}

@@ -86,7 +86,10 @@ func queryFile(path, query string, limits spill.Limits) (*spill.QueryResult, err
 // choice is measured per result.
 func (s *Service) preferTOON(resp *CallResponse, result *callResult) {
 	kind, data := result.payload()
-	if kind != payloadJSON {
+	if kind != payloadJSON || !result.textOnly() || (!result.hasStructured() && len(result.Content) != 1) {
+		// Images, audio and resources must reach the agent as what they
+		// are, and several items as several: only a JSON value carried
+		// by text (or structuredContent) can become TOON text.
 		return
 	}
 	// Say which form the agent got, whichever wins; only a failure to
