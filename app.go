@@ -55,9 +55,20 @@ const (
 	storePrivate                  // a private per-process directory, deleted at exit
 )
 
+// pathPolicy says which files argumentsFile and readresult may read.
+type pathPolicy int
+
+const (
+	// confinePaths: an agent reads only its result files and files under
+	// --args-dir; a prompt-injected agent must not read the host's files.
+	confinePaths pathPolicy = iota
+	// userPaths: the CLI reads whatever file its user names.
+	userPaths
+)
+
 // newApp loads the servers and builds the service. The caller must call
 // close, which stops every server and deletes private result files.
-func (g *Globals) newApp(mode storeMode) (*app, error) {
+func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	redactor := connections.NewRedactor()
 	redactor.LearnEnviron(os.Environ())
 	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[g.LogLevel]
@@ -105,6 +116,12 @@ func (g *Globals) newApp(mode storeMode) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, dir := range g.ArgsDir {
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			conns.Close()
+			return nil, &usageErr{fmt.Errorf("--args-dir %s is not a directory", dir)}
+		}
+	}
 	var store *spill.Store
 	switch {
 	case mode == storePrivate:
@@ -129,6 +146,7 @@ func (g *Globals) newApp(mode storeMode) (*app, error) {
 		Toon:                  g.Toon,
 		Spill:                 store,
 		ArgumentRoots:         g.ArgsDir,
+		TrustPaths:            paths == userPaths,
 		MaxArgumentsFileBytes: maxArgs,
 		Logger:                log,
 	})

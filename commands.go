@@ -23,7 +23,7 @@ const stdioWorkers = 100
 type ServeCmd struct{}
 
 func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
-	a, err := g.newApp(storePrivate)
+	a, err := g.newApp(storePrivate, confinePaths)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (g *Globals) callToFile(ctx context.Context, req dispatch.Request, path str
 // withAnswer runs req in a fresh app, lets then turn the answer into what
 // is printed, prints it, and reports a tool's isError as the exit code.
 func (g *Globals) withAnswer(ctx context.Context, req dispatch.Request, then func(*app, any) (any, error)) error {
-	a, err := g.newApp(storeNone)
+	a, err := g.newApp(storeNone, userPaths)
 	if err != nil {
 		return err
 	}
@@ -257,14 +257,14 @@ func (c *RunCmd) Run(ctx context.Context, g *Globals) error {
 	if g.SpillDir != "" {
 		mode = storeNone // files go to the named directory and are kept
 	}
-	a, err := g.newApp(mode)
+	a, err := g.newApp(mode, userPaths)
 	if err != nil {
 		return err
 	}
 	defer a.close()
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
-	return a.svc.RunPipeline(ctx, steps, func(r dispatch.StepResult) error { return enc.Encode(r) })
+	return a.svc.RunPipeline(ctx, steps, g.SpillDir != "", func(r dispatch.StepResult) error { return enc.Encode(r) })
 }
 
 // readSteps reads a pipeline: a JSON array, an object with "steps", or

@@ -738,6 +738,7 @@ func TestServe_ArgumentsFile(t *testing.T) {
 	writeFile(t, filepath.Join(work, "list.json"), `[1, 2]`)
 	writeFile(t, filepath.Join(work, "bad.json"), `{"a": 1,`)
 	writeFile(t, filepath.Join(work, "big.json"), `{"a": 1, "b": 2, "pad": "`+strings.Repeat("x", 9000)+`"}`)
+	writeFile(t, filepath.Join(work, "notes.txt"), "line one <b>\nline two & \"three\"\n")
 	writeFile(t, filepath.Join(elsewhere, "add.json"), `{"a": 100, "b": 200}`)
 	writeFile(t, filepath.Join(argsDir, "add.json"), `{"a": 10, "b": 20}`)
 	if err := os.Symlink("/etc/passwd", filepath.Join(work, "passwd.json")); err != nil {
@@ -797,6 +798,30 @@ func TestServe_ArgumentsFile(t *testing.T) {
 			t.Errorf("sum %v, want 41", got)
 		}
 	})
+	t.Run("text file under argumentsKey", func(t *testing.T) {
+		r := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "argumentsFile": "notes.txt", "argumentsKey": "message"})
+		if r.text() != "line one <b>\nline two & \"three\"\n" {
+			t.Errorf("echo fed notes.txt = %q", r.text())
+		}
+		// A text result saved to a file feeds the next call the same way.
+		a := spilled(t, tc.mustOK(callLarge(300, "text", map[string]any{"resultToFile": true})))
+		if filepath.Ext(a.Spill.ResultFile) != ".txt" || !strings.Contains(a.Spill.Hint, "argumentsKey") {
+			t.Errorf("text spill %s, hint %q", a.Spill.ResultFile, a.Spill.Hint)
+		}
+		want, err := os.ReadFile(a.Spill.ResultFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = tc.mustOK(map[string]any{"action": "call", "tool": "echo", "argumentsFile": a.Spill.ResultFile, "argumentsKey": "message"})
+		if r.text() != string(want) {
+			t.Errorf("echo fed the text spill = %.80q, want %.80q", r.text(), want)
+		}
+	})
+	t.Run("argumentsPath selects from a file over the limit", func(t *testing.T) {
+		if got := sum(t, map[string]any{"argumentsFile": "big.json", "argumentsPath": "a", "argumentsKey": "a", "arguments": map[string]any{"b": 5}}); got != 6 {
+			t.Errorf("sum %v, want 6", got)
+		}
+	})
 	t.Run("TOON file", func(t *testing.T) {
 		if got := sum(t, map[string]any{"argumentsFile": "add.toon"}); got != 3 {
 			t.Errorf("sum %v, want 3", got)
@@ -821,6 +846,9 @@ func TestServe_ArgumentsFile(t *testing.T) {
 			{"too large", map[string]any{"argumentsFile": "big.json"}, []string{"larger than 8.0 KiB", "--max-args-file"}},
 			{"path is malformed", map[string]any{"argumentsFile": "add.json", "argumentsPath": "#(a>", "argumentsKey": "a"}, []string{`invalid gjson path "#(a>"`, "never closed"}},
 			{"path selects nothing", map[string]any{"argumentsFile": "add.json", "argumentsPath": "nope", "argumentsKey": "a"}, []string{`argumentsPath "nope" selects nothing`}},
+			{"selected part too large", map[string]any{"argumentsFile": "big.json", "argumentsPath": "pad", "argumentsKey": "a"}, []string{"more than the limit of 8.0 KiB", "--max-args-file"}},
+			{"text without argumentsKey", map[string]any{"argumentsFile": "notes.txt"}, []string{"holds text", `"argumentsKey":"NAME"`}},
+			{"argumentsPath in text", map[string]any{"argumentsFile": "notes.txt", "argumentsPath": "a", "argumentsKey": "a"}, []string{"holds text, not JSON"}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -951,6 +979,56 @@ func TestCLI_RunPipeline(t *testing.T) {
 			t.Errorf("isError step: exit %d, %s\nstderr: %s", code, out, stderr)
 		}
 	})
+	t.Run("without --spill-dir the last result is printed whole", func(t *testing.T) {
+		big := map[string]any{"action": "call", "tool": "large", "arguments": map[string]any{"bytes": 200_000}}
+		out, stderr, code := runCLI(t, mustJSON(big)+"\n"+mustJSON(big)+"\n", "--no-cache", "--threshold", "50KiB", "--mcp", fixture(), "run")
+		got := parseSteps(t, out)
+		if code != 0 || len(got) != 2 {
+			t.Fatalf("exit %d, %d steps\n%s", code, len(got), stderr)
+		}
+		// Step 1 was saved to a file that is gone now, and its answer said so.
+		var first spillAnswer
+		if err := json.Unmarshal(got[0].Response, &first); err != nil || first.Spill == nil || !strings.Contains(first.Spill.Hint, "deleted when the pipeline ends") {
+			t.Errorf("step 1 = %.400s", got[0].Response)
+		}
+		var last struct {
+			Content []struct{ Text string }
+			Spill   json.RawMessage
+		}
+		if err := json.Unmarshal(got[1].Response, &last); err != nil || last.Spill != nil || len(last.Content) != 1 || len(last.Content[0].Text) < 200_000 {
+			t.Errorf("step 2 was not printed whole: %.300s", got[1].Response)
+		}
+		noSpillDirs(t, tmp)
+	})
+	t.Run("a last step asking for a file it would lose is refused", func(t *testing.T) {
+		out, stderr, code := runCLI(t, `{"action":"call","tool":"echo","arguments":{"message":"x"},"resultToFile":true}`, "--no-cache", "--mcp", fixture(), "run")
+		if code != exitUsage || out != "" || !strings.Contains(stderr, "--spill-dir") {
+			t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
+		}
+		dir := t.TempDir()
+		out, stderr, code = runCLI(t, `{"action":"call","tool":"echo","arguments":{"message":"x"},"resultToFile":true}`, "--no-cache", "--spill-dir", dir, "--mcp", fixture(), "run")
+		var a spillAnswer
+		if got := parseSteps(t, out); code != 0 || len(got) != 1 || json.Unmarshal(got[0].Response, &a) != nil || a.Spill == nil || !exists(a.Spill.ResultFile) {
+			t.Errorf("with --spill-dir: exit %d, %s\n%s", code, out, stderr)
+		}
+	})
+	t.Run("the user's own files and a literal dollar", func(t *testing.T) {
+		mine := t.TempDir() // not under the working directory
+		writeFile(t, filepath.Join(mine, "add.json"), `{"a": 2, "b": 3}`)
+		writeFile(t, filepath.Join(mine, "notes.txt"), "a\nb\n")
+		in := mustJSON(map[string]any{"action": "call", "tool": "add", "argumentsFile": filepath.Join(mine, "add.json")}) + "\n" +
+			mustJSON(map[string]any{"action": "readresult", "resultFile": filepath.Join(mine, "notes.txt"), "op": "head"}) + "\n" +
+			mustJSON(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "$$HOME.dir costs $5"}})
+		out, stderr, code := runCLI(t, in, "--no-cache", "--mcp", fixture(), "run")
+		got := parseSteps(t, out)
+		if code != 0 || len(got) != 3 {
+			t.Fatalf("exit %d\n%s\n%s", code, out, stderr)
+		}
+		if !strings.Contains(string(got[0].Response), `"sum":5`) || !strings.Contains(string(got[1].Response), `1:a\n2:b`) ||
+			!strings.Contains(string(got[2].Response), `"text":"$HOME.dir costs $5"`) {
+			t.Errorf("steps = %s", out)
+		}
+	})
 	t.Run("unknown reference", func(t *testing.T) {
 		out, _, code := runCLI(t, `{"action":"readresult","resultFile":"$step3.resultFile"}`, "--no-cache", "--mcp", fixture(), "run")
 		if got := parseSteps(t, out); code != exitUsage || len(got) != 1 || !strings.Contains(got[0].Error, "not an earlier step") {
@@ -1038,6 +1116,40 @@ func TestCLI_SpillFiles(t *testing.T) {
 		_, stderr, code = runCLI(t, "", "readresult", path, "--op", "grep", "--pattern", "(")
 		if code != exitUsage || !strings.Contains(stderr, "invalid regular expression") {
 			t.Errorf("bad pattern: exit %d, %s", code, stderr)
+		}
+	})
+	t.Run("--result-to-file writes what the file name says", func(t *testing.T) {
+		dir := t.TempDir()
+		asJSON, asTOON, text := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.toon"), filepath.Join(dir, "t.json")
+		for _, c := range [][]string{
+			{"--toon", "call", "large", `{"bytes":2000,"shape":"object"}`, "-o", asJSON},
+			{"call", "large", `{"bytes":2000,"shape":"object"}`, "-o", asTOON},
+			{"call", "large", `{"bytes":300,"shape":"text"}`, "-o", text},
+		} {
+			if out, stderr, code := runCLI(t, "", append([]string{"--no-cache", "--mcp", fx}, c...)...); code != 0 {
+				t.Fatalf("%v: exit %d\n%s%s", c, code, out, stderr)
+			}
+		}
+		if data, err := os.ReadFile(asJSON); err != nil || !json.Valid(data) {
+			t.Errorf("r.json written with --toon is not JSON: %.100s", data)
+		}
+		if data, err := os.ReadFile(asTOON); err != nil || !bytes.HasPrefix(data, []byte("items[")) {
+			t.Errorf("r.toon is not TOON: %.100s", data)
+		}
+		for _, f := range []string{asJSON, asTOON} {
+			if out, stderr, code := runCLI(t, "", "readresult", f, "--op", "query", "--path", "items.0.id"); code != 0 || out != "1\n" {
+				t.Errorf("query %s: exit %d, %q %s", f, code, out, stderr)
+			}
+		}
+		if out, _, code := runCLI(t, "", "--json", "readresult", text); code != 0 || !strings.Contains(out, `format: text`) {
+			t.Errorf("stat of a text result named .json: exit %d, %s", code, out)
+		}
+	})
+	t.Run("call -f reads the user's file wherever it is", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "add.json")
+		writeFile(t, file, `{"a": 20, "b": 22}`)
+		if out, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fx, "--json", "call", "add", "-f", file); code != 0 || !strings.Contains(out, `"sum": 42`) {
+			t.Errorf("exit %d: %s %s", code, out, stderr)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dustin/go-humanize"
 	"github.com/tidwall/gjson"
@@ -21,26 +22,15 @@ import (
 const DefaultMaxArgumentsFileBytes = 64 << 20
 
 // callArguments assembles a call's arguments: the argumentsFile's object
-// (or the part argumentsPath selects, placed under argumentsKey) as the
-// base, with the keys of arguments overriding it.
+// (or the part argumentsPath selects, or the whole file, placed under
+// argumentsKey) as the base, with the keys of arguments overriding it.
 func (s *Service) callArguments(req Request) (json.RawMessage, error) {
 	if req.ArgumentsFile == "" {
 		return req.Arguments, nil
 	}
-	data, err := s.readArgumentsFile(req.ArgumentsFile)
+	value, err := s.argumentsFileValue(req)
 	if err != nil {
 		return nil, err
-	}
-	value := gjson.ParseBytes(data)
-	if req.ArgumentsPath != "" {
-		if err := spill.CheckPath(req.ArgumentsPath); err != nil {
-			return nil, usagef("Fix the path; readresult op \"query\" tries one out", "argumentsPath: %v", err)
-		}
-		value = value.Get(req.ArgumentsPath)
-		if !value.Exists() {
-			return nil, usagef("Check the path with readresult op \"query\" first",
-				"argumentsPath %q selects nothing in %s", req.ArgumentsPath, req.ArgumentsFile)
-		}
 	}
 	var base []byte
 	switch {
@@ -60,6 +50,85 @@ func (s *Service) callArguments(req Request) (json.RawMessage, error) {
 		return base, nil
 	}
 	return mergeObjects(base, req.Arguments)
+}
+
+// argumentsFileValue is the JSON value an argumentsFile contributes: the
+// file's JSON (a TOON file decoded), the part of it argumentsPath selects,
+// or — for a text file with argumentsKey — its text as a JSON string, so
+// that a text result or a document can feed the next call.
+func (s *Service) argumentsFileValue(req Request) (gjson.Result, error) {
+	path := req.ArgumentsFile
+	resolved, err := s.allowedArgumentsPath(path)
+	if err != nil {
+		return gjson.Result{}, err
+	}
+	limit := s.opts.MaxArgumentsFileBytes
+	ext := strings.ToLower(filepath.Ext(resolved))
+	if req.ArgumentsPath != "" && ext != ".toon" && ext != ".txt" {
+		// Select from the mapped file: the limit is on what is passed on,
+		// not on the file it is taken from.
+		raw, err := spill.Select(resolved, req.ArgumentsPath, limit)
+		if err != nil {
+			if errors.Is(err, spill.ErrBadRequest) {
+				return gjson.Result{}, usagef("Check the path with readresult op \"query\" first; raise --max-args-file for a larger part",
+					"argumentsPath %v", err)
+			}
+			return gjson.Result{}, fmt.Errorf("argumentsFile %s: %w", path, err)
+		}
+		return gjson.ParseBytes(raw), nil
+	}
+	data, err := readLimited(path, resolved, limit)
+	if err != nil {
+		return gjson.Result{}, err
+	}
+	var value gjson.Result
+	switch trimmed := bytes.TrimSpace(data); {
+	case ext == ".toon":
+		decoded, err := decodeTOONArguments(path, data)
+		if err != nil {
+			return gjson.Result{}, err
+		}
+		value = gjson.ParseBytes(decoded)
+	case ext != ".txt" && json.Valid(trimmed):
+		value = gjson.ParseBytes(trimmed)
+	case ext == ".json":
+		return gjson.Result{}, usagef("Give a file holding one JSON object (or a .toon file)", "argumentsFile %s is not valid JSON", path)
+	default:
+		return textArgument(req, data)
+	}
+	if req.ArgumentsPath == "" {
+		return value, nil
+	}
+	if err := spill.CheckPath(req.ArgumentsPath); err != nil {
+		return gjson.Result{}, usagef("Fix the path; readresult op \"query\" tries one out", "argumentsPath: %v", err)
+	}
+	if value = value.Get(req.ArgumentsPath); !value.Exists() {
+		return gjson.Result{}, usagef("Check the path with readresult op \"query\" first",
+			"argumentsPath %q selects nothing in %s", req.ArgumentsPath, path)
+	}
+	return value, nil
+}
+
+// textArgument passes a text file whole, as a JSON string under
+// argumentsKey; without a key there is no object to call with.
+func textArgument(req Request, data []byte) (gjson.Result, error) {
+	path := req.ArgumentsFile
+	switch {
+	case req.ArgumentsPath != "":
+		return gjson.Result{}, usagef(`Drop "argumentsPath" and give "argumentsKey":"NAME" to pass the whole text as {"NAME": "..."}`,
+			"argumentsFile %s holds text, not JSON, so argumentsPath cannot select in it", path)
+	case req.ArgumentsKey == "":
+		return gjson.Result{}, usagef(`Add "argumentsKey":"NAME" to pass the text as {"NAME": "..."}, or give a file holding a JSON object (or a .toon file)`,
+			"argumentsFile %s holds text, not a JSON object of arguments", path)
+	case !utf8.Valid(data):
+		return gjson.Result{}, usagef("Pass a UTF-8 text file, or a JSON file that holds the value",
+			"argumentsFile %s is neither JSON nor UTF-8 text", path)
+	}
+	quoted, err := marshalJSON(string(data))
+	if err != nil {
+		return gjson.Result{}, fmt.Errorf("argumentsFile %s: %w", path, err)
+	}
+	return gjson.ParseBytes(quoted), nil
 }
 
 func jsonKind(v gjson.Result) string {
@@ -93,40 +162,30 @@ func mergeObjects(base, over json.RawMessage) (json.RawMessage, error) {
 	return marshalJSON(b)
 }
 
-// readArgumentsFile reads an argumentsFile this dispatch may read: a spill
-// file of its own, or a file under one of the argument roots (by default
-// the working directory). A TOON file is decoded to JSON.
-func (s *Service) readArgumentsFile(path string) ([]byte, error) {
-	resolved, err := s.allowedArgumentsPath(path)
-	if err != nil {
-		return nil, err
-	}
+// readLimited reads the file an argumentsFile resolved to, refusing one
+// larger than limit.
+func readLimited(path, resolved string, limit int64) ([]byte, error) {
 	f, err := os.Open(resolved)
 	if err != nil {
 		return nil, usagef("", "argumentsFile %s: %v", path, errors.Unwrap(err))
 	}
 	defer f.Close()
-	limit := s.opts.MaxArgumentsFileBytes
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("argumentsFile %s: %w", path, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, usagef("Raise --max-args-file, or select a part with argumentsPath from a smaller file",
+		return nil, usagef(`Raise --max-args-file, or pass only the part you need with "argumentsPath" (it reads the part, not the whole file)`,
 			"argumentsFile %s is larger than %s", path, humanize.IBytes(uint64(limit)))
 	}
-	if strings.EqualFold(filepath.Ext(resolved), ".toon") {
-		return decodeTOONArguments(path, data)
-	}
-	trimmed := bytes.TrimSpace(data)
-	if !json.Valid(trimmed) {
-		return nil, usagef("Give a file holding one JSON object (or a .toon file)", "argumentsFile %s is not valid JSON", path)
-	}
-	return trimmed, nil
+	return data, nil
 }
 
 // allowedArgumentsPath returns path resolved if dispatch may read it.
 func (s *Service) allowedArgumentsPath(path string) (string, error) {
+	if s.opts.TrustPaths {
+		return regularFile(path)
+	}
 	if s.opts.Spill != nil {
 		if resolved, err := s.opts.Spill.Resolve(path); err == nil {
 			return resolved, nil
@@ -138,8 +197,11 @@ func (s *Service) allowedArgumentsPath(path string) (string, error) {
 	}
 	roots := s.argumentRoots()
 	outside := func() error {
-		return usagef("Use a result file of this dispatch, a file under "+strings.Join(roots, " or ")+", or start dispatch with --args-dir DIR",
-			"argumentsFile %s is outside the directories dispatch may read arguments from", path)
+		hint := "Use a result file of this dispatch, or start dispatch with --args-dir DIR"
+		if len(roots) > 0 {
+			hint = "Use a result file of this dispatch, a file under " + strings.Join(roots, " or ") + ", or start dispatch with --args-dir DIR"
+		}
+		return usagef(hint, "argumentsFile %s is outside the directories dispatch may read arguments from", path)
 	}
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
@@ -163,6 +225,19 @@ func (s *Service) allowedArgumentsPath(path string) (string, error) {
 		}
 	}
 	return "", outside()
+}
+
+// regularFile returns path if it names a regular file (following
+// symlinks): the CLI reads whatever file its user names.
+func regularFile(path string) (string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", usagef("Check the path; relative paths start at the working directory", "argumentsFile %s: %v", path, errors.Unwrap(err))
+	}
+	if !info.Mode().IsRegular() {
+		return "", usagef("", "argumentsFile %s is not a regular file", path)
+	}
+	return path, nil
 }
 
 func (s *Service) argumentRoots() []string {

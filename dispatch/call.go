@@ -163,7 +163,7 @@ func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error)
 		EstimatedTokens: file.Tokens,
 		Lines:           file.Lines,
 		Preview:         spill.PreviewOf(file.Prefix, file.Bytes, previewBytes),
-		Hint:            fmt.Sprintf(`Saved to a file instead of your context. Read it with {"action":"readresult","resultFile":%q,"op":"head"} (or grep, slice, query); do not use another server's file tool. Pass it as "argumentsFile" to feed a call.`, file.Path),
+		Hint:            fmt.Sprintf(`Saved to a file instead of your context. Read it with {"action":"readresult","resultFile":%q,"op":"head"} (or grep, slice, query); do not use another server's file tool. %s`, file.Path, feedHint(kind)),
 	}
 	if kind == payloadJSON {
 		describeShape(info, data)
@@ -171,16 +171,30 @@ func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error)
 	return info, nil
 }
 
+// feedHint says how a result file feeds the next call.
+func feedHint(kind payloadKind) string {
+	if kind == payloadText {
+		return `Pass it as "argumentsFile" with "argumentsKey":"NAME" to feed its text to a call as {"NAME": "..."}.`
+	}
+	return `Pass it as "argumentsFile" to feed a call ("argumentsPath" selects a part).`
+}
+
 // encoderFor returns how to write a payload: JSON indented one value per
 // line, so head, tail, slice and grep mean something; text as it is.
 func (s *Service) encoderFor(kind payloadKind, data []byte) (spill.Format, func(io.Writer) error) {
+	return encoderIn(kind, data, s.opts.Toon)
+}
+
+// encoderIn is encoderFor with the choice of TOON for JSON made by the
+// caller.
+func encoderIn(kind payloadKind, data []byte, asTOON bool) (spill.Format, func(io.Writer) error) {
 	if kind == payloadText {
 		return spill.FormatText, func(w io.Writer) error {
 			_, err := w.Write(data)
 			return err
 		}
 	}
-	if s.opts.Toon {
+	if asTOON {
 		return spill.FormatTOON, func(w io.Writer) error {
 			return toon.EncodeJSON(w, bytes.NewReader(data), toon.EncodeOptions{})
 		}

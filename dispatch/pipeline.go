@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/tidwall/gjson"
 )
@@ -33,12 +34,27 @@ var stepRef = regexp.MustCompile(`^\$([A-Za-z_][A-Za-z0-9_-]*)\.(.+)$`)
 // is a proxy-dispatch request, optionally with an "id" to refer to it by.
 // emit receives every step's result; the pipeline stops at the first
 // failed step and returns its error.
-func (s *Service) RunPipeline(ctx context.Context, steps []json.RawMessage, emit func(StepResult) error) error {
+//
+// With keepFiles false the pipeline's result files are deleted when it
+// ends, so none may be the last thing a user is handed: the last step's
+// result is printed whole, never saved to a file, and the other steps'
+// answers say their file lasts only as long as the pipeline.
+func (s *Service) RunPipeline(ctx context.Context, steps []json.RawMessage, keepFiles bool, emit func(StepResult) error) error {
+	if !keepFiles && len(steps) > 0 {
+		last, err := inlineLastStep(steps[len(steps)-1])
+		if err != nil {
+			return fmt.Errorf("step %d: %w", len(steps), err)
+		}
+		steps = append(steps[:len(steps)-1:len(steps)-1], last)
+	}
 	answers := map[string][]byte{}
 	for i, raw := range steps {
 		n := i + 1
 		res := StepResult{Step: n}
 		err := s.runStep(ctx, raw, answers, &res)
+		if call, ok := res.Response.(*CallResponse); ok && call.Spill != nil && !keepFiles {
+			call.Spill.Hint = fmt.Sprintf(`This file is deleted when the pipeline ends (run with --spill-dir DIR to keep result files); a later step can use it as "$step%d.resultFile" or read it with {"action":"readresult","resultFile":"$step%d.resultFile","op":"head"}.`, n, n)
+		}
 		if err != nil {
 			res.Error = err.Error()
 			res.Err = err
@@ -51,6 +67,22 @@ func (s *Service) RunPipeline(ctx context.Context, steps []json.RawMessage, emit
 		}
 	}
 	return nil
+}
+
+// inlineLastStep makes a call step return its result whole instead of in
+// a file that would be gone when the pipeline has ended; a step that
+// explicitly asks for a file is refused before anything runs.
+func inlineLastStep(raw json.RawMessage) (json.RawMessage, error) {
+	fields, err := decodeStep(raw)
+	if err != nil || fields["action"] != "call" {
+		return raw, nil // runStep reports a malformed step where it runs
+	}
+	if v, ok := fields["resultToFile"].(bool); ok && v {
+		return nil, usagef("Run with --spill-dir DIR to keep result files, or drop resultToFile from the last step",
+			"the last step asks for a result file, but without --spill-dir the pipeline's files are deleted when it ends")
+	}
+	fields["resultSizeThreshold"] = 0
+	return marshalJSON(fields)
 }
 
 func (s *Service) runStep(ctx context.Context, raw json.RawMessage, answers map[string][]byte, res *StepResult) error {
@@ -113,6 +145,9 @@ func decodeStep(raw json.RawMessage) (map[string]any, error) {
 func resolveRefs(v any, answers map[string][]byte) (any, error) {
 	switch x := v.(type) {
 	case string:
+		if strings.HasPrefix(x, "$$") {
+			return x[1:], nil // "$$" writes a literal "$"
+		}
 		m := stepRef.FindStringSubmatch(x)
 		if m == nil {
 			return x, nil

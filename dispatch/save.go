@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/dustin/go-humanize"
 
@@ -25,7 +27,17 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 	}
 	result := callResult{Content: call.Content, StructuredContent: call.StructuredContent, IsError: call.IsError}
 	kind, data := result.payload()
-	format, write := s.encoderFor(kind, data)
+	// The user's file name says what they expect in it: a JSON payload
+	// goes to a .json file as JSON and to a .toon file as TOON, whatever
+	// --toon says; other names get the format --toon picks.
+	asTOON := s.opts.Toon
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".json":
+		asTOON = false
+	case ".toon":
+		asTOON = true
+	}
+	format, write := encoderIn(kind, data, asTOON)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("result file: %w", err)
@@ -54,6 +66,9 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 		Preview:         spill.PreviewOf(head.Data, st.Bytes, previewBytes),
 		Hint:            "Read it with: dispatch readresult " + path + " --op head",
 	}}
+	if ext := strings.ToLower(filepath.Ext(path)); kind == payloadText && (ext == ".json" || ext == ".toon") {
+		saved.Hint += " (the result is text, not " + strings.TrimPrefix(ext, ".") + ", whatever its name says)"
+	}
 	if kind == payloadJSON {
 		describeShape(&saved.SpillInfo, data)
 	}

@@ -38,6 +38,10 @@ type Options struct {
 	// ArgumentRoots are the directories argumentsFile may read besides the
 	// spill store's own files (--args-dir).
 	ArgumentRoots []string
+	// TrustPaths lets argumentsFile and readresult read any file: for the
+	// CLI, whose user names their own files. The MCP server leaves it off,
+	// confining an agent to its result files and ArgumentRoots.
+	TrustPaths bool
 	// MaxArgumentsFileBytes bounds an argumentsFile (--max-args-file).
 	MaxArgumentsFileBytes int64
 	Logger                *slog.Logger

@@ -48,49 +48,100 @@ func (l Limits) Query(path, gjsonPath string) (*QueryResult, error) {
 	if err := CheckPath(gjsonPath); err != nil {
 		return nil, badRequest("query: %v", err)
 	}
-	f, fi, err := openRegular("query", path)
+	var res *QueryResult
+	err := withMapped("query", path, func(data []byte) (err error) {
+		res, err = l.query(path, gjsonPath, data)
+		return err
+	})
+	return res, err
+}
+
+// Select returns the JSON value that gjsonPath selects in the JSON file at
+// path, as raw JSON. Like Query it maps the file rather than reading it,
+// so selecting a small part of a huge file costs only the part; a value
+// larger than maxBytes is refused.
+func Select(path, gjsonPath string, maxBytes int64) ([]byte, error) {
+	if err := CheckPath(gjsonPath); err != nil {
+		return nil, badRequest("%v", err)
+	}
+	var raw []byte
+	err := withMapped("select", path, func(data []byte) error {
+		if err := checkQueryable(path, data); err != nil {
+			return err
+		}
+		r := gjson.GetBytes(data, gjsonPath) // copies Raw out of data
+		if !r.Exists() {
+			return badRequest("%q selects nothing in %s", gjsonPath, path)
+		}
+		if int64(len(r.Raw)) > maxBytes {
+			return badRequest("%q selects %s in %s, more than the limit of %s", gjsonPath, humanBytes(int64(len(r.Raw))), path, humanBytes(maxBytes))
+		}
+		raw = []byte(r.Raw)
+		return nil
+	})
+	return raw, err
+}
+
+// withMapped maps the regular file at path read-only and runs fn on its
+// bytes, turning a fault on the mapping (the file was truncated while
+// mapped, which raises SIGBUS) into an error instead of a crash. fn must
+// copy out anything it keeps: the mapping goes when it returns.
+func withMapped(op, path string, fn func(data []byte) error) error {
+	f, fi, err := openRegular(op, path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
 	size := fi.Size()
 	if size == 0 {
-		return nil, badRequest("query: %s is empty, not JSON", path)
+		return badRequest("%s: %s is empty, not JSON", op, path)
 	}
 	if int64(int(size)) != size {
-		return nil, fmt.Errorf("query: %s is too large to map (%s)", path, humanBytes(size))
+		return fmt.Errorf("%s: %s is too large to map (%s)", op, path, humanBytes(size))
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return nil, fmt.Errorf("query: map %s: %w", path, err)
+		return fmt.Errorf("%s: map %s: %w", op, path, err)
 	}
-	res, qerr := l.guardedQuery(path, gjsonPath, data)
+	ferr := guardFault(op, path, func() error { return fn(data) })
 	if err := syscall.Munmap(data); err != nil {
-		return nil, errors.Join(qerr, fmt.Errorf("query: unmap %s: %w", path, err))
+		return errors.Join(ferr, fmt.Errorf("%s: unmap %s: %w", op, path, err))
 	}
-	return res, qerr
+	return ferr
 }
 
 // maxQueryDepth bounds the nesting Query accepts.
 const maxQueryDepth = 10000
 
-// guardedQuery runs query turning a fault on the mapping (the file was
-// truncated while mapped, which raises SIGBUS) into an error instead of a
-// crash.
-func (l Limits) guardedQuery(path, gjsonPath string, data []byte) (res *QueryResult, err error) {
+// guardFault runs fn, turning a memory fault into an error.
+func guardFault(op, path string, fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
 			if rerr, ok := r.(runtime.Error); ok {
 				if _, fault := rerr.(interface{ Addr() uintptr }); fault {
-					res, err = nil, fmt.Errorf("query: %s changed while being read: %v", path, rerr)
+					err = fmt.Errorf("%s: %s changed while being read: %v", op, path, rerr)
 					return
 				}
 			}
 			panic(r)
 		}
 	}()
-	return l.query(path, gjsonPath, data)
+	return fn()
+}
+
+// checkQueryable refuses data that gjson cannot safely query: invalid JSON,
+// or nesting deep enough to exhaust the stack (gjson recurses).
+func checkQueryable(path string, data []byte) error {
+	shape := newJSONShaper(1)
+	shape.write(data)
+	if shape.maxDepth > maxQueryDepth {
+		return badRequest("%s nests deeper than %d levels; use grep or read instead", path, maxQueryDepth)
+	}
+	if !gjson.ValidBytes(data) {
+		return badRequest("%s is not valid JSON", path)
+	}
+	return nil
 }
 
 // query works on the mapped bytes; everything it returns is copied out.

@@ -1,6 +1,7 @@
 package spill
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -108,8 +109,39 @@ func TestLimits_Query_truncatedWhileMapped(t *testing.T) {
 	if err := os.Truncate(path, 0); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Limits{}.guardedQuery(path, "a", data)
+	err = guardFault("query", path, func() error {
+		_, err := Limits{}.query(path, "a", data)
+		return err
+	})
 	if err == nil || !strings.Contains(err.Error(), "changed while being read") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestSelect(t *testing.T) {
+	path := writeTemp(t, "f.json", `{"items":[{"name":"a","size":1},{"name":"b","size":2000}],"big":"`+strings.Repeat("x", 5000)+`"}`)
+	tests := []struct {
+		path, want, errIn string
+		max               int64
+	}{
+		{"items.1", `{"name":"b","size":2000}`, "", 1 << 10},
+		{"items.#(size>1000)#.name", `["b"]`, "", 1 << 10},
+		{"big", "", "more than the limit of 1.0 KiB", 1 << 10},
+		{"nope", "", `"nope" selects nothing`, 1 << 10},
+		{"items.#(", "", "invalid gjson path", 1 << 10},
+	}
+	for _, tt := range tests {
+		got, err := Select(path, tt.path, tt.max)
+		switch {
+		case tt.errIn != "":
+			if err == nil || !strings.Contains(err.Error(), tt.errIn) || !errors.Is(err, ErrBadRequest) {
+				t.Errorf("Select(%q) = %s, %v; want a bad request with %q", tt.path, got, err, tt.errIn)
+			}
+		case err != nil || string(got) != tt.want:
+			t.Errorf("Select(%q) = %s, %v; want %s", tt.path, got, err, tt.want)
+		}
+	}
+	if _, err := Select(writeTemp(t, "t.txt", "plain text"), "a", 1<<10); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+		t.Errorf("Select on text: %v", err)
 	}
 }

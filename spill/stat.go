@@ -59,13 +59,14 @@ func (l Limits) Stat(path string) (*StatInfo, error) {
 
 	buf := make([]byte, readBufSize)
 	var (
-		shaper  *jsonShaper
-		toon    *toonShaper
-		lineBuf []byte // TOON: the start of the current line
-		lineLen int
-		last    byte
-		sniffed = known
-		total   int64
+		shaper    *jsonShaper
+		toon      *toonShaper
+		lineBuf   []byte // TOON: the start of the current line
+		lineLen   int
+		last      byte
+		sniffed   = known
+		checkJSON = known && format == FormatJSON
+		total     int64
 	)
 	setup := func() {
 		switch info.Format {
@@ -85,6 +86,16 @@ func (l Limits) Stat(path string) (*StatInfo, error) {
 			if t := bytes.TrimLeft(p, " \t\r\n"); len(t) > 0 {
 				info.Format, info.Sniffed, sniffed = sniffFormat(t[0]), true, true
 				setup()
+			}
+		}
+		if checkJSON && n > 0 {
+			// A file named .json that cannot start a JSON value is text
+			// (a text result saved under a .json name).
+			if t := bytes.TrimLeft(p, " \t\r\n"); len(t) > 0 {
+				checkJSON = false
+				if !bytes.ContainsRune([]byte(`{["-0123456789tfn`), rune(t[0])) {
+					info.Format, info.Sniffed, shaper = FormatText, true, nil
+				}
 			}
 		}
 		total += int64(n)

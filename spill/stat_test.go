@@ -49,6 +49,7 @@ func TestLimits_Stat(t *testing.T) {
 			shapeText: "malformed JSON: it ends inside a value (truncated?)"},
 		{name: "json lines", file: "a.json", content: "{\"a\":1}\n{\"b\":2}\n", format: FormatJSON, kind: "object", keys: []string{"a"}, keyCount: 1, lines: 2,
 			shapeText: "more than one JSON value (JSON Lines?)"},
+		{name: "text named .json", file: "a.json", content: "plain words\nmore", format: FormatText, sniffed: true, lines: 2},
 		{name: "sniffed json", file: "result", content: "  \n[1,2]", format: FormatJSON, sniffed: true, kind: "array", length: 2, lines: 2},
 		{name: "sniffed text", file: "result", content: "hello\nworld", format: FormatText, sniffed: true, lines: 2},
 		{name: "empty file", file: "result", content: "", format: FormatText, sniffed: true, lines: 0},

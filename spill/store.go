@@ -122,6 +122,9 @@ func Open(opts Options) (*Store, error) {
 	parent := opts.Dir
 	if parent == "" {
 		parent = os.TempDir()
+	} else if err := os.MkdirAll(parent, 0o700); err != nil {
+		// Created as in Keep mode, so --spill-dir means the same everywhere.
+		return nil, fmt.Errorf("open spill store: %w", err)
 	}
 	me, err := self()
 	if err != nil {

@@ -253,6 +253,17 @@ func TestStore_Close_concurrentCreate(t *testing.T) {
 	}
 }
 
+func TestOpen_createsMissingParent(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "a", "b")
+	s := openTest(t, Options{Dir: parent})
+	if filepath.Dir(s.Dir()) != parent {
+		t.Errorf("store dir %s is not under %s", s.Dir(), parent)
+	}
+	if fi, err := os.Stat(parent); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("parent: %v, %v; want a 0700 directory", fi, err)
+	}
+}
+
 func TestOpenKept(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	s, err := OpenKept(dir)
