@@ -90,6 +90,31 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	threshold, err := parseSizeFlag("--threshold", g.Threshold)
+	if err != nil {
+		return nil, err
+	}
+	spillMax, err := parseSizeFlag("--spill-max", g.SpillMax)
+	if err != nil {
+		return nil, err
+	}
+	maxArgs, err := parseSizeFlag("--max-args-file", g.MaxArgsFile)
+	if err != nil {
+		return nil, err
+	}
+	// Zero would silently mean the default to the packages below; a limit
+	// of nothing is not what anyone asking for 0 means, so say so.
+	if spillMax <= 0 {
+		return nil, &usageErr{errors.New("--spill-max must be more than 0 (it bounds the result files of one process)")}
+	}
+	if maxArgs <= 0 {
+		return nil, &usageErr{errors.New("--max-args-file must be more than 0")}
+	}
+	for _, dir := range g.ArgsDir {
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return nil, &usageErr{fmt.Errorf("--args-dir %s is not a directory", dir)}
+		}
+	}
 	conns, err := connections.NewSet(configs, connections.Options{
 		Cache:                cache,
 		MaxMessageBytes:      int(maxMessage),
@@ -103,24 +128,6 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	})
 	if err != nil {
 		return nil, &usageErr{err}
-	}
-	threshold, err := parseSizeFlag("--threshold", g.Threshold)
-	if err != nil {
-		return nil, err
-	}
-	spillMax, err := parseSizeFlag("--spill-max", g.SpillMax)
-	if err != nil {
-		return nil, err
-	}
-	maxArgs, err := parseSizeFlag("--max-args-file", g.MaxArgsFile)
-	if err != nil {
-		return nil, err
-	}
-	for _, dir := range g.ArgsDir {
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			conns.Close()
-			return nil, &usageErr{fmt.Errorf("--args-dir %s is not a directory", dir)}
-		}
 	}
 	var store *spill.Store
 	switch {

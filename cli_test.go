@@ -35,6 +35,7 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"search finds tools though a server is down", "", []string{"--mcp", "/nonexistent/cmd", "--mcp", fx, "search", "echo"}, exitOK, "", ""},
 		{"server crashes mid-call", "", []string{"--mcp", fx, "call", "crash"}, exitServer, "", "server connection lost"},
 		{"--args-dir missing", "", []string{"--mcp", fx, "--args-dir", "/nonexistent/dir", "list"}, exitUsage, "", "--args-dir /nonexistent/dir is not a directory"},
+		{"--spill-max 0", "", []string{"--mcp", fx, "--spill-max", "0", "list"}, exitUsage, "", "--spill-max must be more than 0"},
 		{"bad threshold", "", []string{"--mcp", fx, "--threshold", "lots", "list"}, exitUsage, "", "--threshold"},
 		{"readresult query", "", []string{"readresult", kept, "--op", "query", "--path", "items.1"}, exitOK, "2\n", ""},
 		{"readresult query matches nothing", "", []string{"readresult", kept, "--op", "query", "--path", "nope"}, exitUsage, "", `"nope" matches nothing`},

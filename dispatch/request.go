@@ -274,7 +274,11 @@ func (r *Request) Check() error {
 		return usagef(examples[r.Action], "\"limit\" must not be negative")
 	}
 	if r.Offset < 0 {
-		return usagef(examples[r.Action], "\"offset\" must not be negative")
+		example := examples[r.Action]
+		if r.Action == "readresult" {
+			example = `Example: {"action":"readresult","resultFile":"/tmp/.../r1.json","op":"read","offset":32768}`
+		}
+		return usagef(example, "\"offset\" must not be negative")
 	}
 	switch r.Format {
 	case "", "compact", "detail":
