@@ -24,6 +24,9 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"arguments from stdin", `{"message":"from stdin"}`, []string{"--mcp", fx, "call", "echo", "-"}, exitOK, "from stdin\n", ""},
 		{"tool returned isError", "", []string{"--mcp", fx, "call", "fail", `{"message":"nope"}`}, exitToolError, "nope\n", "returned an error"},
 		{"bad JSON arguments", "", []string{"--mcp", fx, "call", "echo", `{"message":`}, exitUsage, "", "not valid JSON"},
+		{"tool written as shown, c1/echo", "", []string{"--mcp", fx, "call", "c1/echo", `{"message":"hi"}`}, exitOK, "hi\n", ""},
+		{"c1/echo with -C c1", "", []string{"--mcp", fx, "call", "c1/echo", `{"message":"hi"}`, "-C", "c1"}, exitOK, "hi\n", ""},
+		{"c2/echo with no c2", "", []string{"--mcp", fx, "call", "c2/echo"}, exitUsage, "", "did you mean c1/echo"},
 		{"unknown tool", "", []string{"--mcp", fx, "call", "ecko"}, exitUsage, "", "did you mean c1/echo"},
 		{"no servers", "", []string{"list"}, exitUsage, "", "no servers configured"},
 		{"unknown flag", "", []string{"--bogus"}, exitUsage, "", "unknown flag"},
@@ -114,6 +117,22 @@ func TestCLI_ListText(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("list output lacks %q:\n%s", want, stdout)
 		}
+	}
+
+	// What --schema and --annotations ask for is in the text form too, and
+	// the next page is offered as a flag, not as agent JSON.
+	stdout, stderr, code = runCLI(t, "", "--no-cache", "--mcp", fixture(), "list", "-C", "c1", "--schema", "--annotations", "--limit", "1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{`input schema: {"type":"object"`, `annotations: {"idempotentHint":true`, "More tools: repeat with --offset 1"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("list --schema --annotations lacks %q:\n%s", want, stdout)
+		}
+	}
+	stdout, _, code = runCLI(t, "", "--no-cache", "--mcp", fixture(), "search", "add", "numbers", "--schema", "--limit", "1")
+	if code != 0 || !strings.Contains(stdout, "c1/add(a, b)") || !strings.Contains(stdout, `input schema: {"type":"object"`) {
+		t.Errorf("search --schema:\n%s", stdout)
 	}
 }
 

@@ -66,20 +66,27 @@ func renderList(w io.Writer, r *dispatch.ListResponse) error {
 		fmt.Fprintln(w)
 		for _, t := range r.Tools {
 			fmt.Fprintf(w, "%s/%s(%s)\n    %s\n", t.Connection, t.Name, t.Params, t.Description)
+			renderToolExtras(w, t)
 		}
 	}
-	if r.Hint != "" {
-		fmt.Fprintf(w, "\n%s\n", r.Hint)
+	// The answer's hint is phrased for an agent (JSON requests); say the
+	// same in the command line's terms.
+	switch {
+	case r.NextOffset > 0:
+		fmt.Fprintf(w, "\nMore tools: repeat with --offset %d\n", r.NextOffset)
+	case r.Hint != "" && len(r.Tools) == 0:
+		fmt.Fprintln(w, "\nToo many tools to name here: use dispatch search WORDS, or dispatch list -C ALIAS")
 	}
 	return nil
 }
 
 func renderSearch(w io.Writer, r *dispatch.SearchResponse) error {
 	if len(r.Hits) == 0 {
-		fmt.Fprintf(w, "no tools match %q among %d tools\n", r.Query, r.Total)
+		fmt.Fprintf(w, "no tools match %q among %d tools; try other words (what the tool does), or dispatch list --tools\n", r.Query, r.Total)
 	}
 	for i, h := range r.Hits {
 		fmt.Fprintf(w, "%2d. %s/%s(%s)  score %.3f\n    %s\n", i+1, h.Connection, h.Name, h.Params, h.Score, h.Description)
+		renderToolExtras(w, h)
 	}
 	for _, u := range r.Unreachable {
 		fmt.Fprintf(w, "not searched: %s\n", u)
@@ -151,3 +158,19 @@ func oneLine(s string) string {
 }
 
 func spillLimits() spill.Limits { return spill.Limits{} }
+
+// renderToolExtras prints what --schema and --annotations asked for under a
+// tool's line, as compact JSON, indented to read as part of that tool.
+func renderToolExtras(w io.Writer, t dispatch.ToolEntry) {
+	if len(t.InputSchema) > 0 {
+		var compact bytes.Buffer
+		if json.Compact(&compact, t.InputSchema) == nil {
+			fmt.Fprintf(w, "    input schema: %s\n", compact.String())
+		}
+	}
+	if len(t.Annotations) > 0 {
+		if data, err := json.Marshal(t.Annotations); err == nil {
+			fmt.Fprintf(w, "    annotations: %s\n", data)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"dispatch/connections"
 )
@@ -151,7 +153,7 @@ func summarize(text string, max int) string {
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		s = strings.TrimSpace(s[:i])
 	}
-	if i := strings.Index(s, ". "); i >= 0 {
+	if i := sentenceEnd(s); i >= 0 {
 		s = s[:i+1]
 	}
 	if len(s) <= max {
@@ -168,6 +170,35 @@ func summarize(text string, max int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// sentenceEnd returns the index of the period that ends the first sentence
+// of s, or -1. "e.g. ", "i.e. ", "etc. ", initials ("U.S. ") and a period
+// followed by a lowercase word do not end one: cutting there leaves a
+// summary like "Open a PR, e.g."
+func sentenceEnd(s string) int {
+	for from := 0; ; {
+		j := strings.Index(s[from:], ". ")
+		if j < 0 {
+			return -1
+		}
+		i := from + j
+		from = i + 2
+		word := s[strings.LastIndexAny(s[:i], " (\"'")+1 : i]
+		if abbreviations[strings.ToLower(word)] || len(word) == 1 || strings.Contains(word, ".") {
+			continue
+		}
+		if next, _ := utf8.DecodeRuneInString(strings.TrimLeft(s[from:], " ")); unicode.IsLower(next) {
+			continue
+		}
+		return i
+	}
+}
+
+// abbreviations end in a period without ending a sentence.
+var abbreviations = map[string]bool{
+	"e.g": true, "i.e": true, "etc": true, "vs": true, "cf": true, "approx": true, "incl": true,
+	"esp": true, "ex": true, "no": true, "max": true, "min": true, "dr": true, "mr": true, "mrs": true, "ms": true,
+}
 
 // toolDefCache holds the parsed form of each connection's raw catalog. A
 // catalog is replaced, never modified, when it changes (connections.Conn

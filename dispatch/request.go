@@ -146,6 +146,15 @@ func checkParams(action string, allowed []string, fields map[string]json.RawMess
 	}
 	sort.Strings(foreign)
 	sort.Strings(unknown)
+	if action == "call" && len(unknown) == 1 && len(foreign) == 0 && argumentsAliases[unknown[0]] && fields["arguments"] == nil {
+		// "args": {...} and the like: the agent meant "arguments".
+		example, err := json.Marshal(map[string]any{"action": "call", "tool": toolOrPlaceholder(fields), "arguments": fields[unknown[0]]})
+		if err != nil {
+			example = []byte(`{"action":"call","tool":"TOOL","arguments":{...}}`)
+		}
+		return usagef("Rename it: "+string(example),
+			"unknown parameter %q for action call; the tool's inputs go in \"arguments\"", unknown[0])
+	}
 	if action == "call" && len(unknown)+len(foreign) > 0 {
 		// The agent most likely put the tool's inputs at the top level,
 		// some of them perhaps named like another action's parameters
@@ -153,9 +162,15 @@ func checkParams(action string, allowed []string, fields map[string]json.RawMess
 		// arguments already given.
 		stray := append(append([]string{}, unknown...), foreign...)
 		sort.Strings(stray)
-		// "arguments": null decodes to a nil map without an error.
+		// "arguments": null decodes to a nil map without an error; a JSON
+		// string holding the object is accepted, so it is kept too.
 		var moved map[string]json.RawMessage
-		if err := json.Unmarshal(fields["arguments"], &moved); err != nil || moved == nil {
+		if obj, err := argumentsObject(fields["arguments"]); err == nil && len(obj) > 0 {
+			if err := json.Unmarshal(obj, &moved); err != nil {
+				moved = nil
+			}
+		}
+		if moved == nil {
 			moved = map[string]json.RawMessage{}
 		}
 		for _, name := range stray {
@@ -181,6 +196,9 @@ func checkParams(action string, allowed []string, fields map[string]json.RawMess
 	}
 	return nil
 }
+
+// argumentsAliases are names agents use for "arguments".
+var argumentsAliases = map[string]bool{"args": true, "argument": true, "params": true, "parameters": true, "input": true, "inputs": true, "arguments_json": true}
 
 func toolOrPlaceholder(fields map[string]json.RawMessage) any {
 	var tool string

@@ -164,7 +164,18 @@ func TestParseRequest_Invalid(t *testing.T) {
 		{
 			name: "top-level inputs next to arguments given as a string",
 			raw:  `{"action":"call","tool":"t","arguments":"{\"a\":1}","b":2}`,
-			want: []string{`unknown parameter(s) "b"`, `"arguments":{"b":2}`},
+			want: []string{`unknown parameter(s) "b"`, `"arguments":{"a":1,"b":2}`},
+		},
+		{
+			name: "args instead of arguments",
+			raw:  `{"action":"call","tool":"add","args":{"a":1,"b":2}}`,
+			want: []string{`unknown parameter "args"`, `Rename it: {"action":"call","arguments":{"a":1,"b":2},"tool":"add"}`},
+			not:  []string{`"arguments":{"args"`},
+		},
+		{
+			name: "params instead of arguments",
+			raw:  `{"action":"call","tool":"add","params":{"a":1}}`,
+			want: []string{`unknown parameter "params"`, `"arguments":{"a":1}`},
 		},
 		{name: "arguments an array", raw: `{"action":"call","tool":"t","arguments":[1,2]}`, want: []string{`"arguments" must be a JSON object`, "Example:"}},
 		{name: "arguments a number", raw: `{"action":"call","tool":"t","arguments":3}`, want: []string{`"arguments" must be a JSON object`}},

@@ -96,9 +96,9 @@ func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error)
 	case "search":
 		return s.Search(ctx, req)
 	case "info":
-		return s.Info(ctx, req)
+		return s.Info(ctx, s.qualifyTool(ctx, req))
 	case "call":
-		return s.Call(ctx, req, hooks)
+		return s.Call(ctx, s.qualifyTool(ctx, req), hooks)
 	case "readresult":
 		return s.ReadResult(req)
 	}
