@@ -3,7 +3,6 @@ package connections
 import (
 	"bytes"
 	"sync"
-	"unicode/utf8"
 )
 
 // DefaultStderrLimit bounds how much of a server's stderr is kept. Only the
@@ -63,6 +62,9 @@ func (t *tailBuffer) Tail(maxLines, maxBytes int) string {
 	if len(data) > maxBytes {
 		start := len(data) - maxBytes
 		partial = data[start-1] != '\n'
+		if partial && bytes.IndexByte([]byte(wordBoundaries), data[start-1]) >= 0 {
+			partial = false // cut between words: nothing was cut in two
+		}
 		data = data[start:]
 	}
 	out := make([]byte, len(data))
@@ -71,10 +73,13 @@ func (t *tailBuffer) Tail(maxLines, maxBytes int) string {
 	if partial {
 		if i := bytes.IndexByte(out, '\n'); i >= 0 {
 			out = out[i+1:]
+		} else if i := bytes.IndexAny(out, wordBoundaries); i >= 0 {
+			// One long line cut at its start: the cut may have gone through
+			// a secret, and its remaining part no longer matches the secret
+			// the redactor looks for, so drop everything up to a boundary.
+			out = bytes.TrimLeft(out[i:], " \t")
 		} else {
-			for len(out) > 0 && !utf8.RuneStart(out[0]) {
-				out = out[1:]
-			}
+			out = nil
 		}
 	}
 	if len(out) == 0 || maxLines <= 0 {
@@ -86,6 +91,10 @@ func (t *tailBuffer) Tail(maxLines, maxBytes int) string {
 	}
 	return string(bytes.Join(lines, []byte("\n")))
 }
+
+// wordBoundaries end a token: secrets (keys, passwords, tokens) do not
+// contain them.
+const wordBoundaries = " \t\"',;&=<>()[]{}"
 
 func (t *tailBuffer) Reset() {
 	t.mu.Lock()

@@ -97,11 +97,17 @@ func TestTailBuffer_Tail(t *testing.T) {
 		{name: "negative bytes", limit: 100, written: "1\n2\n3", lines: 5, maxBytes: -1, want: ""},
 		{name: "byte cut drops the partial line", limit: 100, written: "first line\nsecond\nthird\n", lines: 5, maxBytes: 14, want: "second\nthird"},
 		{name: "byte cut at a line start", limit: 100, written: "first\nsecond\nthird\n", lines: 5, maxBytes: 12, want: "second\nthird"},
-		{name: "byte cut inside the only line", limit: 100, written: "abcdefghij", lines: 5, maxBytes: 4, want: "ghij"},
-		{name: "byte cut never splits a rune", limit: 100, written: "ééééé", lines: 5, maxBytes: 5, want: "éé"},
+		// A cut inside the only line keeps nothing before a word boundary:
+		// the cut may have gone through a secret, whose remaining part the
+		// redactor would not recognize.
+		{name: "byte cut inside the only line", limit: 100, written: "abcdefghij", lines: 5, maxBytes: 4, want: ""},
+		{name: "byte cut inside a secret", limit: 100, written: `env: PASS="SUPERSECRET1234", next: ok`, lines: 5, maxBytes: 24, want: `", next: ok`},
+		{name: "byte cut at a boundary", limit: 100, written: "some words here", lines: 5, maxBytes: 10, want: "words here"},
+		{name: "byte cut never splits a rune", limit: 100, written: "éé éé", lines: 5, maxBytes: 5, want: "éé"},
 		{name: "buffer limit drops the partial line", limit: 12, written: "token=abcdefgh\nok\nend\n", lines: 5, maxBytes: 100, want: "ok\nend"},
 		{name: "buffer limit at a line start", limit: 7, written: "abcdef\nok\nend\n", lines: 5, maxBytes: 100, want: "ok\nend"},
-		{name: "buffer limit never splits a rune", limit: 5, written: "日本語", lines: 5, maxBytes: 100, want: "語"},
+		{name: "buffer limit never splits a rune", limit: 5, written: "日本 語", lines: 5, maxBytes: 100, want: "語"},
+		{name: "buffer limit inside a secret", limit: 20, written: `x="SUPERSECRETVALUE1234567890",y=1`, lines: 5, maxBytes: 100, want: `",y=1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
