@@ -194,7 +194,8 @@ func (f fileServer) toConfig(name string) (ServerConfig, error) {
 }
 
 // LoadFile reads a config file: the mcpServers JSON used by Claude Desktop,
-// Cursor, Claude Code (and VS Code's "servers"), recognized by content, or
+// Cursor, Claude Code (and VS Code's "servers", with its comments and
+// trailing commas), recognized by content, or
 // else a TOML file with one [servers.NAME] table per server. Servers keep
 // the order in which the file declares them, since that order gives the
 // c1..cN aliases. ${VAR} references are expanded from lookup.
@@ -204,8 +205,8 @@ func LoadFile(path string, lookup func(string) (string, bool)) ([]ServerConfig, 
 		return nil, fmt.Errorf("read config: %w", err)
 	}
 	var configs []ServerConfig
-	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
-		configs, err = parseServersJSON(trimmed)
+	if trimmed := bytes.TrimSpace(data); bytes.HasPrefix(trimmed, []byte("{")) || bytes.HasPrefix(trimmed, []byte("//")) || bytes.HasPrefix(trimmed, []byte("/*")) {
+		configs, err = parseServersJSON(standardizeJSONC(trimmed))
 	} else {
 		configs, err = parseServersTOML(data)
 	}
@@ -313,21 +314,41 @@ func objectKeysInOrder(raw json.RawMessage) ([]string, error) {
 	return keys, nil
 }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+// envRef matches the references the clients' config files use: ${VAR}
+// (all of them), ${env:VAR} (VS Code, Cursor), ${VAR:-default} (Claude
+// Code) and ${input:ID} (VS Code's prompt, which dispatch cannot show).
+var envRef = regexp.MustCompile(`\$\{(env:|input:)?([A-Za-z_][A-Za-z0-9_.-]*)(:-([^}]*))?\}`)
 
-// ExpandEnv replaces ${VAR} in the command, args, env values, cwd, url and
-// header values. An undefined variable is an error naming it, because a
-// server started with an empty token fails later in a far less clear way.
+// ExpandEnv replaces ${VAR}, ${env:VAR} and ${VAR:-default} in the command,
+// args, env values, cwd, url and header values; ${userHome} and
+// ${workspaceFolder} (VS Code) are the home and working directories unless
+// the environment defines them. An undefined variable without a default is
+// an error naming it, because a server started with an empty token fails
+// later in a far less clear way.
 func (c *ServerConfig) ExpandEnv(lookup func(string) (string, bool)) error {
-	var missing []string
+	var missing, prompts []string
 	expand := func(s string) string {
 		return envRef.ReplaceAllStringFunc(s, func(ref string) string {
-			name := ref[2 : len(ref)-1]
-			value, ok := lookup(name)
-			if !ok {
-				missing = append(missing, name)
+			m := envRef.FindStringSubmatch(ref)
+			kind, name, hasDefault, def := m[1], m[2], m[3] != "", m[4]
+			if kind == "input:" {
+				prompts = append(prompts, name)
+				return ref
 			}
-			return value
+			if strings.ContainsAny(name, ".-") {
+				return ref // not a variable name: left as written
+			}
+			if value, ok := lookup(name); ok {
+				return value
+			}
+			if value, ok := vscodeVariable(kind, name, lookup); ok {
+				return value
+			}
+			if hasDefault {
+				return def
+			}
+			missing = append(missing, name)
+			return ""
 		})
 	}
 	c.Command = expand(c.Command)
@@ -342,9 +363,28 @@ func (c *ServerConfig) ExpandEnv(lookup func(string) (string, bool)) error {
 	for k, v := range c.Headers {
 		c.Headers[k] = expand(v)
 	}
+	if len(prompts) > 0 {
+		return fmt.Errorf("${input:%s} asks VS Code to prompt for a value, which dispatch cannot do; put the value in an environment variable and write ${env:NAME}", prompts[0])
+	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
-		return fmt.Errorf("environment variable %s is not set (referenced as ${%s}); export it or remove the reference", missing[0], missing[0])
+		return fmt.Errorf("environment variable %s is not set (referenced as ${%s}); export it, give a default as ${%s:-VALUE}, or remove the reference", missing[0], missing[0], missing[0])
 	}
 	return nil
+}
+
+// vscodeVariable resolves the VS Code variables that mean something
+// outside an editor.
+func vscodeVariable(kind, name string, lookup func(string) (string, bool)) (string, bool) {
+	if kind != "" {
+		return "", false // ${env:userHome} is an environment variable
+	}
+	switch name {
+	case "userHome":
+		return lookup("HOME")
+	case "workspaceFolder":
+		wd, err := os.Getwd()
+		return wd, err == nil
+	}
+	return "", false
 }

@@ -636,3 +636,56 @@ func TestServerConfig_ExpandEnv(t *testing.T) {
 		})
 	}
 }
+
+func TestStandardizeJSONC(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"a": 1}`, `{"a": 1}`},
+		{"{\"a\": 1, // note\n}", "{\"a\": 1         \n}"},
+		{`{"a": [1, 2,], "b": 3,}`, `{"a": [1, 2 ], "b": 3 }`},
+		{`{/* c */"a": 1}`, `{       "a": 1}`},
+		{`{"url": "http://x//y", "s": "/* not a comment */", "q": "a\"//b",}`, `{"url": "http://x//y", "s": "/* not a comment */", "q": "a\"//b" }`},
+		{"{\"a\": [1, /* c */\n]}", "{\"a\": [1  " + "       \n]}"},
+		{`{"a": "x,"}`, `{"a": "x,"}`},
+		{`/* unterminated`, `               `},
+	}
+	for _, tt := range tests {
+		got := string(standardizeJSONC([]byte(tt.in)))
+		if got != tt.want {
+			t.Errorf("standardizeJSONC(%q) =\n%q\nwant\n%q", tt.in, got, tt.want)
+		}
+		if len(got) != len(tt.in) {
+			t.Errorf("length changed: %d -> %d", len(tt.in), len(got))
+		}
+	}
+}
+
+func TestLoadFile_VSCodeAndClaudeCodeForms(t *testing.T) {
+	path := writeConfig(t, "mcp.json", `// VS Code workspace servers
+{
+  "servers": {
+    /* a local one */
+    "files": {
+      "command": "${userHome}/bin/fs",
+      "args": ["${workspaceFolder}", "--token", "${env:TOKEN}", "--level=${LEVEL:-info}"],
+    },
+  },
+}`)
+	configs, err := LoadFile(path, envLookup(map[string]string{"HOME": "/home/u", "TOKEN": "t0k"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wd, _ := os.Getwd()
+	want := []string{wd, "--token", "t0k", "--level=info"}
+	if len(configs) != 1 || configs[0].Command != "/home/u/bin/fs" || !reflect.DeepEqual(configs[0].Args, want) {
+		t.Errorf("configs = %+v, want command /home/u/bin/fs and args %q", configs, want)
+	}
+
+	prompt := writeConfig(t, "prompt.json", `{"servers": {"s": {"command": "srv", "env": {"KEY": "${input:api-key}"}}}}`)
+	if _, err := LoadFile(prompt, envLookup(nil)); err == nil || !strings.Contains(err.Error(), "${input:api-key} asks VS Code to prompt") {
+		t.Errorf("LoadFile with ${input:...} = %v", err)
+	}
+	missing := writeConfig(t, "missing.json", `{"mcpServers": {"s": {"command": "srv", "args": ["${env:NOPE}"]}}}`)
+	if _, err := LoadFile(missing, envLookup(nil)); err == nil || !strings.Contains(err.Error(), "NOPE is not set") || !strings.Contains(err.Error(), "${NOPE:-VALUE}") {
+		t.Errorf("LoadFile with an unset ${env:NOPE} = %v", err)
+	}
+}
