@@ -35,6 +35,8 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"search finds tools though a server is down", "", []string{"--mcp", "/nonexistent/cmd", "--mcp", fx, "search", "echo"}, exitOK, "", ""},
 		{"server crashes mid-call", "", []string{"--mcp", fx, "call", "crash"}, exitServer, "", "server connection lost"},
 		{"bad threshold", "", []string{"--mcp", fx, "--threshold", "lots", "list"}, exitUsage, "", "--threshold"},
+		{"call timeout longer than a time.Duration", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout", "1e12"}, exitUsage, "", "--call-timeout of 1e+12 seconds is too long"},
+		{"negative call timeout", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout=-1"}, exitUsage, "", "--call-timeout must not be negative"},
 		{"readresult query", "", []string{"readresult", kept, "--op", "query", "--path", "items.1"}, exitOK, "2\n", ""},
 		{"readresult query matches nothing", "", []string{"readresult", kept, "--op", "query", "--path", "nope"}, exitUsage, "", `"nope" matches nothing`},
 		{"readresult malformed query path", "", []string{"readresult", kept, "--op", "query", "--path", "items.#("}, exitUsage, "", "invalid gjson path"},
