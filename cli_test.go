@@ -40,6 +40,8 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"--args-dir missing", "", []string{"--mcp", fx, "--args-dir", "/nonexistent/dir", "list"}, exitUsage, "", "--args-dir /nonexistent/dir is not a directory"},
 		{"--spill-max 0", "", []string{"--mcp", fx, "--spill-max", "0", "list"}, exitUsage, "", "--spill-max must be more than 0"},
 		{"bad threshold", "", []string{"--mcp", fx, "--threshold", "lots", "list"}, exitUsage, "", "--threshold"},
+		{"call timeout longer than a time.Duration", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout", "1e12"}, exitUsage, "", "--call-timeout of 1e+12 seconds is too long"},
+		{"negative call timeout", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout=-1"}, exitUsage, "", "--call-timeout must not be negative"},
 		{"readresult query", "", []string{"readresult", kept, "--op", "query", "--path", "items.1"}, exitOK, "2\n", ""},
 		{"readresult query matches nothing", "", []string{"readresult", kept, "--op", "query", "--path", "nope"}, exitUsage, "", `"nope" matches nothing`},
 		{"readresult malformed query path", "", []string{"readresult", kept, "--op", "query", "--path", "items.#("}, exitUsage, "", "invalid gjson path"},

@@ -118,7 +118,7 @@ type CallCmd struct {
 
 func (c *CallCmd) Run(ctx context.Context, g *Globals) error {
 	req := dispatch.Request{Action: "call", Tool: c.Tool, Connection: c.Connection, ArgumentsFile: c.ArgumentsFile,
-		ArgumentsPath: c.ArgumentsPath, ArgumentsKey: c.ArgumentsKey, Timeout: c.CallTimeout}
+		ArgumentsPath: c.ArgumentsPath, ArgumentsKey: c.ArgumentsKey, Timeout: c.CallTimeout, TimeoutName: "--call-timeout"}
 	args := c.Arguments
 	if args == "-" {
 		data, err := io.ReadAll(os.Stdin)

@@ -17,6 +17,9 @@ type secretsSetup struct {
 	secrets  map[string]string // what → value; none may ever be shown
 	args     []string          // dispatch's global flags for this setup
 	cacheDir string
+	// missingDir is the cwd of secNoDir, under $PWD: errors must show it
+	// whole, since a working directory is not a credential.
+	missingDir string
 }
 
 // Connection names of the setup, in file order (after any --mcp server,
@@ -29,6 +32,7 @@ const (
 	secHTTPBad  = "http_bad"  // http, 401: wrong bearer header
 	secHTTPDown = "http_down" // http, nothing listening: user info and tokens in the URL
 	secSSEDown  = "sse_down"  // sse, nothing listening, from an mcpServers JSON file
+	secNoDir    = "nodir"     // stdio, its cwd ${PWD}/missing-dir does not exist
 )
 
 func plantSecrets(t *testing.T) secretsSetup {
@@ -38,6 +42,7 @@ func plantSecrets(t *testing.T) secretsSetup {
 		"broken server env token":        "envfail-0b8e44d1",
 		"broken server env password":     "dbpass-5c9e27aa",
 		"inherited env (dispatch's own)": "inherited-91d0c3e5",
+		"inherited env *_PWD":            "inheritedpwd-2c7a5e90",
 		"arg --token=":                   "argtok-4f1a9c02",
 		"arg --api-key VALUE":            "argkey-b3e8d715",
 		"arg with a token's shape":       "ghp_ArgShape0123456789abcdef",
@@ -61,9 +66,13 @@ func plantSecrets(t *testing.T) secretsSetup {
 	sec := s.secrets
 	// Secrets that reach a server through dispatch's own environment.
 	t.Setenv("FIXTURE_API_KEY", sec["inherited env (dispatch's own)"])
+	t.Setenv("FIXTURE_DB_PWD", sec["inherited env *_PWD"])
 	t.Setenv("DISPATCH_TEST_ARG_PW", sec["arg --password=${VAR}"])
 
 	dir := t.TempDir()
+	// $PWD names a directory, not a password: it must not be masked.
+	t.Setenv("PWD", dir)
+	s.missingDir = filepath.Join(dir, "missing-dir")
 	s.cacheDir = filepath.Join(dir, "cache")
 	fixtureURL := startFixtureHTTP(t, "http", "--require-header", "Authorization=Bearer "+sec["right bearer header"])
 	good, err := url.Parse(fixtureURL)
@@ -103,12 +112,17 @@ headers = { Authorization = "Bearer %s" }
 
 [servers.%s]
 url = %q
+
+[servers.%s]
+command = %q
+cwd = "${PWD}/missing-dir"
 `, secGood, fixtureBin, sec["good server env"],
 		secBroken, fixtureBin, sec["broken server env token"], sec["broken server env password"],
 		secBadArgs, fixtureBin, sec["arg --token="], sec["arg --api-key VALUE"], sec["arg with a token's shape"],
 		secHTTPGood, good.String(), sec["right bearer header"],
 		secHTTPBad, fixtureURL, sec["wrong bearer header"],
-		secHTTPDown, down)
+		secHTTPDown, down,
+		secNoDir, fixtureBin)
 	tomlPath := filepath.Join(dir, "servers.toml")
 	writeFile(t, tomlPath, toml)
 
@@ -195,7 +209,7 @@ func TestSecrets_NeverShownOverMCP(t *testing.T) {
 		status[c.Name] = c.Status
 	}
 	for name, want := range map[string]string{secGood: "ready", secHTTPGood: "ready", secBroken: "failed",
-		secBadArgs: "failed", secHTTPBad: "failed", secHTTPDown: "failed", secSSEDown: "failed"} {
+		secBadArgs: "failed", secHTTPBad: "failed", secHTTPDown: "failed", secSSEDown: "failed", secNoDir: "failed"} {
 		if status[name] != want {
 			t.Errorf("%s is %q, want %s (list: %+v)", name, status[name], want, list.Connections)
 		}
@@ -204,7 +218,7 @@ func TestSecrets_NeverShownOverMCP(t *testing.T) {
 	wantOK("list detail with schemas", map[string]any{"action": "list", "includeTools": true, "includeInputSchema": true,
 		"includeAnnotations": true, "format": "detail", "limit": 500})
 	wantOK("list refresh", map[string]any{"action": "list", "refresh": true, "format": "detail"})
-	for _, name := range []string{secGood, secBroken, secBadArgs, secHTTPGood, secHTTPBad, secHTTPDown, secSSEDown, "c1"} {
+	for _, name := range []string{secGood, secBroken, secBadArgs, secHTTPGood, secHTTPBad, secHTTPDown, secSSEDown, secNoDir, "c1"} {
 		ask("list connection "+name, map[string]any{"action": "list", "connection": name, "format": "detail"})
 	}
 
@@ -230,7 +244,8 @@ func TestSecrets_NeverShownOverMCP(t *testing.T) {
 	wantErr("call timing out", map[string]any{"action": "call", "tool": "slow", "connection": secGood,
 		"arguments": map[string]any{"seconds": 10}, "timeout": 0.3}, "timed out")
 	wantErr("call with bad arguments", map[string]any{"action": "call", "tool": "echo", "connection": secGood, "arguments": "[1]"})
-	wantErr("call on the server that echoes its env", echo(secBroken), "FIXTURE_TOKEN=***", "FIXTURE_DB_PASSWORD=***", "FIXTURE_API_KEY=***")
+	wantErr("call on the server that echoes its env", echo(secBroken), "FIXTURE_TOKEN=***", "FIXTURE_DB_PASSWORD=***", "FIXTURE_API_KEY=***", "FIXTURE_DB_PWD=***")
+	wantErr("call on the server whose cwd is missing", echo(secNoDir), `working directory "`+s.missingDir+`"`)
 	wantErr("call on the server that echoes its args", echo(secBadArgs), "--token=***", "--password=***")
 	wantErr("call with the wrong header", echo(secHTTPBad))
 	wantErr("call to a URL with user info", echo(secHTTPDown), "***")
@@ -290,22 +305,24 @@ func TestSecrets_NeverShownByTheCLI(t *testing.T) {
 		code     int
 		contains []string // in stdout or stderr
 	}{
-		{"list", []string{"list"}, 0, nil},
-		{"json list", []string{"--json", "list", "--format", "detail"}, 0, nil},
-		{"list tools with schemas", []string{"list", "--tools", "--schema", "--annotations", "--format", "detail", "--limit", "500"}, 0, nil},
-		{"list the failing server", []string{"--json", "list", "-C", secBroken}, 0, []string{"FIXTURE_TOKEN=***"}},
+		// list exits 3 because some of these servers fail to start.
+		{"list", []string{"list"}, 3, nil},
+		{"json list", []string{"--json", "list", "--format", "detail"}, 3, nil},
+		{"list tools with schemas", []string{"list", "--tools", "--schema", "--annotations", "--format", "detail", "--limit", "500"}, 3, nil},
+		{"list the failing server", []string{"--json", "list", "-C", secBroken}, 3, []string{"FIXTURE_TOKEN=***"}},
 		{"search", []string{"search", "echo", "a", "message"}, 0, nil},
 		{"info", []string{"info", "echo", "-C", secGood}, 0, nil},
 		{"call", []string{"call", "echo", `{"message":"hi"}`, "-C", secHTTPGood}, 0, []string{"hi"}},
 		{"call returning isError", []string{"call", "fail", `{"message":"it failed"}`, "-C", secGood}, 1, nil},
 		{"call on the server that echoes its env", []string{"call", "echo", `{}`, "-C", secBroken}, 3,
-			[]string{"FIXTURE_TOKEN=***", "FIXTURE_DB_PASSWORD=***", "FIXTURE_API_KEY=***"}},
+			[]string{"FIXTURE_TOKEN=***", "FIXTURE_DB_PASSWORD=***", "FIXTURE_API_KEY=***", "FIXTURE_DB_PWD=***"}},
+		{"call on the server whose cwd is missing", []string{"call", "echo", `{}`, "-C", secNoDir}, 3, []string{`working directory "` + s.missingDir + `"`}},
 		{"call on the server that echoes its args", []string{"call", "echo", `{}`, "-C", secBadArgs}, 3, []string{"--token=***"}},
 		{"call with the wrong header", []string{"call", "echo", `{}`, "-C", secHTTPBad}, 3, nil},
 		{"call to a URL with user info", []string{"call", "echo", `{}`, "-C", secHTTPDown}, 3, []string{"***"}},
 		{"call to an SSE URL", []string{"call", "echo", `{}`, "-C", secSSEDown}, 3, nil},
 		{"call of an unknown tool", []string{"call", "no_such_tool", `{}`}, 3, []string{"unreachable"}},
-		{"list with an --mcp URL", []string{"--mcp", spec, "--json", "list"}, 0, nil},
+		{"list with an --mcp URL", []string{"--mcp", spec, "--json", "list"}, 3, nil},
 		{"call the --mcp URL", []string{"--mcp", spec, "call", "echo", `{}`, "-C", "c1"}, 3, nil},
 		{"a run pipeline", []string{"run", "-"}, 3, nil},
 		// An unescaped "/" in a password ends the host early: the URL does

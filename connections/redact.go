@@ -65,13 +65,20 @@ func (r *Redactor) Learn(c ServerConfig) {
 // credentials: API_KEY, GITHUB_TOKEN, DB_PASSWORD, ...
 var secretEnvName = regexp.MustCompile(`(?i)(key|token|secret|passw|pwd|auth|credential|cookie|session|private)`)
 
+// notSecretEnv are variables whose names match secretEnvName but which
+// every shell sets to a path: PWD and OLDPWD are working directories, not
+// passwords, and masking them turned every path under the working
+// directory into "***/...". MYSQL_PWD, DB_PWD and the like still match.
+var notSecretEnv = map[string]bool{"PWD": true, "OLDPWD": true}
+
 // LearnEnviron adds the values of credential-named variables of an
 // environment (os.Environ()): stdio servers inherit dispatch's
 // environment, and one that prints it must not leak what it got.
 func (r *Redactor) LearnEnviron(environ []string) {
 	var found []string
 	for _, kv := range environ {
-		if name, value, ok := strings.Cut(kv, "="); ok && secretEnvName.MatchString(name) {
+		name, value, ok := strings.Cut(kv, "=")
+		if ok && secretEnvName.MatchString(name) && !notSecretEnv[strings.ToUpper(name)] {
 			found = append(found, value)
 		}
 	}

@@ -216,9 +216,11 @@ func TestRedactor_LearnEnviron(t *testing.T) {
 	r.LearnEnviron([]string{
 		"GITHUB_TOKEN=gh-env-tok", "DB_PASSWORD=db-env-pw", "OPENAI_API_KEY=oa-env-key",
 		"HOME=/home/user", "PATH=/usr/bin:/bin", "NOEQUALS", "SESSION_ID=",
+		// Working directories are not passwords; *_PWD variables are.
+		"PWD=/home/user/project", "OLDPWD=/srv/previous", "MYSQL_PWD=my-env-pwd", "DB_PWD=db-env-pwd",
 	})
-	got := r.String("gh-env-tok db-env-pw oa-env-key /home/user /usr/bin:/bin")
-	if want := "*** *** *** /home/user /usr/bin:/bin"; got != want {
+	got := r.String("gh-env-tok db-env-pw oa-env-key /home/user /usr/bin:/bin /home/user/project/missing-dir /srv/previous my-env-pwd db-env-pwd")
+	if want := "*** *** *** /home/user /usr/bin:/bin /home/user/project/missing-dir /srv/previous *** ***"; got != want {
 		t.Errorf("String = %q, want %q", got, want)
 	}
 }

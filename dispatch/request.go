@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Request is one proxy-dispatch invocation: the tool's arguments, or the
@@ -35,6 +37,9 @@ type Request struct {
 	ResultToFile        bool            `json:"resultToFile,omitempty"`
 	ResultSizeThreshold *int64          `json:"resultSizeThreshold,omitempty"`
 	Timeout             float64         `json:"timeout,omitempty"`
+	// TimeoutName is how the caller spells Timeout, for messages: the
+	// CLI sets "--call-timeout"; empty means the parameter "timeout".
+	TimeoutName string `json:"-"`
 
 	// readresult
 	ResultFile string `json:"resultFile,omitempty"`
@@ -274,7 +279,19 @@ const (
 	MaxSearchLimit     = 50
 	DefaultListLimit   = 50
 	MaxListLimit       = 500
+	// MaxTimeoutSeconds is the longest time.Duration in whole seconds
+	// (about 292 years): a larger "timeout" used to wrap around to a
+	// negative limit that failed the call at once.
+	MaxTimeoutSeconds = math.MaxInt64 / int64(time.Second)
 )
+
+// timeoutParam names Timeout as the caller wrote it, and gives an example.
+func (r *Request) timeoutParam() (name, example string) {
+	if r.TimeoutName != "" {
+		return r.TimeoutName, "e.g. " + r.TimeoutName + " 120"
+	}
+	return `"timeout"`, `e.g. "timeout": 120`
+}
 
 // Check validates a request built in code (the CLI's) as ParseRequest
 // validates one from an agent, and normalizes its arguments.
@@ -319,8 +336,14 @@ func (r *Request) Check() error {
 		if r.ResultSizeThreshold != nil && *r.ResultSizeThreshold < 0 {
 			return usagef(`Use a byte count, or 0 to never save to a file`, "\"resultSizeThreshold\" must not be negative")
 		}
-		if r.Timeout < 0 {
-			return usagef(`Use a number of seconds, e.g. "timeout": 120`, "\"timeout\" must not be negative")
+		name, example := r.timeoutParam()
+		switch {
+		case math.IsNaN(r.Timeout):
+			return usagef("Use a number of seconds, "+example, "%s is not a number", name)
+		case r.Timeout < 0:
+			return usagef("Use a number of seconds, "+example, "%s must not be negative", name)
+		case r.Timeout > float64(MaxTimeoutSeconds):
+			return usagef("Use a number of seconds, "+example, "%s of %g seconds is too long: at most %d (about 292 years)", name, r.Timeout, MaxTimeoutSeconds)
 		}
 		if (r.ArgumentsPath != "" || r.ArgumentsKey != "") && r.ArgumentsFile == "" {
 			return usagef(`Example: {"action":"call","tool":"t","argumentsFile":"/tmp/r1.json","argumentsPath":"items","argumentsKey":"rows"}`,

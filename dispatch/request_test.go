@@ -192,6 +192,7 @@ func TestParseRequest_Invalid(t *testing.T) {
 		{name: "negative offset", raw: `{"action":"list","offset":-10}`, want: []string{`"offset" must not be negative`}},
 		{name: "negative readresult offset", raw: `{"action":"readresult","resultFile":"/r","offset":-1}`, want: []string{`"offset" must not be negative`}},
 		{name: "negative timeout", raw: `{"action":"call","tool":"t","timeout":-1}`, want: []string{`"timeout" must not be negative`, `"timeout": 120`}},
+		{name: "timeout longer than a time.Duration", raw: `{"action":"call","tool":"t","timeout":1e11}`, want: []string{`"timeout" of 1e+11 seconds is too long`, "at most 9223372036", `"timeout": 120`}},
 		{name: "negative threshold", raw: `{"action":"call","tool":"t","resultSizeThreshold":-1}`, want: []string{`"resultSizeThreshold" must not be negative`, "0 to never"}},
 		{name: "bad format", raw: `{"action":"list","format":"json"}`, want: []string{`unknown format "json"`, `"compact"`, `"detail"`}},
 		{name: "argumentsPath without file", raw: `{"action":"call","tool":"t","argumentsPath":"items"}`, want: []string{`need an "argumentsFile"`, `"argumentsFile":`}},
