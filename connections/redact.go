@@ -18,7 +18,7 @@ const Mask = "***"
 const minSecretLen = 4
 
 // secretName matches parameter, flag and header names that carry credentials.
-var secretName = regexp.MustCompile(`(?i)(token|secret|passw(or)?d|pwd|api[-_]?key|apikey|access[-_]?key|private[-_]?key|client[-_]?secret|auth|credential|session|cookie|signature|^sig$|^key$|^code$|bearer|jwt)`)
+var secretName = regexp.MustCompile(`(?i)(token|secret|passw(or)?d|^pass$|passphrase|^pw$|pwd|api[-_]?key|apikey|access[-_]?key|private[-_]?key|client[-_]?secret|auth|credential|session|cookie|signature|^sig$|^key$|^code$|bearer|jwt)`)
 
 // secretShape matches values that look like credentials whatever their name:
 // well-known token prefixes, JWTs and bearer values.
@@ -71,6 +71,16 @@ var secretEnvName = regexp.MustCompile(`(?i)(key|token|secret|passw|pwd|auth|cre
 // directory into "***/...". MYSQL_PWD, DB_PWD and the like still match.
 var notSecretEnv = map[string]bool{"PWD": true, "OLDPWD": true}
 
+// notSecretEnvShape are desktop-session and socket variables whose names
+// mention a session, key or auth but whose values are words and paths
+// (XDG_SESSION_CLASS=user, SSH_AUTH_SOCK=/tmp/...): masking "user" took it
+// out of every error message.
+var notSecretEnvShape = regexp.MustCompile(`(?i)(^XDG_|^DBUS_|^GNOME_KEYRING|_(SOCK|SOCKET|PATH|DIR|FILE|HOME|CLASS|TYPE|DESKTOP|MODE|LEVEL|LAYOUT)$)`)
+
+// minEnvSecretLen is the shortest inherited value taken for a secret: the
+// environment is full of short words, while real credentials are long.
+const minEnvSecretLen = 8
+
 // LearnEnviron adds the values of credential-named variables of an
 // environment (os.Environ()): stdio servers inherit dispatch's
 // environment, and one that prints it must not leak what it got.
@@ -78,7 +88,8 @@ func (r *Redactor) LearnEnviron(environ []string) {
 	var found []string
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if ok && secretEnvName.MatchString(name) && !notSecretEnv[strings.ToUpper(name)] {
+		if ok && secretEnvName.MatchString(name) && !notSecretEnv[strings.ToUpper(name)] &&
+			!notSecretEnvShape.MatchString(name) && len(strings.TrimSpace(value)) >= minEnvSecretLen {
 			found = append(found, value)
 		}
 	}
@@ -138,7 +149,13 @@ func (r *Redactor) String(s string) string {
 
 var shapeInText = regexp.MustCompile(`(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpors]-[A-Za-z0-9-]{8,}|AKIA[A-Z0-9]{12,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*|(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,})`)
 
+// userinfoInText finds the user info of URLs in free text. Go's own URL
+// errors print "user:***@host", and a user name too short to mask by value
+// (minSecretLen) would otherwise still show.
+var userinfoInText = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s"'<>@]+@`)
+
 func maskShapes(s string) string {
+	s = userinfoInText.ReplaceAllString(s, "${1}"+Mask+"@")
 	return shapeInText.ReplaceAllStringFunc(s, func(m string) string {
 		if strings.HasPrefix(strings.ToLower(m), "bearer") {
 			return m[:len("bearer")] + " " + Mask

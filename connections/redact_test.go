@@ -218,10 +218,26 @@ func TestRedactor_LearnEnviron(t *testing.T) {
 		"HOME=/home/user", "PATH=/usr/bin:/bin", "NOEQUALS", "SESSION_ID=",
 		// Working directories are not passwords; *_PWD variables are.
 		"PWD=/home/user/project", "OLDPWD=/srv/previous", "MYSQL_PWD=my-env-pwd", "DB_PWD=db-env-pwd",
+		// A desktop session's words and sockets are not credentials either.
+		"XDG_SESSION_CLASS=user", "XDG_SESSION_DESKTOP=ubuntu-wayland", "SSH_AUTH_SOCK=/tmp/ssh-XYZ/agent.42",
+		"DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus", "AUTH_MODE=standard-mode",
 	})
-	got := r.String("gh-env-tok db-env-pw oa-env-key /home/user /usr/bin:/bin /home/user/project/missing-dir /srv/previous my-env-pwd db-env-pwd")
-	if want := "*** *** *** /home/user /usr/bin:/bin /home/user/project/missing-dir /srv/previous *** ***"; got != want {
+	got := r.String("gh-env-tok db-env-pw oa-env-key /home/user /usr/bin:/bin /home/user/project/missing-dir /srv/previous my-env-pwd db-env-pwd" +
+		" user ubuntu-wayland /tmp/ssh-XYZ/agent.42 unix:path=/run/user/1000/bus standard-mode")
+	if want := "*** *** *** /home/user /usr/bin:/bin /home/user/project/missing-dir /srv/previous *** ***" +
+		" user ubuntu-wayland /tmp/ssh-XYZ/agent.42 unix:path=/run/user/1000/bus standard-mode"; got != want {
 		t.Errorf("String = %q, want %q", got, want)
+	}
+}
+
+func TestRedactor_URLUserInfoInText(t *testing.T) {
+	r := NewRedactor(ServerConfig{URL: "https://al:pw@host.example/mcp?pass=PASS7777&passphrase=PHRASE999&page=2"})
+	// Go's URL errors print the password as *** themselves, leaving the
+	// user name, which is too short to be masked by its value.
+	got := r.String(`Post "https://al:***@host.example/mcp?pass=PASS7777&passphrase=PHRASE999&page=2": refused; see sse+http://bob@other/sse`)
+	want := `Post "https://***@host.example/mcp?pass=***&passphrase=***&page=2": refused; see sse+http://***@other/sse`
+	if got != want {
+		t.Errorf("String =\n%s\nwant\n%s", got, want)
 	}
 }
 
