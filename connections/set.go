@@ -38,6 +38,10 @@ func NewSet(configs []ServerConfig, opts Options) (*Set, error) {
 			c = newConn("c"+strconv.Itoa(len(s.conns)+1), cfg, opts)
 			byID[c.ID] = c
 			s.conns = append(s.conns, c)
+		} else if c.Config.Name == "" {
+			// The same server given by --mcp and by name in a config file:
+			// list shows the name (the ID does not depend on it).
+			c.Config.Name = cfg.Name
 		}
 		if cfg.Name != "" {
 			names = append(names, namedConn{cfg.Name, c})

@@ -222,3 +222,16 @@ func TestNewSet_LearnsSecrets(t *testing.T) {
 		t.Errorf("String = %q, want both secrets masked", got)
 	}
 }
+
+func TestNewSet_DuplicateGivesItsNameToAnUnnamedFirst(t *testing.T) {
+	set, err := NewSet([]ServerConfig{stdio("", "srv", "-x"), stdio("files", "srv", "-x")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(set.Conns()); n != 1 || set.Conns()[0].Config.Name != "files" {
+		t.Fatalf("conns = %d, first named %q; want one connection named files", n, set.Conns()[0].Config.Name)
+	}
+	if c, err := set.Lookup("files"); err != nil || c != set.Conns()[0] {
+		t.Errorf("Lookup(files) = %v, %v", c, err)
+	}
+}
