@@ -159,3 +159,18 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+func TestShellNotes(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"[lines 1-50 shown; more lines follow: continue with slice fromLine=51]\n", "[lines 1-50 shown; more lines follow: continue with --op slice --from-line 51]\n"},
+		{"[7 matching lines in all; showing the first 3 (at most 3); continue with fromLine=120]\n", "[7 matching lines in all; showing the first 3 (at most 3); continue with --from-line 120]\n"},
+		{"[bytes 0-16383 of 40000; 23617 bytes remain: continue with offset=16384]\n", "[bytes 0-16383 of 40000; 23617 bytes remain: continue with --offset 16384]\n"},
+		{"[read a whole line with read offset=<its byte offset> (the first is 12)]\n", "[read a whole line with --op read --offset <its byte offset> (the first is 12)]\n"},
+		{"[array of 3 elements, 40 B]\n", "[array of 3 elements, 40 B]\n"},
+	}
+	for _, tt := range tests {
+		if got := shellNotes(tt.in); got != tt.want {
+			t.Errorf("shellNotes(%q) =\n%q\nwant\n%q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"regexp"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -174,8 +175,28 @@ func (c *ReadresultCmd) Run(g *Globals) error {
 	if _, err := io.WriteString(os.Stdout, resp.Body); err != nil {
 		return err
 	}
-	_, err = io.WriteString(os.Stderr, resp.Notes)
+	_, err = io.WriteString(os.Stderr, shellNotes(resp.Notes))
 	return err
+}
+
+// agentParams are the request parameters that readresult's notes name, as
+// an agent writes them ("continue with slice fromLine=501").
+var agentParams = regexp.MustCompile(`\b(slice |read )?(fromLine|offset)=`)
+
+// shellNotes rewrites readresult's notes for a shell user: "continue with
+// slice fromLine=501" becomes "continue with --op slice --from-line 501".
+func shellNotes(notes string) string {
+	return agentParams.ReplaceAllStringFunc(notes, func(m string) string {
+		op, param, _ := strings.Cut(m, " ")
+		if param == "" {
+			op, param = "", op
+		}
+		flag := map[string]string{"fromLine=": "--from-line ", "offset=": "--offset "}[param]
+		if op != "" {
+			return "--op " + op + " " + flag
+		}
+		return flag
+	})
 }
 
 // oneShot runs one request in this process and prints its answer.
