@@ -131,12 +131,17 @@ type Conn struct {
 	everReady   bool
 	sess        *session
 	connecting  chan struct{} // non-nil while a start is under way
-	info        ServerInfo
-	tools       []json.RawMessage
-	catalog     string // where tools came from
-	toolsStale  bool   // the server announced a change since
-	toolsGen    uint64 // counts catalog changes, so callers can cache what they derive
-	refreshing  bool
+	// sessions holds every session this connection started that is not
+	// closed yet: the live one, one still starting, and dead ones being
+	// reaped. Close stops them all, so that no process group outlives
+	// dispatch, whatever state its server was in.
+	sessions   map[*session]struct{}
+	info       ServerInfo
+	tools      []json.RawMessage
+	catalog    string // where tools came from
+	toolsStale bool   // the server announced a change since
+	toolsGen   uint64 // counts catalog changes, so callers can cache what they derive
+	refreshing bool
 
 	progressMu sync.Mutex
 	progress   map[string]func(params map[string]any)
@@ -151,6 +156,7 @@ func newConn(alias string, cfg ServerConfig, opts Options) *Conn {
 		log:      opts.Logger.With("connection", alias),
 		stderr:   newTailBuffer(opts.StderrLimit),
 		status:   StatusIdle,
+		sessions: make(map[*session]struct{}),
 		progress: make(map[string]func(map[string]any)),
 	}
 	if opts.Cache != nil {
@@ -253,7 +259,7 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 	if c.sess != nil { // it died: reap it before starting another
 		old := c.sess
 		c.sess = nil
-		go old.close(c.log)
+		go c.closeSession(old)
 	}
 	if c.failures > 0 {
 		if retry := c.lastFailure.Add(backoff(c.failures)); now.Before(retry) {
@@ -277,6 +283,19 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 	sess, info, err := c.dial(ctx)
 
 	c.mu.Lock()
+	if c.status == StatusClosed { // closed while starting
+		c.mu.Unlock()
+		if sess != nil {
+			// Close is waiting for this start to end: the process must
+			// be gone by then.
+			c.closeSession(sess)
+		}
+		c.mu.Lock()
+		close(done)
+		c.connecting = nil
+		c.mu.Unlock()
+		return nil, c.fail("connect", errors.New("connection is closed"), false)
+	}
 	defer c.mu.Unlock()
 	close(done)
 	c.connecting = nil
@@ -285,12 +304,6 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 		if len(c.restarts) > 4*c.opts.MaxRestartsPerMinute {
 			c.restarts = c.restarts[len(c.restarts)-2*c.opts.MaxRestartsPerMinute:]
 		}
-	}
-	if c.status == StatusClosed { // closed while starting
-		if sess != nil {
-			go sess.close(c.log)
-		}
-		return nil, c.fail("connect", errors.New("connection is closed"), false)
 	}
 	if err != nil {
 		c.status = StatusFailed
@@ -348,6 +361,10 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	if err != nil {
 		return nil, ServerInfo{}, c.fail("start", err, true)
 	}
+	if !c.track(sess) {
+		c.closeSession(sess)
+		return nil, ServerInfo{}, c.fail("connect", errors.New("connection is closed"), false)
+	}
 	sess.client.OnNotification(c.onNotification)
 	sess.client.OnConnectionLost(func(error) { sess.dead.Store(true) })
 
@@ -367,7 +384,7 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 		// says why it died.
 		sess.waitExit(200 * time.Millisecond)
 		failure := c.fail("initialize", err, true)
-		go sess.close(c.log)
+		go c.closeSession(sess)
 		return nil, ServerInfo{}, failure
 	}
 	info := ServerInfo{
@@ -633,14 +650,70 @@ func (c *Conn) StderrTail(lines int) string {
 	return c.opts.Redactor.String(c.stderr.Tail(lines, 8192))
 }
 
-// Close stops the server and its whole process group.
+// track records a session that dial just started, unless the connection
+// was closed meanwhile.
+func (c *Conn) track(sess *session) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.status == StatusClosed {
+		return false
+	}
+	c.sessions[sess] = struct{}{}
+	return true
+}
+
+// closeSession stops sess (for stdio, its whole process group) and forgets
+// it. A second call waits for the first to finish.
+func (c *Conn) closeSession(sess *session) {
+	sess.close(c.log)
+	c.mu.Lock()
+	delete(c.sessions, sess)
+	c.mu.Unlock()
+}
+
+// closeWaitLimit bounds how long Close waits for a server to stop: closing
+// its stdin, SIGTERM and SIGKILL each get groupTermGrace, and what is left
+// of its process group as long again. Past it dispatch exits anyway rather
+// than hang its agent.
+const closeWaitLimit = 5 * groupTermGrace
+
+// Close stops the server and its whole process group, including one still
+// starting and dead ones still being reaped, and returns when they are
+// gone (or after closeWaitLimit).
 func (c *Conn) Close() {
 	c.mu.Lock()
 	c.status = StatusClosed
-	sess := c.sess
 	c.sess = nil
+	sessions := make([]*session, 0, len(c.sessions))
+	for sess := range c.sessions {
+		sessions = append(sessions, sess)
+	}
+	starting := c.connecting
 	c.mu.Unlock()
-	if sess != nil {
-		sess.close(c.log)
+
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		var wg sync.WaitGroup
+		for _, sess := range sessions {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c.closeSession(sess)
+			}()
+		}
+		wg.Wait()
+		// A start under way when the connection closed stops the process
+		// it started itself, before it ends (see ensure and dial).
+		if starting != nil {
+			<-starting
+		}
+	}()
+	timer := time.NewTimer(closeWaitLimit)
+	defer timer.Stop()
+	select {
+	case <-stopped:
+	case <-timer.C:
+		c.log.Warn("server still stopping; not waiting any longer", "waited", closeWaitLimit.String())
 	}
 }
