@@ -20,8 +20,8 @@ import (
 type Globals struct {
 	MCP            []string         `name:"mcp" short:"m" sep:"none" placeholder:"SPEC" help:"A server: a command line (stdio), an http(s):// URL (streamable HTTP) or sse+http(s):// URL (legacy SSE). Repeatable."`
 	Config         []string         `name:"config" short:"c" sep:"none" type:"existingfile" placeholder:"FILE" help:"A TOML file of [servers.NAME] tables, or an mcpServers JSON file (Claude Desktop, Cursor, Claude Code, VS Code). Repeatable."`
-	Timeout        time.Duration    `name:"timeout" default:"2m" help:"Time limit of each tool call (a server's config or the request may set its own)."`
-	ConnectTimeout time.Duration    `name:"connect-timeout" default:"60s" help:"Time limit for starting a server and its initialize handshake."`
+	Timeout        time.Duration    `name:"timeout" default:"2m" help:"Time limit of each tool call (a server's config or the request may set its own); starting the server is not counted."`
+	ConnectTimeout time.Duration    `name:"connect-timeout" default:"60s" help:"Time limit for starting a server: its initialize handshake and tools list."`
 	MaxRestarts    int              `name:"max-restarts" default:"5" help:"Restarts of a crashed server allowed per minute."`
 	StderrLimit    string           `name:"stderr-limit" default:"64KiB" help:"Bytes of each server's stderr kept for error messages."`
 	MaxMessage     string           `name:"max-message" default:"512MiB" help:"Largest JSON-RPC message accepted from a stdio server."`

@@ -36,6 +36,8 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"server crashes mid-call", "", []string{"--mcp", fx, "call", "crash"}, exitServer, "", "server connection lost"},
 		{"bad threshold", "", []string{"--mcp", fx, "--threshold", "lots", "list"}, exitUsage, "", "--threshold"},
 		{"call timeout longer than a time.Duration", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout", "1e12"}, exitUsage, "", "--call-timeout of 1e+12 seconds is too long"},
+		{"--call-timeout ran out", "", []string{"--mcp", fx, "call", "hang", `{}`, "--call-timeout", "0.2"}, exitServer, "", "set by --call-timeout for this call"},
+		{"--timeout ran out", "", []string{"--mcp", fx, "--timeout", "200ms", "call", "hang", `{}`}, exitServer, "", "the limit is --timeout; raise it, or pass --call-timeout"},
 		{"negative call timeout", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout=-1"}, exitUsage, "", "--call-timeout must not be negative"},
 		{"readresult query", "", []string{"readresult", kept, "--op", "query", "--path", "items.1"}, exitOK, "2\n", ""},
 		{"readresult query matches nothing", "", []string{"readresult", kept, "--op", "query", "--path", "nope"}, exitUsage, "", `"nope" matches nothing`},

@@ -251,7 +251,7 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 		select {
 		case <-wait:
 		case <-ctx.Done():
-			return nil, c.fail("connect", ctxErr(ctx), false)
+			return nil, c.fail("connect", callerGone(ctx), false)
 		}
 		c.mu.Lock()
 	}
@@ -275,6 +275,7 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 		return nil, &ConnError{Alias: c.Alias, Op: "connect", msg: c.opts.Redactor.String(err.Error()), err: err}
 	}
 	restart := c.everReady
+	prevStatus := c.status
 	done := make(chan struct{})
 	c.connecting = done
 	c.status = StatusConnecting
@@ -299,6 +300,16 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 	defer c.mu.Unlock()
 	close(done)
 	c.connecting = nil
+	if err != nil && ctx.Err() != nil {
+		// The caller gave up before the server was ready. That says
+		// nothing about the server, so it counts neither as a failed start
+		// (no back-off) nor as a restart; the next use starts it afresh.
+		c.status = prevStatus
+		if c.status == StatusReady { // its session had died
+			c.status = StatusIdle
+		}
+		return nil, err
+	}
 	if restart {
 		c.restarts = append(c.restarts, now)
 		if len(c.restarts) > 4*c.opts.MaxRestartsPerMinute {
@@ -351,9 +362,10 @@ func (c *Conn) refreshInBackground(why string) {
 	}
 }
 
-// dial starts the server and runs the initialize handshake.
+// dial starts the server and runs the initialize handshake, within the
+// connect timeout. It gives up early if ctx ends: the caller went away.
 func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.opts.ConnectTimeout)
+	dialCtx, cancel := context.WithTimeout(ctx, c.opts.ConnectTimeout)
 	defer cancel()
 	c.stderr.Reset()
 
@@ -375,9 +387,13 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	var req mcp.InitializeRequest
 	req.Params.ProtocolVersion = version
 	req.Params.ClientInfo = mcp.Implementation{Name: c.opts.ClientName, Version: c.opts.ClientVersion}
-	result, err := sess.client.Initialize(ctx, req)
+	result, err := sess.client.Initialize(dialCtx, req)
 	if err != nil {
 		if ctx.Err() != nil {
+			go c.closeSession(sess)
+			return nil, ServerInfo{}, c.fail("connect", callerGone(ctx), false)
+		}
+		if dialCtx.Err() != nil {
 			err = fmt.Errorf("%w: no initialize answer within %s (--connect-timeout)", ErrTimeout, c.opts.ConnectTimeout)
 		}
 		// Give a dying process a moment to flush stderr, which usually
@@ -455,7 +471,10 @@ func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, erro
 	if err != nil {
 		return nil, err
 	}
-	tools, err := c.listTools(ctx, sess)
+	// Listing is part of starting a server: the connect timeout bounds it.
+	listCtx, cancel := context.WithTimeout(ctx, c.opts.ConnectTimeout)
+	defer cancel()
+	tools, err := c.listTools(ctx, listCtx, sess)
 	if err != nil {
 		return nil, err
 	}
@@ -474,7 +493,9 @@ func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, erro
 	return tools, nil
 }
 
-func (c *Conn) listTools(ctx context.Context, sess *session) ([]json.RawMessage, error) {
+// listTools fetches every page of tools/list within listCtx; ctx is the
+// caller's, to tell its giving up from the time limit.
+func (c *Conn) listTools(ctx, listCtx context.Context, sess *session) ([]json.RawMessage, error) {
 	var (
 		tools  []json.RawMessage
 		cursor string
@@ -488,9 +509,10 @@ func (c *Conn) listTools(ctx context.Context, sess *session) ([]json.RawMessage,
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
-		raw, err := c.request(ctx, sess, "tools/list", params)
+		raw, err := c.request(listCtx, sess, "tools/list", params)
 		if err != nil {
-			return nil, c.wrapRequestErr("list tools", ctx, err)
+			timedOut := fmt.Errorf("%w: no complete tools/list answer within %s (--connect-timeout)", ErrTimeout, c.opts.ConnectTimeout)
+			return nil, c.wrapRequestErr("list tools", ctx, listCtx, timedOut, err)
 		}
 		var result struct {
 			Tools      []json.RawMessage `json:"tools"`
@@ -524,12 +546,20 @@ type CallRequest struct {
 	// notification the server sends for this call. It runs on the read
 	// loop and must not block or call back into the connection.
 	OnProgress func(params map[string]any)
+	// Timeout bounds the tools/call request itself; starting the server
+	// first is bounded by the connect timeout instead. Zero: no limit but
+	// the caller's context.
+	Timeout time.Duration
 }
 
-// Call runs tools/call and returns the server's raw result. A JSON-RPC
-// error from the server is a *RPCError (wrapped in a ConnError).
+// Call runs tools/call and returns the server's raw result, starting the
+// server first if need be. A JSON-RPC error from the server is a *RPCError
+// and an exceeded req.Timeout is ErrCallTimeout (each wrapped in a
+// ConnError).
 func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, error) {
 	op := "call " + req.Tool
+	// Not under req.Timeout: a server that takes longer to start than
+	// its calls may take would otherwise never start.
 	sess, err := c.ensure(ctx)
 	if err != nil {
 		return nil, err
@@ -555,33 +585,50 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 		Arguments json.RawMessage `json:"arguments,omitempty"`
 		Meta      map[string]any  `json:"_meta,omitempty"`
 	}{req.Tool, req.Arguments, meta}
-	raw, err := c.request(ctx, sess, "tools/call", params)
-	if errors.Is(err, transport.ErrSessionTerminated) && ctx.Err() == nil {
+	callCtx, cancel := withOptionalTimeout(ctx, req.Timeout)
+	defer func() { cancel() }()
+	raw, err := c.request(callCtx, sess, "tools/call", params)
+	if errors.Is(err, transport.ErrSessionTerminated) && callCtx.Err() == nil {
 		// A streamable HTTP server that restarted while we were idle no
 		// longer knows our session and answered 404 without running the
-		// call, so it is safe to send it again on a new session.
+		// call, so it is safe to send it again on a new session, with
+		// the whole time limit since the first attempt never ran.
 		c.log.Info("session terminated by the server; reconnecting", "tool", req.Tool)
 		c.markDead(err)
 		if sess, err = c.ensure(ctx); err != nil {
 			return nil, err
 		}
-		raw, err = c.request(ctx, sess, "tools/call", params)
+		cancel()
+		callCtx, cancel = withOptionalTimeout(ctx, req.Timeout)
+		raw, err = c.request(callCtx, sess, "tools/call", params)
 	}
 	if err != nil {
-		return nil, c.wrapRequestErr(op, ctx, err)
+		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, req.Timeout)
+		return nil, c.wrapRequestErr(op, ctx, callCtx, timedOut, err)
 	}
 	return raw, nil
 }
 
-// wrapRequestErr explains a failed request. A lost server is marked dead so
-// the next use restarts it.
-func (c *Conn) wrapRequestErr(op string, ctx context.Context, err error) error {
+func withOptionalTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// wrapRequestErr explains a failed request: the server refused it, the
+// caller gave up (ctx ended), the request's own time limit ran out
+// (limited ended: timedOut says which limit), or the server was lost, in
+// which case it is marked dead so that the next use restarts it.
+func (c *Conn) wrapRequestErr(op string, ctx, limited context.Context, timedOut, err error) error {
 	var rpc *RPCError
 	switch {
 	case errors.As(err, &rpc):
 		return c.fail(op, err, false)
 	case ctx.Err() != nil:
-		return c.fail(op, ctxErr(ctx), false)
+		return c.fail(op, callerGone(ctx), false)
+	case limited.Err() != nil:
+		return c.fail(op, timedOut, false)
 	default:
 		c.markDead(err)
 		return c.fail(op, fmt.Errorf("%w: %v", ErrServerGone, err), true)
@@ -601,11 +648,11 @@ func (c *Conn) markDead(err error) {
 	}
 }
 
-func ctxErr(ctx context.Context) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("%w (raise --timeout or the request's timeout)", ErrTimeout)
-	}
-	return ctx.Err()
+// callerGone explains a request or start abandoned because its caller's
+// context ended (the agent cancelled, dispatch is shutting down, ...):
+// none of dispatch's own limits fired.
+func callerGone(ctx context.Context) error {
+	return fmt.Errorf("abandoned: the caller stopped waiting (%w)", ctx.Err())
 }
 
 // request sends one JSON-RPC request with an ID of our own, which cannot
