@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,8 +63,43 @@ func TestFault_CrashLoopIsBounded(t *testing.T) {
 		}
 		last = r.text()
 	}
-	if !strings.Contains(last, "restarted 2 times in the last minute") || !strings.Contains(last, "--max-restarts") {
+	if !strings.Contains(last, "restarted 2 times in the last minute") || !strings.Contains(last, "--max-restarts") ||
+		!strings.Contains(last, "next start allowed in") {
 		t.Errorf("after a crash loop: %s", last)
+	}
+	// list says when the limit lets it start again.
+	var list listResponse
+	decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
+	if c := list.Connections[0]; c.Status != "failed" || c.RetryIn == "" {
+		t.Errorf("list while the restart limit holds = %+v, want status failed and retryIn", c)
+	}
+}
+
+// A stdio server that dies while idle shows as failed, with how it ended,
+// before anything calls it; the next call starts it again.
+func TestFault_IdleServerDeathShowsInList(t *testing.T) {
+	tc, cmd := startDispatchProc(t, "", nil, "--no-cache", "--mcp", fixture())
+	echo := map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "x"}}
+	tc.mustOK(echo)
+	servers := childPIDs(t, cmd.Process.Pid)
+	if len(servers) != 1 {
+		t.Fatalf("dispatch has children %v, want the one fixture server", servers)
+	}
+	if err := syscall.Kill(servers[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var c struct{ Status, Error string }
+	waitFor(t, "list to show the server failed", 20*time.Second, func() bool {
+		var list listResponse
+		decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
+		c.Status, c.Error = list.Connections[0].Status, list.Connections[0].Error
+		return c.Status != "ready"
+	})
+	if c.Status != "failed" || !strings.Contains(c.Error, "killed") {
+		t.Errorf("after kill -9 of an idle server: status %q, error %q; want failed, killed", c.Status, c.Error)
+	}
+	if r := tc.mustOK(echo); r.text() != "x" {
+		t.Errorf("echo after the server died = %q", r.text())
 	}
 }
 

@@ -185,8 +185,30 @@ func (c *Conn) State() State {
 	}
 	if c.status == StatusFailed {
 		s.NextRetry = c.lastFailure.Add(backoff(c.failures))
+		if at := c.restartAllowedAtLocked(time.Now()); at.After(s.NextRetry) {
+			s.NextRetry = at
+		}
 	}
 	return s
+}
+
+// restartAllowedAtLocked is when the restart limit lets a server that was
+// ready before start again: when the oldest restart it counts is a minute
+// old. It is zero while the limit is not reached.
+func (c *Conn) restartAllowedAtLocked(now time.Time) time.Time {
+	if !c.everReady {
+		return time.Time{}
+	}
+	var recent []time.Time
+	for _, t := range c.restarts {
+		if now.Sub(t) < time.Minute {
+			recent = append(recent, t)
+		}
+	}
+	if len(recent) < c.opts.MaxRestartsPerMinute {
+		return time.Time{}
+	}
+	return recent[len(recent)-c.opts.MaxRestartsPerMinute].Add(time.Minute)
 }
 
 // backoff is how long to wait before starting a server again after n
@@ -268,9 +290,9 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 			return nil, &ConnError{Alias: c.Alias, Op: "connect", msg: c.opts.Redactor.String(err.Error()), err: err}
 		}
 	}
-	if c.everReady && c.recentRestartsLocked(now) >= c.opts.MaxRestartsPerMinute {
-		err := fmt.Errorf("%w: restarted %d times in the last minute (limit %d, --max-restarts); last error: %v",
-			ErrBackoff, c.recentRestartsLocked(now), c.opts.MaxRestartsPerMinute, c.lastErr)
+	if at := c.restartAllowedAtLocked(now); !at.IsZero() {
+		err := fmt.Errorf("%w: restarted %d times in the last minute (limit %d, --max-restarts); next start allowed in %s; last error: %v",
+			ErrBackoff, c.recentRestartsLocked(now), c.opts.MaxRestartsPerMinute, at.Sub(now).Round(100*time.Millisecond), c.lastErr)
 		c.mu.Unlock()
 		return nil, &ConnError{Alias: c.Alias, Op: "connect", msg: c.opts.Redactor.String(err.Error()), err: err}
 	}
@@ -329,6 +351,9 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 	c.status = StatusReady
 	c.failures = 0
 	c.everReady = true
+	if sess.stdio != nil {
+		go c.watchExit(sess)
+	}
 	c.log.Info("server ready", "server", info.Name, "version", info.Version, "protocol", info.ProtocolVersion)
 	if c.catalog == CatalogCache {
 		// The cache answered for this server until now: confirm its
@@ -633,6 +658,24 @@ func (c *Conn) wrapRequestErr(op string, ctx, limited context.Context, timedOut,
 		c.markDead(err)
 		return c.fail(op, fmt.Errorf("%w: %v", ErrServerGone, err), true)
 	}
+}
+
+// watchExit marks the connection failed as soon as the process of its
+// live stdio session exits, so that list shows a server that died while
+// idle (killed, OOM, crashed) with its exit status instead of "ready" until
+// the next call. It ends when the process does.
+func (c *Conn) watchExit(sess *session) {
+	<-sess.stdio.done
+	exit := sess.stdio.exitError()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sess != sess || c.status != StatusReady {
+		return // stopped by dispatch, or a failed call already said why
+	}
+	c.status = StatusFailed
+	c.lastErr = c.fail("session", fmt.Errorf("%w: %v", ErrServerGone, exit), true)
+	c.lastFailure = time.Now()
+	c.log.Warn("server exited", "error", c.lastErr.Error())
 }
 
 func (c *Conn) markDead(err error) {
