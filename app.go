@@ -20,9 +20,9 @@ import (
 type Globals struct {
 	MCP            []string         `name:"mcp" short:"m" sep:"none" placeholder:"SPEC" help:"A server: a command line (stdio), an http(s):// URL (streamable HTTP) or sse+http(s):// URL (legacy SSE). Repeatable."`
 	Config         []string         `name:"config" short:"c" sep:"none" type:"existingfile" placeholder:"FILE" help:"A TOML file of [servers.NAME] tables, or an mcpServers JSON file (Claude Desktop, Cursor, Claude Code, VS Code). Repeatable."`
-	Timeout        time.Duration    `name:"timeout" default:"2m" help:"Time limit of each tool call (a server's config or the request may set its own)."`
-	ConnectTimeout time.Duration    `name:"connect-timeout" default:"60s" help:"Time limit for starting a server and its initialize handshake."`
-	MaxRestarts    int              `name:"max-restarts" default:"5" help:"Restarts of a crashed server allowed per minute."`
+	Timeout        time.Duration    `name:"timeout" default:"2m" help:"Time limit of each tool call (a server's config or the request may set its own); starting the server is not counted."`
+	ConnectTimeout time.Duration    `name:"connect-timeout" default:"60s" help:"Time limit for starting a server: its initialize handshake and tools list."`
+	MaxRestarts    int              `name:"max-restarts" default:"5" help:"Restarts of a crashed server allowed per minute (at least 1)."`
 	StderrLimit    string           `name:"stderr-limit" default:"64KiB" help:"Bytes of each server's stderr kept for error messages."`
 	MaxMessage     string           `name:"max-message" default:"512MiB" help:"Largest JSON-RPC message accepted from a stdio server."`
 	Threshold      string           `name:"threshold" default:"50KiB" help:"Save results larger than this to a file (bytes, or 50KiB, 1MB...; 0 = never). One-shot commands need --spill-dir for this."`
@@ -74,6 +74,9 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[g.LogLevel]
 	log := slog.New(connections.NewRedactingHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}), redactor))
 
+	if err := g.checkLimits(); err != nil {
+		return nil, err
+	}
 	configs, err := g.loadConfigs()
 	if err != nil {
 		return nil, err
@@ -195,6 +198,21 @@ func (g *Globals) openCache(log *slog.Logger) (*connections.Cache, error) {
 		return nil, nil
 	}
 	return cache, nil
+}
+
+// checkLimits refuses limits that cannot mean what they say: zero or a
+// negative value used to fall back silently to the default, so that
+// --max-restarts 0 allowed 5 restarts and --timeout 0 meant 2m.
+func (g *Globals) checkLimits() error {
+	switch {
+	case g.Timeout <= 0:
+		return &usageErr{fmt.Errorf("--timeout must be a positive duration such as 2m or 1h, not %s", g.Timeout)}
+	case g.ConnectTimeout <= 0:
+		return &usageErr{fmt.Errorf("--connect-timeout must be a positive duration such as 60s or 5m, not %s", g.ConnectTimeout)}
+	case g.MaxRestarts < 1:
+		return &usageErr{fmt.Errorf("--max-restarts must be at least 1 (restarts of a crashed server per minute), not %d", g.MaxRestarts)}
+	}
+	return nil
 }
 
 func (g *Globals) loadConfigs() ([]connections.ServerConfig, error) {

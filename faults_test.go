@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -8,8 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Each fault gets a test that checks dispatch's answer AND that the next
@@ -58,8 +63,43 @@ func TestFault_CrashLoopIsBounded(t *testing.T) {
 		}
 		last = r.text()
 	}
-	if !strings.Contains(last, "restarted 2 times in the last minute") || !strings.Contains(last, "--max-restarts") {
+	if !strings.Contains(last, "restarted 2 times in the last minute") || !strings.Contains(last, "--max-restarts") ||
+		!strings.Contains(last, "next start allowed in") {
 		t.Errorf("after a crash loop: %s", last)
+	}
+	// list says when the limit lets it start again.
+	var list listResponse
+	decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
+	if c := list.Connections[0]; c.Status != "failed" || c.RetryIn == "" {
+		t.Errorf("list while the restart limit holds = %+v, want status failed and retryIn", c)
+	}
+}
+
+// A stdio server that dies while idle shows as failed, with how it ended,
+// before anything calls it; the next call starts it again.
+func TestFault_IdleServerDeathShowsInList(t *testing.T) {
+	tc, cmd := startDispatchProc(t, "", nil, "--no-cache", "--mcp", fixture())
+	echo := map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "x"}}
+	tc.mustOK(echo)
+	servers := childPIDs(t, cmd.Process.Pid)
+	if len(servers) != 1 {
+		t.Fatalf("dispatch has children %v, want the one fixture server", servers)
+	}
+	if err := syscall.Kill(servers[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	var c struct{ Status, Error string }
+	waitFor(t, "list to show the server failed", 20*time.Second, func() bool {
+		var list listResponse
+		decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
+		c.Status, c.Error = list.Connections[0].Status, list.Connections[0].Error
+		return c.Status != "ready"
+	})
+	if c.Status != "failed" || !strings.Contains(c.Error, "killed") {
+		t.Errorf("after kill -9 of an idle server: status %q, error %q; want failed, killed", c.Status, c.Error)
+	}
+	if r := tc.mustOK(echo); r.text() != "x" {
+		t.Errorf("echo after the server died = %q", r.text())
 	}
 }
 
@@ -132,8 +172,13 @@ func TestFault_HangTimesOutPerServerAndPerRequest(t *testing.T) {
 	tc := startDispatch(t, nil, "--no-cache", "--timeout", "1h", "--config", cfg)
 
 	r := tc.mustCall(map[string]any{"action": "call", "tool": "hang", "arguments": map[string]any{"tag": "server-timeout"}})
-	if !r.IsError || !strings.Contains(r.text(), "timed out") || !strings.Contains(r.text(), "300ms") {
-		t.Errorf("hang under a 300ms server timeout = %s", r.text())
+	if !r.IsError || !strings.Contains(r.text(), "timed out: no answer within 300ms") ||
+		!strings.Contains(r.text(), `the "timeout" setting of server c1 (slowpoke) in its config`) {
+		t.Errorf("hang under a 300ms server timeout = %s; want the limit and where it is set", r.text())
+	}
+	r = tc.mustCall(map[string]any{"action": "call", "tool": "hang", "timeout": 0.2})
+	if !r.IsError || !strings.Contains(r.text(), "no answer within 200ms") || !strings.Contains(r.text(), `set by "timeout" for this call`) {
+		t.Errorf("hang under a request timeout of 0.2 = %s; want the limit and where it is set", r.text())
 	}
 	// The request's own timeout overrides the server's.
 	r = tc.mustCall(map[string]any{"action": "call", "tool": "slow", "timeout": 5, "arguments": map[string]any{"seconds": 0.6, "steps": 1}})
@@ -251,4 +296,92 @@ func startFixtureAt(t *testing.T, mode, addr string) func() {
 		return err == nil
 	})
 	return stop
+}
+
+// Starting a server is bounded by --connect-timeout, never by the time
+// limit of the call that happens to start it: a server that takes 3 s to
+// start but whose calls may take 1 s still starts, whether its catalog
+// was cached or not.
+func TestFault_StartIsNotBoundedByTheCallTimeout(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "servers.toml")
+	writeFile(t, cfg, fmt.Sprintf("[servers.slowstart]\ncommand = %q\nargs = [\"--startup-delay\", \"3s\"]\ntimeout = \"1s\"\n", fixtureBin))
+	d := func(args ...string) (string, string, int) {
+		return runCLI(t, "", append([]string{"--cache-dir", filepath.Join(dir, "cache"), "--config", cfg}, args...)...)
+	}
+	if out, stderr, code := d("--no-cache", "call", "echo", `{"message":"uncached"}`); code != exitOK || out != "uncached\n" {
+		t.Fatalf("call without a cached catalog: exit %d, %q\n%s", code, out, stderr)
+	}
+	if _, stderr, code := d("list"); code != exitOK {
+		t.Fatalf("list: exit %d\n%s", code, stderr)
+	}
+	// The catalog is cached now, so the call itself starts the server.
+	if out, stderr, code := d("call", "echo", `{"message":"cached"}`); code != exitOK || out != "cached\n" {
+		t.Fatalf("call with a cached catalog: exit %d, %q\n%s", code, out, stderr)
+	}
+	// The call's limit still bounds the call, and the error names it.
+	_, stderr, code := d("call", "hang", `{}`)
+	if code != exitServer || !strings.Contains(stderr, "timed out: no answer within 1s") ||
+		!strings.Contains(stderr, `"timeout" setting of server c1 (slowstart)`) {
+		t.Errorf("hang: exit %d, stderr %q; want the server's 1s timeout named", code, stderr)
+	}
+	// A start that outlives --connect-timeout says so.
+	_, stderr, code = d("--connect-timeout", "1s", "call", "echo", `{"message":"x"}`)
+	if code != exitServer || !strings.Contains(stderr, "no initialize answer within 1s (--connect-timeout)") {
+		t.Errorf("start beyond --connect-timeout: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// An agent that gives up on a call while the call is starting its server
+// stops that start, and the server is not counted as failing: no error,
+// no back-off, and the next call starts it at once.
+func TestServe_AbandonedStartIsNotAFailure(t *testing.T) {
+	dir := t.TempDir()
+	hold := filepath.Join(dir, "hold")
+	cache := filepath.Join(dir, "cache")
+	spec := fixture("--hold-while", hold)
+	// Cache the catalog, so that only a call starts the server.
+	if _, stderr, code := runCLI(t, "", "--cache-dir", cache, "--mcp", spec, "list"); code != exitOK {
+		t.Fatalf("list: exit %d\n%s", code, stderr)
+	}
+	writeFile(t, hold, "")
+	tc, cmd := startDispatchProc(t, "", nil, "--cache-dir", cache, "--mcp", spec)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	go func() {
+		// Its answer, if any, does not matter: the agent gave up.
+		if _, err := tc.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId("held"),
+			Method: "tools/call", Params: map[string]any{"name": "proxy-dispatch", "arguments": map[string]any{
+				"action": "call", "tool": "echo", "arguments": map[string]any{"message": "never"}}}}); err != nil {
+			t.Logf("held call: %v", err)
+		}
+	}()
+	var server int
+	waitFor(t, "the call to start the server", 30*time.Second, func() bool {
+		pids := childPIDs(t, cmd.Process.Pid)
+		if len(pids) == 1 {
+			server = pids[0]
+		}
+		return server != 0
+	})
+	if err := tc.tr.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+		Method: string(mcp.MethodNotificationCancelled),
+		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": "held", "reason": "gave up"}},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the abandoned start's server to be stopped", 30*time.Second, func() bool { return !processAlive(server) })
+
+	var list listResponse
+	decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
+	if c := list.Connections[0]; c.Status != "idle" || c.Error != "" || c.RetryIn != "" {
+		t.Errorf("after an abandoned start: %+v, want idle with no error", c)
+	}
+	if err := os.Remove(hold); err != nil {
+		t.Fatal(err)
+	}
+	if r := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "now"}}); r.text() != "now" {
+		t.Errorf("echo after an abandoned start = %q", r.text())
+	}
 }

@@ -169,3 +169,47 @@ func TestServe_EagerStartsEveryServer(t *testing.T) {
 		return initCount(t, logs[0]) == 2 && initCount(t, logs[1]) == 1
 	})
 }
+
+// A cached catalog has no expiry: when a tool is not found in one, the
+// error says where the list came from and how to refresh it, rather than
+// starting every server on what may be a typo.
+func TestCLI_StaleCatalogSaysHowToRefresh(t *testing.T) {
+	dir := t.TempDir()
+	cacheDir := filepath.Join(dir, "cache")
+	server := filepath.Join(dir, "server.sh")
+	install := func(flags string) {
+		writeFile(t, server, "#!/bin/sh\nexec "+fixtureBin+" "+flags+"\n")
+		if err := os.Chmod(server, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := func(args ...string) (string, string, int) {
+		return runCLI(t, "", append([]string{"--cache-dir", cacheDir, "--mcp", server}, args...)...)
+	}
+	install("--demo")
+	if _, stderr, code := d("list"); code != exitOK {
+		t.Fatalf("list: exit %d\n%s", code, stderr)
+	}
+	// Upgraded in place, the server gains echo_meta; its config, and so
+	// its cache entry, stays the same.
+	install("")
+	_, stderr, code := d("call", "echo_meta", `{}`)
+	for _, want := range []string{`no tool named "echo_meta"`, "c1 come from the catalog cache", `{"action":"list","refresh":true}`, "dispatch list --refresh"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("call of a tool missing from a cached catalog: stderr %q lacks %q", stderr, want)
+		}
+	}
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	if _, stderr, code := d("list", "--refresh"); code != exitOK {
+		t.Fatalf("list --refresh: exit %d\n%s", code, stderr)
+	}
+	if out, stderr, code := d("call", "echo_meta", `{}`); code != exitOK || !strings.Contains(out, "null") {
+		t.Errorf("call after list --refresh: exit %d, %q\n%s", code, out, stderr)
+	}
+	// A catalog just listed from the server gets no such hint.
+	if _, stderr, _ := d("--no-cache", "call", "no_such_tool"); strings.Contains(stderr, "catalog cache") {
+		t.Errorf("unknown tool on a live catalog: %q", stderr)
+	}
+}

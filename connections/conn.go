@@ -131,12 +131,17 @@ type Conn struct {
 	everReady   bool
 	sess        *session
 	connecting  chan struct{} // non-nil while a start is under way
-	info        ServerInfo
-	tools       []json.RawMessage
-	catalog     string // where tools came from
-	toolsStale  bool   // the server announced a change since
-	toolsGen    uint64 // counts catalog changes, so callers can cache what they derive
-	refreshing  bool
+	// sessions holds every session this connection started that is not
+	// closed yet: the live one, one still starting, and dead ones being
+	// reaped. Close stops them all, so that no process group outlives
+	// dispatch, whatever state its server was in.
+	sessions   map[*session]struct{}
+	info       ServerInfo
+	tools      []json.RawMessage
+	catalog    string // where tools came from
+	toolsStale bool   // the server announced a change since
+	toolsGen   uint64 // counts catalog changes, so callers can cache what they derive
+	refreshing bool
 
 	progressMu sync.Mutex
 	progress   map[string]func(params map[string]any)
@@ -151,6 +156,7 @@ func newConn(alias string, cfg ServerConfig, opts Options) *Conn {
 		log:      opts.Logger.With("connection", alias),
 		stderr:   newTailBuffer(opts.StderrLimit),
 		status:   StatusIdle,
+		sessions: make(map[*session]struct{}),
 		progress: make(map[string]func(map[string]any)),
 	}
 	if opts.Cache != nil {
@@ -179,8 +185,30 @@ func (c *Conn) State() State {
 	}
 	if c.status == StatusFailed {
 		s.NextRetry = c.lastFailure.Add(backoff(c.failures))
+		if at := c.restartAllowedAtLocked(time.Now()); at.After(s.NextRetry) {
+			s.NextRetry = at
+		}
 	}
 	return s
+}
+
+// restartAllowedAtLocked is when the restart limit lets a server that was
+// ready before start again: when the oldest restart it counts is a minute
+// old. It is zero while the limit is not reached.
+func (c *Conn) restartAllowedAtLocked(now time.Time) time.Time {
+	if !c.everReady {
+		return time.Time{}
+	}
+	var recent []time.Time
+	for _, t := range c.restarts {
+		if now.Sub(t) < time.Minute {
+			recent = append(recent, t)
+		}
+	}
+	if len(recent) < c.opts.MaxRestartsPerMinute {
+		return time.Time{}
+	}
+	return recent[len(recent)-c.opts.MaxRestartsPerMinute].Add(time.Minute)
 }
 
 // backoff is how long to wait before starting a server again after n
@@ -245,7 +273,7 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 		select {
 		case <-wait:
 		case <-ctx.Done():
-			return nil, c.fail("connect", ctxErr(ctx), false)
+			return nil, c.fail("connect", callerGone(ctx), false)
 		}
 		c.mu.Lock()
 	}
@@ -253,7 +281,7 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 	if c.sess != nil { // it died: reap it before starting another
 		old := c.sess
 		c.sess = nil
-		go old.close(c.log)
+		go c.closeSession(old)
 	}
 	if c.failures > 0 {
 		if retry := c.lastFailure.Add(backoff(c.failures)); now.Before(retry) {
@@ -262,13 +290,14 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 			return nil, &ConnError{Alias: c.Alias, Op: "connect", msg: c.opts.Redactor.String(err.Error()), err: err}
 		}
 	}
-	if c.everReady && c.recentRestartsLocked(now) >= c.opts.MaxRestartsPerMinute {
-		err := fmt.Errorf("%w: restarted %d times in the last minute (limit %d, --max-restarts); last error: %v",
-			ErrBackoff, c.recentRestartsLocked(now), c.opts.MaxRestartsPerMinute, c.lastErr)
+	if at := c.restartAllowedAtLocked(now); !at.IsZero() {
+		err := fmt.Errorf("%w: restarted %d times in the last minute (limit %d, --max-restarts); next start allowed in %s; last error: %v",
+			ErrBackoff, c.recentRestartsLocked(now), c.opts.MaxRestartsPerMinute, at.Sub(now).Round(100*time.Millisecond), c.lastErr)
 		c.mu.Unlock()
 		return nil, &ConnError{Alias: c.Alias, Op: "connect", msg: c.opts.Redactor.String(err.Error()), err: err}
 	}
 	restart := c.everReady
+	prevStatus := c.status
 	done := make(chan struct{})
 	c.connecting = done
 	c.status = StatusConnecting
@@ -277,20 +306,37 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 	sess, info, err := c.dial(ctx)
 
 	c.mu.Lock()
+	if c.status == StatusClosed { // closed while starting
+		c.mu.Unlock()
+		if sess != nil {
+			// Close is waiting for this start to end: the process must
+			// be gone by then.
+			c.closeSession(sess)
+		}
+		c.mu.Lock()
+		close(done)
+		c.connecting = nil
+		c.mu.Unlock()
+		return nil, c.fail("connect", errors.New("connection is closed"), false)
+	}
 	defer c.mu.Unlock()
 	close(done)
 	c.connecting = nil
+	if err != nil && ctx.Err() != nil {
+		// The caller gave up before the server was ready. That says
+		// nothing about the server, so it counts neither as a failed start
+		// (no back-off) nor as a restart; the next use starts it afresh.
+		c.status = prevStatus
+		if c.status == StatusReady { // its session had died
+			c.status = StatusIdle
+		}
+		return nil, err
+	}
 	if restart {
 		c.restarts = append(c.restarts, now)
 		if len(c.restarts) > 4*c.opts.MaxRestartsPerMinute {
 			c.restarts = c.restarts[len(c.restarts)-2*c.opts.MaxRestartsPerMinute:]
 		}
-	}
-	if c.status == StatusClosed { // closed while starting
-		if sess != nil {
-			go sess.close(c.log)
-		}
-		return nil, c.fail("connect", errors.New("connection is closed"), false)
 	}
 	if err != nil {
 		c.status = StatusFailed
@@ -305,6 +351,9 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 	c.status = StatusReady
 	c.failures = 0
 	c.everReady = true
+	if sess.stdio != nil {
+		go c.watchExit(sess)
+	}
 	c.log.Info("server ready", "server", info.Name, "version", info.Version, "protocol", info.ProtocolVersion)
 	if c.catalog == CatalogCache {
 		// The cache answered for this server until now: confirm its
@@ -338,15 +387,20 @@ func (c *Conn) refreshInBackground(why string) {
 	}
 }
 
-// dial starts the server and runs the initialize handshake.
+// dial starts the server and runs the initialize handshake, within the
+// connect timeout. It gives up early if ctx ends: the caller went away.
 func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
-	ctx, cancel := context.WithTimeout(ctx, c.opts.ConnectTimeout)
+	dialCtx, cancel := context.WithTimeout(ctx, c.opts.ConnectTimeout)
 	defer cancel()
 	c.stderr.Reset()
 
 	sess, err := startSession(c.Config, c.stderr, c.opts.MaxMessageBytes)
 	if err != nil {
 		return nil, ServerInfo{}, c.fail("start", err, true)
+	}
+	if !c.track(sess) {
+		c.closeSession(sess)
+		return nil, ServerInfo{}, c.fail("connect", errors.New("connection is closed"), false)
 	}
 	sess.client.OnNotification(c.onNotification)
 	sess.client.OnConnectionLost(func(error) { sess.dead.Store(true) })
@@ -358,16 +412,20 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	var req mcp.InitializeRequest
 	req.Params.ProtocolVersion = version
 	req.Params.ClientInfo = mcp.Implementation{Name: c.opts.ClientName, Version: c.opts.ClientVersion}
-	result, err := sess.client.Initialize(ctx, req)
+	result, err := sess.client.Initialize(dialCtx, req)
 	if err != nil {
 		if ctx.Err() != nil {
+			go c.closeSession(sess)
+			return nil, ServerInfo{}, c.fail("connect", callerGone(ctx), false)
+		}
+		if dialCtx.Err() != nil {
 			err = fmt.Errorf("%w: no initialize answer within %s (--connect-timeout)", ErrTimeout, c.opts.ConnectTimeout)
 		}
 		// Give a dying process a moment to flush stderr, which usually
 		// says why it died.
 		sess.waitExit(200 * time.Millisecond)
 		failure := c.fail("initialize", err, true)
-		go sess.close(c.log)
+		go c.closeSession(sess)
 		return nil, ServerInfo{}, failure
 	}
 	info := ServerInfo{
@@ -438,7 +496,10 @@ func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, erro
 	if err != nil {
 		return nil, err
 	}
-	tools, err := c.listTools(ctx, sess)
+	// Listing is part of starting a server: the connect timeout bounds it.
+	listCtx, cancel := context.WithTimeout(ctx, c.opts.ConnectTimeout)
+	defer cancel()
+	tools, err := c.listTools(ctx, listCtx, sess)
 	if err != nil {
 		return nil, err
 	}
@@ -457,7 +518,9 @@ func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, erro
 	return tools, nil
 }
 
-func (c *Conn) listTools(ctx context.Context, sess *session) ([]json.RawMessage, error) {
+// listTools fetches every page of tools/list within listCtx; ctx is the
+// caller's, to tell its giving up from the time limit.
+func (c *Conn) listTools(ctx, listCtx context.Context, sess *session) ([]json.RawMessage, error) {
 	var (
 		tools  []json.RawMessage
 		cursor string
@@ -471,9 +534,10 @@ func (c *Conn) listTools(ctx context.Context, sess *session) ([]json.RawMessage,
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
-		raw, err := c.request(ctx, sess, "tools/list", params)
+		raw, err := c.request(listCtx, sess, "tools/list", params)
 		if err != nil {
-			return nil, c.wrapRequestErr("list tools", ctx, err)
+			timedOut := fmt.Errorf("%w: no complete tools/list answer within %s (--connect-timeout)", ErrTimeout, c.opts.ConnectTimeout)
+			return nil, c.wrapRequestErr("list tools", ctx, listCtx, timedOut, err)
 		}
 		var result struct {
 			Tools      []json.RawMessage `json:"tools"`
@@ -507,12 +571,20 @@ type CallRequest struct {
 	// notification the server sends for this call. It runs on the read
 	// loop and must not block or call back into the connection.
 	OnProgress func(params map[string]any)
+	// Timeout bounds the tools/call request itself; starting the server
+	// first is bounded by the connect timeout instead. Zero: no limit but
+	// the caller's context.
+	Timeout time.Duration
 }
 
-// Call runs tools/call and returns the server's raw result. A JSON-RPC
-// error from the server is a *RPCError (wrapped in a ConnError).
+// Call runs tools/call and returns the server's raw result, starting the
+// server first if need be. A JSON-RPC error from the server is a *RPCError
+// and an exceeded req.Timeout is ErrCallTimeout (each wrapped in a
+// ConnError).
 func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, error) {
 	op := "call " + req.Tool
+	// Not under req.Timeout: a server that takes longer to start than
+	// its calls may take would otherwise never start.
 	sess, err := c.ensure(ctx)
 	if err != nil {
 		return nil, err
@@ -538,37 +610,72 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 		Arguments json.RawMessage `json:"arguments,omitempty"`
 		Meta      map[string]any  `json:"_meta,omitempty"`
 	}{req.Tool, req.Arguments, meta}
-	raw, err := c.request(ctx, sess, "tools/call", params)
-	if errors.Is(err, transport.ErrSessionTerminated) && ctx.Err() == nil {
+	callCtx, cancel := withOptionalTimeout(ctx, req.Timeout)
+	defer func() { cancel() }()
+	raw, err := c.request(callCtx, sess, "tools/call", params)
+	if errors.Is(err, transport.ErrSessionTerminated) && callCtx.Err() == nil {
 		// A streamable HTTP server that restarted while we were idle no
 		// longer knows our session and answered 404 without running the
-		// call, so it is safe to send it again on a new session.
+		// call, so it is safe to send it again on a new session, with
+		// the whole time limit since the first attempt never ran.
 		c.log.Info("session terminated by the server; reconnecting", "tool", req.Tool)
 		c.markDead(err)
 		if sess, err = c.ensure(ctx); err != nil {
 			return nil, err
 		}
-		raw, err = c.request(ctx, sess, "tools/call", params)
+		cancel()
+		callCtx, cancel = withOptionalTimeout(ctx, req.Timeout)
+		raw, err = c.request(callCtx, sess, "tools/call", params)
 	}
 	if err != nil {
-		return nil, c.wrapRequestErr(op, ctx, err)
+		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, req.Timeout)
+		return nil, c.wrapRequestErr(op, ctx, callCtx, timedOut, err)
 	}
 	return raw, nil
 }
 
-// wrapRequestErr explains a failed request. A lost server is marked dead so
-// the next use restarts it.
-func (c *Conn) wrapRequestErr(op string, ctx context.Context, err error) error {
+func withOptionalTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// wrapRequestErr explains a failed request: the server refused it, the
+// caller gave up (ctx ended), the request's own time limit ran out
+// (limited ended: timedOut says which limit), or the server was lost, in
+// which case it is marked dead so that the next use restarts it.
+func (c *Conn) wrapRequestErr(op string, ctx, limited context.Context, timedOut, err error) error {
 	var rpc *RPCError
 	switch {
 	case errors.As(err, &rpc):
 		return c.fail(op, err, false)
 	case ctx.Err() != nil:
-		return c.fail(op, ctxErr(ctx), false)
+		return c.fail(op, callerGone(ctx), false)
+	case limited.Err() != nil:
+		return c.fail(op, timedOut, false)
 	default:
 		c.markDead(err)
 		return c.fail(op, fmt.Errorf("%w: %v", ErrServerGone, err), true)
 	}
+}
+
+// watchExit marks the connection failed as soon as the process of its
+// live stdio session exits, so that list shows a server that died while
+// idle (killed, OOM, crashed) with its exit status instead of "ready" until
+// the next call. It ends when the process does.
+func (c *Conn) watchExit(sess *session) {
+	<-sess.stdio.done
+	exit := sess.stdio.exitError()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sess != sess || c.status != StatusReady {
+		return // stopped by dispatch, or a failed call already said why
+	}
+	c.status = StatusFailed
+	c.lastErr = c.fail("session", fmt.Errorf("%w: %v", ErrServerGone, exit), true)
+	c.lastFailure = time.Now()
+	c.log.Warn("server exited", "error", c.lastErr.Error())
 }
 
 func (c *Conn) markDead(err error) {
@@ -584,11 +691,11 @@ func (c *Conn) markDead(err error) {
 	}
 }
 
-func ctxErr(ctx context.Context) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("%w (raise --timeout or the request's timeout)", ErrTimeout)
-	}
-	return ctx.Err()
+// callerGone explains a request or start abandoned because its caller's
+// context ended (the agent cancelled, dispatch is shutting down, ...):
+// none of dispatch's own limits fired.
+func callerGone(ctx context.Context) error {
+	return fmt.Errorf("abandoned: the caller stopped waiting (%w)", ctx.Err())
 }
 
 // request sends one JSON-RPC request with an ID of our own, which cannot
@@ -633,14 +740,70 @@ func (c *Conn) StderrTail(lines int) string {
 	return c.opts.Redactor.String(c.stderr.Tail(lines, 8192))
 }
 
-// Close stops the server and its whole process group.
+// track records a session that dial just started, unless the connection
+// was closed meanwhile.
+func (c *Conn) track(sess *session) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.status == StatusClosed {
+		return false
+	}
+	c.sessions[sess] = struct{}{}
+	return true
+}
+
+// closeSession stops sess (for stdio, its whole process group) and forgets
+// it. A second call waits for the first to finish.
+func (c *Conn) closeSession(sess *session) {
+	sess.close(c.log)
+	c.mu.Lock()
+	delete(c.sessions, sess)
+	c.mu.Unlock()
+}
+
+// closeWaitLimit bounds how long Close waits for a server to stop: closing
+// its stdin, SIGTERM and SIGKILL each get groupTermGrace, and what is left
+// of its process group as long again. Past it dispatch exits anyway rather
+// than hang its agent.
+const closeWaitLimit = 5 * groupTermGrace
+
+// Close stops the server and its whole process group, including one still
+// starting and dead ones still being reaped, and returns when they are
+// gone (or after closeWaitLimit).
 func (c *Conn) Close() {
 	c.mu.Lock()
 	c.status = StatusClosed
-	sess := c.sess
 	c.sess = nil
+	sessions := make([]*session, 0, len(c.sessions))
+	for sess := range c.sessions {
+		sessions = append(sessions, sess)
+	}
+	starting := c.connecting
 	c.mu.Unlock()
-	if sess != nil {
-		sess.close(c.log)
+
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		var wg sync.WaitGroup
+		for _, sess := range sessions {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c.closeSession(sess)
+			}()
+		}
+		wg.Wait()
+		// A start under way when the connection closed stops the process
+		// it started itself, before it ends (see ensure and dial).
+		if starting != nil {
+			<-starting
+		}
+	}()
+	timer := time.NewTimer(closeWaitLimit)
+	defer timer.Stop()
+	select {
+	case <-stopped:
+	case <-timer.C:
+		c.log.Warn("server still stopping; not waiting any longer", "waited", closeWaitLimit.String())
 	}
 }

@@ -15,8 +15,11 @@ var (
 	ErrServerGone = errors.New("server connection lost")
 	// ErrBackoff means the server failed recently and is not retried yet.
 	ErrBackoff = errors.New("server is backing off after failures")
-	// ErrTimeout means a request outlived its time limit.
+	// ErrTimeout means starting a server (its handshake or its tools/list)
+	// outlived the connect timeout.
 	ErrTimeout = errors.New("timed out")
+	// ErrCallTimeout means a tools/call outlived CallRequest.Timeout.
+	ErrCallTimeout = errors.New("timed out")
 )
 
 // RPCError is a JSON-RPC error response from a downstream server: the server

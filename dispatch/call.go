@@ -78,25 +78,19 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (*CallResp
 			"resultToFile needs a spill directory, and this dispatch has none")
 	}
 
-	timeout := s.opts.CallTimeout
-	if conn.Config.Timeout > 0 {
-		timeout = conn.Config.Timeout
-	}
-	if req.Timeout > 0 {
-		timeout = time.Duration(req.Timeout * float64(time.Second))
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
+	// The limit covers the tool call only: starting the server, here in
+	// resolveTool or in conn.Call, is bounded by --connect-timeout.
+	timeout, which := s.callLimit(conn, req)
 	raw, err := conn.Call(ctx, connections.CallRequest{
 		Tool:       req.Tool,
 		Arguments:  args,
 		Meta:       req.Meta,
 		OnProgress: hooks.Progress,
+		Timeout:    timeout,
 	})
 	if err != nil {
-		if errors.Is(err, connections.ErrTimeout) {
-			return nil, fmt.Errorf("%w (the call ran for %s; pass \"timeout\" in seconds for longer)", err, timeout)
+		if errors.Is(err, connections.ErrCallTimeout) {
+			return nil, fmt.Errorf("%w (%s)", err, which)
 		}
 		return nil, err
 	}
@@ -136,6 +130,23 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (*CallResp
 		s.preferTOON(resp, &result)
 	}
 	return resp, nil
+}
+
+// callLimit returns the time limit of req's tool call: the request's own,
+// else its server's "timeout" setting, else --timeout; and advice naming
+// the one that applies, for the error when it runs out.
+func (s *Service) callLimit(conn *connections.Conn, req Request) (time.Duration, string) {
+	name, _ := req.timeoutParam()
+	switch {
+	case req.Timeout > 0:
+		// Check bounds it; a value below a nanosecond still means a limit.
+		return max(time.Duration(req.Timeout*float64(time.Second)), time.Nanosecond),
+			fmt.Sprintf("the limit set by %s for this call; pass a larger one", name)
+	case conn.Config.Timeout > 0:
+		return conn.Config.Timeout, fmt.Sprintf("the limit is the \"timeout\" setting of server %s in its config; raise it there, or pass %s in seconds for this call",
+			describeConn(conn), name)
+	}
+	return s.opts.CallTimeout, fmt.Sprintf("the limit is --timeout; raise it, or pass %s in seconds for this call", name)
 }
 
 func fromFileEcho(path string) json.RawMessage {

@@ -15,6 +15,9 @@ type ToolNotFoundError struct {
 	Tool        string
 	Suggestions []string // "c1/read_file"
 	Unreachable []string // "c3: connect: ..."
+	// Cached are the connections searched through a cached catalog, which
+	// has no expiry: a tool their server gained since is not in it.
+	Cached []string // "c1"
 }
 
 func (e *ToolNotFoundError) Error() string {
@@ -27,6 +30,12 @@ func (e *ToolNotFoundError) Error() string {
 	}
 	if len(e.Unreachable) > 0 {
 		fmt.Fprintf(&b, " (not searched, servers unreachable: %s)", strings.Join(e.Unreachable, "; "))
+	}
+	if len(e.Cached) > 0 {
+		// Not refreshed here: starting every server on a typo would cost
+		// more than the rare stale catalog.
+		fmt.Fprintf(&b, ` (the tool lists of %s come from the catalog cache, not from the running servers: if the tool is new, refresh them with {"action":"list","refresh":true}, or dispatch list --refresh)`,
+			strings.Join(e.Cached, ", "))
 	}
 	return b.String()
 }
@@ -68,8 +77,11 @@ func (s *Service) resolveTool(ctx context.Context, connKey, tool string) (*conne
 	}
 	notFound := &ToolNotFoundError{Tool: tool, Suggestions: suggest(tool, cats, 5)}
 	for _, cat := range cats {
-		if cat.err != nil {
+		switch {
+		case cat.err != nil:
 			notFound.Unreachable = append(notFound.Unreachable, cat.err.Error())
+		case cat.conn.State().Catalog == connections.CatalogCache:
+			notFound.Cached = append(notFound.Cached, cat.conn.Alias)
 		}
 	}
 	return nil, toolDef{}, notFound

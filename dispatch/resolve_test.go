@@ -154,6 +154,12 @@ func TestToolNotFoundError_Error(t *testing.T) {
 			err:  ToolNotFoundError{Tool: "x", Unreachable: []string{"c2: connect: refused", "c3: connect: timed out"}},
 			want: `no tool named "x"; use {"action":"search","query":"..."} to find one (not searched, servers unreachable: c2: connect: refused; c3: connect: timed out)`,
 		},
+		{
+			name: "cached catalogs",
+			err:  ToolNotFoundError{Tool: "new_tool", Suggestions: []string{"c1/old_tool"}, Cached: []string{"c1", "c3"}},
+			want: `no tool named "new_tool"; did you mean c1/old_tool? (the tool lists of c1, c3 come from the catalog cache, not from the running servers: ` +
+				`if the tool is new, refresh them with {"action":"list","refresh":true}, or dispatch list --refresh)`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
