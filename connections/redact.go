@@ -69,7 +69,7 @@ var secretEnvName = regexp.MustCompile(`(?i)(key|token|secret|passw|pwd|auth|cre
 // every shell sets to a path: PWD and OLDPWD are working directories, not
 // passwords, and masking them turned every path under the working
 // directory into "***/...". MYSQL_PWD, DB_PWD and the like still match.
-var notSecretEnv = map[string]bool{"PWD": true, "OLDPWD": true}
+var notSecretEnv = map[string]bool{"PWD": true, "OLDPWD": true, "XAUTHORITY": true}
 
 // notSecretEnvShape are desktop-session and socket variables whose names
 // mention a session, key or auth but whose values are words and paths
