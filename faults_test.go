@@ -385,3 +385,60 @@ func TestServe_AbandonedStartIsNotAFailure(t *testing.T) {
 		t.Errorf("echo after an abandoned start = %q", r.text())
 	}
 }
+
+// silentListener accepts TCP connections and never answers: an SSE server
+// that hangs before its endpoint event.
+func silentListener(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); ln.Close() })
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+			select {
+			case <-done:
+				return
+			default:
+			}
+		}
+	}()
+	return ln.Addr().String()
+}
+
+func TestFault_SilentSSEServerIsBoundedByConnectTimeout(t *testing.T) {
+	silent := "sse+http://" + silentListener(t) + "/sse"
+
+	// One-shot: the start gives up at --connect-timeout and says so.
+	_, stderr, code := runCLI(t, "", "--no-cache", "--connect-timeout", "1s", "--mcp", silent, "list")
+	if code != exitServer || !strings.Contains(stderr, "--connect-timeout") {
+		t.Errorf("list against a silent SSE server: exit %d, stderr %s", code, stderr)
+	}
+
+	// Serving: the silent server does not hold up the others.
+	tc := startDispatch(t, nil, "--no-cache", "--connect-timeout", "1s", "--mcp", silent, "--mcp", fixture())
+	var list struct {
+		Connections []struct{ Alias, Status, Error string }
+	}
+	decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
+	if len(list.Connections) != 2 || list.Connections[0].Status != "failed" || !strings.Contains(list.Connections[0].Error, "--connect-timeout") ||
+		list.Connections[1].Status != "ready" {
+		t.Errorf("list = %+v", list.Connections)
+	}
+	if r := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "still here"}}); r.text() != "still here" {
+		t.Errorf("call on the other server = %q", r.text())
+	}
+}

@@ -394,8 +394,14 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	defer cancel()
 	c.stderr.Reset()
 
-	sess, err := startSession(c.Config, c.stderr, c.opts.MaxMessageBytes)
+	sess, err := startSession(dialCtx, c.Config, c.stderr, c.opts.MaxMessageBytes)
 	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return nil, ServerInfo{}, c.fail("connect", callerGone(ctx), false)
+		case dialCtx.Err() != nil:
+			err = fmt.Errorf("%w: no answer to the connection within %s (--connect-timeout)", ErrTimeout, c.opts.ConnectTimeout)
+		}
 		return nil, ServerInfo{}, c.fail("start", err, true)
 	}
 	if !c.track(sess) {

@@ -42,8 +42,9 @@ type session struct {
 	closeOnce sync.Once
 }
 
-// startSession starts the transport for cfg and the mcp-go client over it.
-func startSession(cfg ServerConfig, stderr io.Writer, maxMessage int) (*session, error) {
+// startSession starts the transport for cfg and the mcp-go client over it,
+// giving up when startCtx ends.
+func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, maxMessage int) (*session, error) {
 	sess := &session{}
 	// The transport's streams live as long as the session, not as long as
 	// the call that happened to start it.
@@ -73,11 +74,26 @@ func startSession(cfg ServerConfig, stderr io.Writer, maxMessage int) (*session,
 	sess.client = client.NewClient(sess.transport, client.WithProtocolVersion(protocolVersionOf(cfg)))
 	// client.Start starts the transport and registers the notification
 	// handlers; without it progress and list_changed are silently dropped.
-	if err := sess.client.Start(ctx); err != nil {
-		sess.close(nil)
-		return nil, explainStartErr(cfg, err)
+	// It runs under the session's context (its streams must outlive this
+	// function), so it is raced against startCtx: an SSE server that
+	// accepts the connection and never answers would block it forever.
+	started := make(chan error, 1)
+	go func() { started <- sess.client.Start(ctx) }()
+	select {
+	case err := <-started:
+		if err != nil {
+			sess.close(nil)
+			return nil, explainStartErr(cfg, err)
+		}
+		return sess, nil
+	case <-startCtx.Done():
+		cancel() // aborts the request Start is waiting on, so it returns
+		go func() {
+			<-started
+			sess.close(nil)
+		}()
+		return nil, fmt.Errorf("%w: the server did not answer the connection", startCtx.Err())
 	}
-	return sess, nil
 }
 
 func protocolVersionOf(cfg ServerConfig) string {
