@@ -336,6 +336,13 @@ func TestServe_AmbiguousToolListsCandidates(t *testing.T) {
 	if r.text() != "from c2" {
 		t.Errorf("echo on c2 = %q", r.text())
 	}
+	// The qualified form the error offers works, for info as for call.
+	if r := tc.mustCall(map[string]any{"action": "info", "tool": "echo"}); !r.IsError || !strings.Contains(r.text(), `"c1/echo"`) || strings.Contains(r.text(), `"action":"call"`) {
+		t.Errorf("ambiguous info = %s", r.text())
+	}
+	if r := tc.mustOK(map[string]any{"action": "call", "tool": "c2/echo", "arguments": map[string]any{"message": "qualified"}}); r.text() != "qualified" {
+		t.Errorf("call c2/echo = %q", r.text())
+	}
 	// A name on one connection only needs no connection.
 	if r := tc.mustOK(map[string]any{"action": "call", "tool": "get_weather", "arguments": map[string]any{"city": "Oslo"}}); r.text() == "" {
 		t.Error("get_weather returned nothing")

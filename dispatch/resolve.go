@@ -69,7 +69,7 @@ func (s *Service) resolveTool(ctx context.Context, connKey, tool string) (*conne
 		for _, m := range matches {
 			names = append(names, describeConn(m.conn))
 		}
-		return nil, toolDef{}, usagef(fmt.Sprintf(`Add "connection", e.g. {"action":"call","tool":%q,"connection":%q,...}`, tool, matches[0].conn.Alias),
+		return nil, toolDef{}, usagef(fmt.Sprintf(`Add "connection":%q, or write the tool as %q`, matches[0].conn.Alias, matches[0].conn.Alias+"/"+tool),
 			"tool %q exists on %d connections: %s", tool, len(matches), strings.Join(names, ", "))
 	}
 	if connKey != "" && cats[0].err != nil {
