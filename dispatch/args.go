@@ -64,49 +64,48 @@ func (s *Service) argumentsFileValue(req Request) (gjson.Result, error) {
 	}
 	limit := s.opts.MaxArgumentsFileBytes
 	ext := strings.ToLower(filepath.Ext(resolved))
+	selected := selectedFrom(path)
 	if req.ArgumentsPath != "" && ext != ".toon" && ext != ".txt" {
 		// Select from the mapped file: the limit is on what is passed on,
 		// not on the file it is taken from.
-		raw, err := spill.Select(resolved, req.ArgumentsPath, limit)
-		if err != nil {
-			if errors.Is(err, spill.ErrBadRequest) {
-				return gjson.Result{}, usagef("Check the path with readresult op \"query\" first; raise --max-args-file for a larger part",
-					"argumentsPath %v", err)
-			}
-			return gjson.Result{}, fmt.Errorf("argumentsFile %s: %w", path, err)
-		}
-		return gjson.ParseBytes(raw), nil
+		return selected(spill.Select(resolved, req.ArgumentsPath, limit))
 	}
 	data, err := readLimited(path, resolved, limit)
 	if err != nil {
 		return gjson.Result{}, err
 	}
-	var value gjson.Result
 	switch trimmed := bytes.TrimSpace(data); {
 	case ext == ".toon":
 		decoded, err := decodeTOONArguments(path, data)
 		if err != nil {
 			return gjson.Result{}, err
 		}
-		value = gjson.ParseBytes(decoded)
+		if req.ArgumentsPath != "" {
+			return selected(spill.SelectBytes(path, decoded, req.ArgumentsPath, limit))
+		}
+		return gjson.ParseBytes(decoded), nil
 	case ext != ".txt" && json.Valid(trimmed):
-		value = gjson.ParseBytes(trimmed)
+		return gjson.ParseBytes(trimmed), nil // argumentsPath went to Select
 	case ext == ".json":
 		return gjson.Result{}, usagef("Give a file holding one JSON object (or a .toon file)", "argumentsFile %s is not valid JSON", path)
-	default:
-		return textArgument(req, data)
 	}
-	if req.ArgumentsPath == "" {
-		return value, nil
+	return textArgument(req, data)
+}
+
+// selectedFrom returns how to turn what spill.Select chose for
+// argumentsPath in the argumentsFile path into the value passed on, or
+// into an error saying what to fix.
+func selectedFrom(path string) func(raw []byte, err error) (gjson.Result, error) {
+	return func(raw []byte, err error) (gjson.Result, error) {
+		switch {
+		case errors.Is(err, spill.ErrBadRequest):
+			return gjson.Result{}, usagef("Check the path with readresult op \"query\" first; raise --max-args-file for a larger part",
+				"argumentsPath %v", err)
+		case err != nil:
+			return gjson.Result{}, fmt.Errorf("argumentsFile %s: %w", path, err)
+		}
+		return gjson.ParseBytes(raw), nil
 	}
-	if err := spill.CheckPath(req.ArgumentsPath); err != nil {
-		return gjson.Result{}, usagef("Fix the path; readresult op \"query\" tries one out", "argumentsPath: %v", err)
-	}
-	if value = value.Get(req.ArgumentsPath); !value.Exists() {
-		return gjson.Result{}, usagef("Check the path with readresult op \"query\" first",
-			"argumentsPath %q selects nothing in %s", req.ArgumentsPath, path)
-	}
-	return value, nil
 }
 
 // textArgument passes a text file whole, as a JSON string under

@@ -65,21 +65,35 @@ func Select(path, gjsonPath string, maxBytes int64) ([]byte, error) {
 		return nil, badRequest("%v", err)
 	}
 	var raw []byte
-	err := withMapped("select", path, func(data []byte) error {
-		if err := checkQueryable(path, data); err != nil {
-			return err
-		}
-		r := gjson.GetBytes(data, gjsonPath) // copies Raw out of data
-		if !r.Exists() {
-			return badRequest("%q selects nothing in %s", gjsonPath, path)
-		}
-		if int64(len(r.Raw)) > maxBytes {
-			return badRequest("%q selects %s in %s, more than the limit of %s", gjsonPath, humanBytes(int64(len(r.Raw))), path, humanBytes(maxBytes))
-		}
-		raw = []byte(r.Raw)
-		return nil
+	err := withMapped("select", path, func(data []byte) (err error) {
+		raw, err = selectIn(path, data, gjsonPath, maxBytes)
+		return err
 	})
 	return raw, err
+}
+
+// SelectBytes is Select over JSON already in memory; name is what errors
+// call it.
+func SelectBytes(name string, data []byte, gjsonPath string, maxBytes int64) ([]byte, error) {
+	if err := CheckPath(gjsonPath); err != nil {
+		return nil, badRequest("%v", err)
+	}
+	return selectIn(name, data, gjsonPath, maxBytes)
+}
+
+// selectIn does Select's work on data; what it returns is a copy.
+func selectIn(name string, data []byte, gjsonPath string, maxBytes int64) ([]byte, error) {
+	if err := checkQueryable(name, newJSONShaper(1), data, ""); err != nil {
+		return nil, err
+	}
+	r := gjson.GetBytes(data, gjsonPath) // copies Raw out of data
+	if !r.Exists() {
+		return nil, badRequest("%q selects nothing in %s", gjsonPath, name)
+	}
+	if int64(len(r.Raw)) > maxBytes {
+		return nil, badRequest("%q selects %s in %s, more than the limit of %s", gjsonPath, humanBytes(int64(len(r.Raw))), name, humanBytes(maxBytes))
+	}
+	return []byte(r.Raw), nil
 }
 
 // withMapped maps the regular file at path read-only and runs fn on its
@@ -131,30 +145,25 @@ func guardFault(op, path string, fn func() error) (err error) {
 }
 
 // checkQueryable refuses data that gjson cannot safely query: invalid JSON,
-// or nesting deep enough to exhaust the stack (gjson recurses).
-func checkQueryable(path string, data []byte) error {
-	shape := newJSONShaper(1)
+// or nesting deep enough to exhaust the stack (gjson recurses). It writes
+// data through shape, which the caller may use afterwards; notJSON is
+// added to the message for invalid JSON.
+func checkQueryable(name string, shape *jsonShaper, data []byte, notJSON string) error {
 	shape.write(data)
 	if shape.maxDepth > maxQueryDepth {
-		return badRequest("%s nests deeper than %d levels; use grep or read instead", path, maxQueryDepth)
+		return badRequest("%s nests deeper than %d levels; use grep or read instead", name, maxQueryDepth)
 	}
 	if !gjson.ValidBytes(data) {
-		return badRequest("%s is not valid JSON", path)
+		return badRequest("%s is not valid JSON%s", name, notJSON)
 	}
 	return nil
 }
 
 // query works on the mapped bytes; everything it returns is copied out.
 func (l Limits) query(path, gjsonPath string, data []byte) (*QueryResult, error) {
-	// gjson validates and queries recursively: refuse nesting deep enough
-	// to exhaust the stack, which would kill the process.
 	shape := newJSONShaper(l.MaxKeys)
-	shape.write(data)
-	if shape.maxDepth > maxQueryDepth {
-		return nil, badRequest("query: %s nests deeper than %d levels; use grep or read instead", path, maxQueryDepth)
-	}
-	if !gjson.ValidBytes(data) {
-		return nil, badRequest("query: %s is not valid JSON (query works on JSON files only; use grep or read for others)", path)
+	if err := checkQueryable(path, shape, data, " (query works on JSON files only; use grep or read for others)"); err != nil {
+		return nil, badRequest("query: %v", err)
 	}
 	// GetBytes copies Raw and Str out of data.
 	r := gjson.GetBytes(data, gjsonPath)
