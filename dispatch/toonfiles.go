@@ -85,11 +85,15 @@ func queryFile(path, query string, limits spill.Limits) (*spill.QueryResult, err
 // uniform arrays of objects and loses on deep, irregular data, so the
 // choice is measured per result.
 func (s *Service) preferTOON(resp *CallResponse, result *callResult) {
-	kind, data := result.payload()
-	if kind != payloadJSON || !result.textOnly() || (!result.hasStructured() && len(result.Content) != 1) {
+	if (!result.hasStructured() && len(result.Content) != 1) || !result.textOnly() {
 		// Images, audio and resources must reach the agent as what they
 		// are, and several items as several: only a JSON value carried
-		// by text (or structuredContent) can become TOON text.
+		// by text (or structuredContent) can become TOON text. Checked
+		// before payload(), which would marshal a whole content list.
+		return
+	}
+	kind, data := result.payload()
+	if kind != payloadJSON {
 		return
 	}
 	// Say which form the agent got, whichever wins; only a failure to
