@@ -97,21 +97,13 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	spillMax, err := parseSizeFlag("--spill-max", g.SpillMax)
+	spillMax, err := parseLimitFlag("--spill-max", g.SpillMax, "it bounds the result files of one process")
 	if err != nil {
 		return nil, err
 	}
-	maxArgs, err := parseSizeFlag("--max-args-file", g.MaxArgsFile)
+	maxArgs, err := parseLimitFlag("--max-args-file", g.MaxArgsFile, "it bounds what argumentsFile passes on")
 	if err != nil {
 		return nil, err
-	}
-	// Zero would silently mean the default to the packages below; a limit
-	// of nothing is not what anyone asking for 0 means, so say so.
-	if spillMax <= 0 {
-		return nil, &usageErr{errors.New("--spill-max must be more than 0 (it bounds the result files of one process)")}
-	}
-	if maxArgs <= 0 {
-		return nil, &usageErr{errors.New("--max-args-file must be more than 0")}
 	}
 	for _, dir := range g.ArgsDir {
 		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
@@ -238,6 +230,17 @@ func (g *Globals) loadConfigs() ([]connections.ServerConfig, error) {
 		return nil, &usageErr{errors.New("no servers configured: add --mcp 'COMMAND ARGS' or --config FILE")}
 	}
 	return configs, nil
+}
+
+// parseLimitFlag parses a size that bounds something. Zero would silently
+// mean the default to the packages below, and a limit of nothing is not
+// what anyone asking for 0 means, so it is refused, saying what it bounds.
+func parseLimitFlag(flag, value, bounds string) (int64, error) {
+	n, err := parseSizeFlag(flag, value)
+	if err == nil && n <= 0 {
+		err = &usageErr{fmt.Errorf("%s must be more than 0 (%s)", flag, bounds)}
+	}
+	return n, err
 }
 
 func parseSizeFlag(flag, value string) (int64, error) {

@@ -2,6 +2,7 @@ package connections
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 )
 
@@ -62,7 +63,7 @@ func (t *tailBuffer) Tail(maxLines, maxBytes int) string {
 	if len(data) > maxBytes {
 		start := len(data) - maxBytes
 		partial = data[start-1] != '\n'
-		if partial && bytes.IndexByte([]byte(wordBoundaries), data[start-1]) >= 0 {
+		if partial && strings.IndexByte(wordBoundaries, data[start-1]) >= 0 {
 			partial = false // cut between words: nothing was cut in two
 		}
 		data = data[start:]

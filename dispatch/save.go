@@ -31,7 +31,8 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 	// goes to a .json file as JSON and to a .toon file as TOON, whatever
 	// --toon says; other names get the format --toon picks.
 	asTOON := s.opts.Toon
-	switch strings.ToLower(filepath.Ext(path)) {
+	ext := strings.ToLower(filepath.Ext(path))
+	switch ext {
 	case ".json":
 		asTOON = false
 	case ".toon":
@@ -66,7 +67,7 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 		Preview:         spill.PreviewOf(head.Data, st.Bytes, previewBytes),
 		Hint:            "Read it with: dispatch readresult " + path + " --op head",
 	}}
-	if ext := strings.ToLower(filepath.Ext(path)); kind == payloadText && (ext == ".json" || ext == ".toon") {
+	if kind == payloadText && (ext == ".json" || ext == ".toon") {
 		saved.Hint += " (the result is text, not " + strings.TrimPrefix(ext, ".") + ", whatever its name says)"
 	}
 	if kind == payloadJSON {

@@ -93,7 +93,7 @@ func (l Limits) Stat(path string) (*StatInfo, error) {
 			// (a text result saved under a .json name).
 			if t := bytes.TrimLeft(p, " \t\r\n"); len(t) > 0 {
 				checkJSON = false
-				if !bytes.ContainsRune([]byte(`{["-0123456789tfn`), rune(t[0])) {
+				if strings.IndexByte(`{["-0123456789tfn`, t[0]) < 0 {
 					info.Format, info.Sniffed, shaper = FormatText, true, nil
 				}
 			}
