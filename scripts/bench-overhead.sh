@@ -17,16 +17,25 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
 cd "$root"
-if ! go test -run '^$' -bench '^BenchmarkCallOverhead$' -benchtime "${n}x" -count 1 . >"$out" 2>&1; then
-	cat "$out" >&2
-	exit 1
-fi
-line=$(grep '^BenchmarkCallOverhead' "$out" || true)
-if [ -z "$line" ]; then
-	cat "$out" >&2
-	echo "bench-overhead: no benchmark result" >&2
-	exit 1
-fi
+
+# bench NAME TIMES runs one benchmark of the root package and prints its
+# result line, or the whole output and a failure.
+bench() {
+	if ! go test -run '^$' -bench "^$1\$" -benchtime "$2x" -count 1 . >"$out" 2>&1; then
+		cat "$out" >&2
+		exit 1
+	fi
+	local line
+	line=$(grep "^$1" "$out" || true)
+	if [ -z "$line" ]; then
+		cat "$out" >&2
+		echo "bench-overhead: no $1 result" >&2
+		exit 1
+	fi
+	echo "$line"
+}
+
+line=$(bench BenchmarkCallOverhead "$n")
 echo "$line"
 # The line reads: NAME N NS ns/op V1 direct-µs/call V2 dispatch-µs/call V3 overhead-ratio
 echo "$line" | awk -v n="$n" '{
@@ -37,16 +46,7 @@ echo "$line" | awk -v n="$n" '{
 	printf "overhead ratio (dispatch / direct): %s\n", m["overhead-ratio"]
 }'
 
-if ! go test -run '^$' -bench '^BenchmarkLoadThroughput$' -benchtime "${bursts}x" -count 1 . >"$out" 2>&1; then
-	cat "$out" >&2
-	exit 1
-fi
-line=$(grep '^BenchmarkLoadThroughput' "$out" || true)
-if [ -z "$line" ]; then
-	cat "$out" >&2
-	echo "bench-overhead: no throughput result" >&2
-	exit 1
-fi
+line=$(bench BenchmarkLoadThroughput "$bursts")
 echo "$line"
 echo "$line" | awk -v b="$bursts" '{
 	for (i = 1; i < NF; i++) m[$(i + 1)] = $i
