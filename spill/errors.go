@@ -28,12 +28,28 @@ var (
 // can show such an error as something to fix in the request.
 var ErrBadRequest = errors.New("bad request")
 
-// requestError is an error in the caller's input; see ErrBadRequest.
-type requestError struct{ msg string }
+// ErrTooLarge is matched (errors.Is), besides ErrBadRequest, by the
+// errors that refuse a selection because what it selects or builds is
+// larger than a limit, as opposed to a path that is malformed or matches
+// nothing: only then may a larger limit help.
+var ErrTooLarge = errors.New("selection too large")
 
-func (e *requestError) Error() string        { return e.msg }
-func (e *requestError) Is(target error) bool { return target == ErrBadRequest }
+// requestError is an error in the caller's input; see ErrBadRequest.
+type requestError struct {
+	msg      string
+	tooLarge bool
+}
+
+func (e *requestError) Error() string { return e.msg }
+func (e *requestError) Is(target error) bool {
+	return target == ErrBadRequest || (e.tooLarge && target == ErrTooLarge)
+}
 
 func badRequest(format string, args ...any) error {
 	return &requestError{msg: fmt.Sprintf(format, args...)}
+}
+
+// tooLarge is a badRequest that also matches ErrTooLarge.
+func tooLarge(format string, args ...any) error {
+	return &requestError{msg: fmt.Sprintf(format, args...), tooLarge: true}
 }

@@ -86,14 +86,17 @@ func selectIn(name string, data []byte, gjsonPath string, maxBytes int64) ([]byt
 	if err := checkQueryable(name, newJSONShaper(1), data, ""); err != nil {
 		return nil, err
 	}
-	r := gjson.GetBytes(data, gjsonPath) // copies Raw out of data
+	r, err := getPath(data, gjsonPath, maxBytes, "argumentsPath")
+	if err != nil {
+		return nil, err
+	}
 	if !r.Exists() {
 		return nil, badRequest("%q selects nothing in %s", gjsonPath, name)
 	}
 	if int64(len(r.Raw)) > maxBytes {
-		return nil, badRequest("%q selects %s in %s, more than the limit of %s", gjsonPath, humanBytes(int64(len(r.Raw))), name, humanBytes(maxBytes))
+		return nil, tooLarge("%q selects %s in %s, more than the limit of %s", gjsonPath, humanBytes(int64(len(r.Raw))), name, humanBytes(maxBytes))
 	}
-	return []byte(r.Raw), nil
+	return []byte(r.Raw), nil // a copy: r may point into data
 }
 
 // withMapped maps the regular file at path read-only and runs fn on its
@@ -165,8 +168,11 @@ func (l Limits) query(path, gjsonPath string, data []byte) (*QueryResult, error)
 	if err := checkQueryable(path, shape, data, " (query works on JSON files only; use grep or read for others)"); err != nil {
 		return nil, badRequest("query: %v", err)
 	}
-	// GetBytes copies Raw and Str out of data.
-	r := gjson.GetBytes(data, gjsonPath)
+	// r may point into data: everything kept is cloned below.
+	r, err := getPath(data, gjsonPath, MaxQueryBuildBytes, "query")
+	if err != nil {
+		return nil, badRequest("query: %v", err)
+	}
 	if !r.Exists() {
 		return nil, badRequest("query: %q matches nothing in %s; the top level is %s", gjsonPath, path, shape.result())
 	}
