@@ -844,9 +844,11 @@ func TestServe_ArgumentsFile(t *testing.T) {
 			{"not an object", map[string]any{"argumentsFile": "list.json"}, []string{"holds a JSON array", "argumentsKey"}},
 			{"invalid JSON", map[string]any{"argumentsFile": "bad.json"}, []string{"not valid JSON"}},
 			{"too large", map[string]any{"argumentsFile": "big.json"}, []string{"larger than 8.0 KiB", "--max-args-file"}},
-			{"path is malformed", map[string]any{"argumentsFile": "add.json", "argumentsPath": "#(a>", "argumentsKey": "a"}, []string{`invalid gjson path "#(a>"`, "never closed"}},
-			{"path selects nothing", map[string]any{"argumentsFile": "add.json", "argumentsPath": "nope", "argumentsKey": "a"}, []string{`argumentsPath "nope" selects nothing`}},
+			{"path is malformed", map[string]any{"argumentsFile": "add.json", "argumentsPath": "#(a>", "argumentsKey": "a"}, []string{`invalid gjson path "#(a>"`, "never closed", `"op":"stat"`, `"op":"query"`}},
+			{"path selects nothing", map[string]any{"argumentsFile": "add.json", "argumentsPath": "nope", "argumentsKey": "a"}, []string{`argumentsPath "nope" selects nothing`, `"op":"stat"`, `"op":"query"`}},
+			{"path too long", map[string]any{"argumentsFile": "add.json", "argumentsPath": strings.Repeat("a.", 3000) + "a", "argumentsKey": "a"}, []string{"MaxPathBytes"}},
 			{"selected part too large", map[string]any{"argumentsFile": "big.json", "argumentsPath": "pad", "argumentsKey": "a"}, []string{"more than the limit of 8.0 KiB", "--max-args-file"}},
+			{"multipath builds too much", map[string]any{"argumentsFile": "big.json", "argumentsPath": "[pad,pad]", "argumentsKey": "a"}, []string{"builds more than 8.0 KiB", "--max-args-file"}},
 			{"text without argumentsKey", map[string]any{"argumentsFile": "notes.txt"}, []string{"holds text", `"argumentsKey":"NAME"`}},
 			{"argumentsPath in text", map[string]any{"argumentsFile": "notes.txt", "argumentsPath": "a", "argumentsKey": "a"}, []string{"holds text, not JSON"}},
 		}
@@ -854,6 +856,11 @@ func TestServe_ArgumentsFile(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				tt.req["action"], tt.req["tool"] = "call", "add"
 				text := tc.mustError(tt.req, tt.want...)
+				// Only a part too large is helped by a larger limit.
+				tooLarge := strings.Contains(tt.name, "too large") || strings.Contains(tt.name, "too much")
+				if mentions := strings.Contains(text, "--max-args-file"); mentions != tooLarge {
+					t.Errorf("refusal mentions --max-args-file: %v, want %v: %s", mentions, tooLarge, text)
+				}
 				for _, leak := range []string{"root:", "theirs", "100"} {
 					if strings.Contains(strings.ReplaceAll(text, theirs, ""), leak) {
 						t.Errorf("refusal shows %q: %s", leak, text)

@@ -94,12 +94,17 @@ func (s *Service) argumentsFileValue(req Request) (gjson.Result, error) {
 
 // selectedFrom returns how to turn what spill.Select chose for
 // argumentsPath in the argumentsFile path into the value passed on, or
-// into an error saying what to fix.
+// into an error saying what to fix. Only a part too large is helped by a
+// larger --max-args-file; a path that is malformed or matches nothing
+// needs a look at the file.
 func selectedFrom(path string) func(raw []byte, err error) (gjson.Result, error) {
 	return func(raw []byte, err error) (gjson.Result, error) {
 		switch {
+		case errors.Is(err, spill.ErrTooLarge):
+			return gjson.Result{}, usagef("Select a smaller part, or raise --max-args-file",
+				"argumentsPath %v", err)
 		case errors.Is(err, spill.ErrBadRequest):
-			return gjson.Result{}, usagef("Check the path with readresult op \"query\" first; raise --max-args-file for a larger part",
+			return gjson.Result{}, usagef(fmt.Sprintf(`Look at the file first: {"action":"readresult","resultFile":%q,"op":"stat"} shows its top-level keys, and "op":"query" with "path" tries a path (gjson syntax: https://github.com/tidwall/gjson/blob/master/SYNTAX.md)`, path),
 				"argumentsPath %v", err)
 		case err != nil:
 			return gjson.Result{}, fmt.Errorf("argumentsFile %s: %w", path, err)
