@@ -153,7 +153,7 @@ type ReadresultCmd struct {
 	ToLine     int64  `name:"to-line" help:"slice: last line."`
 	Pattern    string `short:"e" help:"grep: case-insensitive regular expression."`
 	Context    int    `short:"C" help:"grep: lines around each match."`
-	MaxMatches int    `name:"max-matches" help:"grep: matches to show."`
+	MaxMatches *int   `name:"max-matches" help:"grep: matches to show (default 50, at least 1)."`
 	MaxBytes   int64  `name:"max-bytes" help:"read: bytes to return."`
 	Offset     int64  `help:"read: byte offset."`
 	Path       string `help:"query: gjson path."`

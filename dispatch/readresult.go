@@ -57,6 +57,9 @@ func (s *Service) ReadResult(req Request) (*ReadResponse, error) {
 // ReadFile runs a readresult op on any file, without confinement: the CLI
 // uses it on files the user names.
 func ReadFile(path string, req Request, limits spill.Limits) (*ReadResponse, error) {
+	if err := req.Check(); err != nil { // the CLI comes here directly
+		return nil, err
+	}
 	op := req.Op
 	if op == "" {
 		op = "stat"
@@ -105,7 +108,11 @@ func ReadFile(path string, req Request, limits spill.Limits) (*ReadResponse, err
 		if req.Pattern == "" {
 			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"grep","pattern":"error|warn","context":2}`, "grep needs a \"pattern\"")
 		}
-		out, err = limits.Grep(path, spill.GrepOptions{Pattern: req.Pattern, Context: req.Context, MaxMatches: req.MaxMatches, From: req.FromLine})
+		maxMatches := 0 // the default
+		if req.MaxMatches != nil {
+			maxMatches = *req.MaxMatches
+		}
+		out, err = limits.Grep(path, spill.GrepOptions{Pattern: req.Pattern, Context: req.Context, MaxMatches: maxMatches, From: req.FromLine})
 	case "read":
 		out, err = limits.Read(path, req.Offset, req.MaxBytes)
 	case "query":
@@ -139,7 +146,7 @@ func readErr(err error) error {
 func checkOpParams(op string, allowed []string, req Request) error {
 	given := map[string]bool{
 		"lines": req.Lines != 0, "fromLine": req.FromLine != 0, "toLine": req.ToLine != 0,
-		"pattern": req.Pattern != "", "context": req.Context != 0, "maxMatches": req.MaxMatches != 0,
+		"pattern": req.Pattern != "", "context": req.Context != 0, "maxMatches": req.MaxMatches != nil,
 		"offset": req.Offset != 0, "maxBytes": req.MaxBytes != 0, "path": req.Path != "",
 	}
 	ok := map[string]bool{}

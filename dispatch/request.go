@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"dispatch/spill"
 )
 
 // Request is one proxy-dispatch invocation: the tool's arguments, or the
@@ -49,7 +51,7 @@ type Request struct {
 	ToLine     int64  `json:"toLine,omitempty"`
 	Pattern    string `json:"pattern,omitempty"`
 	Context    int    `json:"context,omitempty"`
-	MaxMatches int    `json:"maxMatches,omitempty"`
+	MaxMatches *int   `json:"maxMatches,omitempty"` // nil: the default; given, at least 1
 	MaxBytes   int64  `json:"maxBytes,omitempty"`
 	Path       string `json:"path,omitempty"`
 }
@@ -352,6 +354,10 @@ func (r *Request) Check() error {
 	case "readresult":
 		if r.ResultFile == "" {
 			return usagef(examples["readresult"], "readresult needs a \"resultFile\" (the path a call returned)")
+		}
+		if r.MaxMatches != nil && *r.MaxMatches < 1 {
+			return usagef(fmt.Sprintf(`Leave it out to show the first %d; grep always reports the total number of matching lines`, spill.DefaultMaxMatches),
+				"\"maxMatches\" (--max-matches) must be at least 1, got %d", *r.MaxMatches)
 		}
 	}
 	return nil

@@ -82,7 +82,7 @@ func TestParseRequest_Valid(t *testing.T) {
 			raw: `{"action":"readresult","resultFile":"/r","op":"grep","lines":5,"fromLine":1,"toLine":9,"pattern":"err",
 				"context":2,"maxMatches":3,"maxBytes":100,"offset":7,"path":"a.b"}`,
 			want: Request{Action: "readresult", ResultFile: "/r", Op: "grep", Lines: 5, FromLine: 1, ToLine: 9, Pattern: "err",
-				Context: 2, MaxMatches: 3, MaxBytes: 100, Offset: 7, Path: "a.b"},
+				Context: 2, MaxMatches: ptr(3), MaxBytes: 100, Offset: 7, Path: "a.b"},
 		},
 		{name: "padded input", raw: "\n  {\"action\" : \"list\"}  \n", want: Request{Action: "list"}},
 	}
@@ -106,6 +106,10 @@ func TestParseRequest_Invalid(t *testing.T) {
 		want []string // substrings of the error text: what is wrong and what to do
 		not  []string // substrings that must not appear
 	}{
+		{name: "maxMatches zero", raw: `{"action":"readresult","resultFile":"/r","op":"grep","pattern":"x","maxMatches":0}`,
+			want: []string{`"maxMatches" (--max-matches) must be at least 1, got 0`, `Leave it out to show the first 50`}},
+		{name: "maxMatches negative", raw: `{"action":"readresult","resultFile":"/r","op":"grep","pattern":"x","maxMatches":-3}`,
+			want: []string{`"maxMatches" (--max-matches) must be at least 1, got -3`}},
 		{name: "empty input", raw: ``, want: []string{"must be a JSON object", `"action"`, "Example:"}},
 		{name: "null", raw: `null`, want: []string{"must be a JSON object"}},
 		{name: "array", raw: `[{"action":"list"}]`, want: []string{"must be a JSON object"}},
@@ -274,6 +278,8 @@ func TestRequest_Check(t *testing.T) {
 		{name: "argumentsPath with file", req: Request{Action: "call", Tool: "t", ArgumentsFile: "/f", ArgumentsPath: "a"}},
 		{name: "negative limit", req: Request{Action: "search", Query: "q", Limit: -1}, wantErr: `"limit"`},
 		{name: "bad format", req: Request{Action: "search", Query: "q", Format: "Detail"}, wantErr: `unknown format "Detail"`},
+		{name: "maxMatches one", req: Request{Action: "readresult", ResultFile: "/r", Op: "grep", Pattern: "x", MaxMatches: ptr(1)}},
+		{name: "maxMatches zero", req: Request{Action: "readresult", ResultFile: "/r", Op: "grep", Pattern: "x", MaxMatches: ptr(0)}, wantErr: `"maxMatches" (--max-matches) must be at least 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -315,3 +321,5 @@ func TestActionParams_InSchema(t *testing.T) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -56,7 +56,7 @@ func (l Limits) Read(path string, offset, maxBytes int64) (*ReadResult, error) {
 	defer f.Close()
 	size := fi.Size()
 	if offset > size {
-		return nil, badRequest("read: offset %d is past the end of the file: it has %d bytes", offset, size)
+		return nil, badRequest("read: offset %d is past the end of the file: it has %d bytes, so offsets run from 0 to %d; op stat gives the size, op tail the end", offset, size, max(size-1, 0))
 	}
 	res := &ReadResult{Path: path, Offset: offset, Size: size}
 	switch {
@@ -97,6 +97,9 @@ func (l Limits) Read(path string, offset, maxBytes int64) (*ReadResult, error) {
 		res.Truncated = true
 		res.Notes = append(res.Notes, fmt.Sprintf("bytes %d-%d of %d; %d bytes remain: continue with offset=%d",
 			res.Offset, res.Next, size, res.Remaining, res.Next))
+	} else if len(data) == 0 && size > 0 {
+		// Nothing read: say why, rather than answer with an empty text.
+		res.Notes = append(res.Notes, fmt.Sprintf("offset %d is the end of the file: it has %d bytes, so there is nothing after it; the last byte is at offset %d", res.Offset, size, size-1))
 	} else {
 		res.Notes = append(res.Notes, fmt.Sprintf("bytes %d-%d of %d; end of file", res.Offset, res.Next, size))
 	}

@@ -34,10 +34,10 @@ func TestLimits_Read(t *testing.T) {
 		{name: "less than one rune returns the whole rune", content: utf, offset: 6, max: 3, want: "😀", wantOffset: 6, wantNext: 10, wantRemain: 1},
 		{name: "start inside a rune moves forward", content: utf, offset: 4, max: 20, want: "😀b", wantOffset: 6, wantNext: 11,
 			notes: []string{"offset 4 is inside a UTF-8 character; starting at 6 instead"}},
-		{name: "at end of file", content: ascii, offset: 10, want: "", wantOffset: 10, wantNext: 10, notes: []string{"end of file"}},
+		{name: "at end of file", content: ascii, offset: 10, want: "", wantOffset: 10, wantNext: 10, notes: []string{"offset 10 is the end of the file: it has 10 bytes, so there is nothing after it"}},
 		{name: "empty file", content: "", want: "", notes: []string{"bytes 0-0 of 0; end of file"}},
 		{name: "invalid utf-8 is passed through", content: "\xff\xfeab", max: 1, want: "\xff", wantNext: 1, wantRemain: 3},
-		{name: "past the end", content: ascii, offset: 11, wantErr: "offset 11 is past the end of the file: it has 10 bytes"},
+		{name: "past the end", content: ascii, offset: 11, wantErr: "offset 11 is past the end of the file: it has 10 bytes, so offsets run from 0 to 9"},
 		{name: "negative offset", content: ascii, offset: -1, wantErr: "offset must not be negative"},
 		{name: "negative max", content: ascii, max: -1, wantErr: "max bytes must not be negative"},
 	}
