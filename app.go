@@ -135,13 +135,16 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		conns.Close()
 		return nil, fmt.Errorf("spill directory: %w", err)
 	}
-	if store != nil {
-		if swept, err := store.Swept(); err != nil {
-			log.Warn("sweep leftover result directories", "error", err.Error())
-		} else if len(swept) > 0 {
-			log.Info("removed result directories of dead dispatch processes", "count", len(swept))
-		}
+	// Every start sweeps what a dispatch killed with SIGKILL left where a
+	// private store would go; a private store's Open has just done so.
+	var swept []string
+	var sweepErr error
+	if store != nil && mode == storePrivate {
+		swept, sweepErr = store.Swept()
+	} else {
+		swept, sweepErr = spill.Sweep(g.SpillDir)
 	}
+	logSweep(log, swept, sweepErr)
 	svc := dispatch.New(conns, dispatch.Options{
 		CallTimeout:           g.Timeout,
 		Threshold:             threshold,
@@ -153,6 +156,16 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		Logger:                log,
 	})
 	return &app{svc: svc, conns: conns, store: store, log: log}, nil
+}
+
+// logSweep logs the outcome of a sweep of leftover result directories,
+// which never stops a command.
+func logSweep(log *slog.Logger, swept []string, err error) {
+	if err != nil {
+		log.Warn("sweep leftover result directories", "error", err.Error())
+	} else if len(swept) > 0 {
+		log.Info("removed result directories of dead dispatch processes", "count", len(swept))
+	}
 }
 
 // close stops every server (and its process group) and deletes private

@@ -651,8 +651,10 @@ func ownMarker(t *testing.T) string {
 	return fmt.Sprintf("dispatch-spill-owner v1\npid=%d\nstart=%s\n", os.Getpid(), fields[19])
 }
 
-func TestServe_SweepsDirectoriesOfKilledProcesses(t *testing.T) {
-	parent := t.TempDir()
+// killedSpillDir starts a dispatch that saves a result file under parent,
+// kills it with SIGKILL and returns the private directory it left.
+func killedSpillDir(t *testing.T, parent string) string {
+	t.Helper()
 	tc, cmd, killedDir, servers := spillingDispatch(t, parent)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
@@ -664,6 +666,49 @@ func TestServe_SweepsDirectoriesOfKilledProcesses(t *testing.T) {
 	if !exists(killedDir) {
 		t.Fatal("SIGKILL cannot clean up, yet the spill directory is gone")
 	}
+	return killedDir
+}
+
+// A one-shot command is a start too: it sweeps leftovers where a private
+// result directory would go (--spill-dir, else the temp dir), though it
+// keeps none itself.
+func TestCLI_SweepsDirectoriesOfKilledProcesses(t *testing.T) {
+	tests := []struct {
+		name   string
+		tmpdir bool // the leftover is in $TMPDIR rather than --spill-dir
+		args   []string
+	}{
+		{"call", true, []string{"call", "echo", `{"message":"x"}`}},
+		{"list", true, []string{"list"}},
+		{"info", true, []string{"info", "echo"}},
+		{"call with a kept --spill-dir", false, []string{"call", "echo", `{"message":"x"}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			parent := t.TempDir()
+			killedDir := killedSpillDir(t, parent)
+			args := []string{"--no-cache", "--mcp", fixture()}
+			if !tt.tmpdir {
+				args = append(args, "--spill-dir", parent)
+			}
+			cmd := exec.Command(dispatchBin, append(args, tt.args...)...)
+			cmd.Env = append(os.Environ(), "TMPDIR="+parent)
+			if !tt.tmpdir {
+				cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+			}
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("dispatch %v: %v\n%s", tt.args, err, out)
+			}
+			if exists(killedDir) {
+				t.Errorf("dispatch %v did not sweep %s", tt.args, killedDir)
+			}
+		})
+	}
+}
+
+func TestServe_SweepsDirectoriesOfKilledProcesses(t *testing.T) {
+	parent := t.TempDir()
+	killedDir := killedSpillDir(t, parent)
 
 	// Look-alikes that must survive the sweep.
 	noMarker := filepath.Join(parent, "dispatch-spill-999999-nomarker")
