@@ -15,12 +15,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Calls that race a swapping loop. Before the open was its own check,
-// about half of 300 argumentsFile calls read outside the root, and a few
-// of 2000 readresult reads did (their window is narrower).
+// Calls that race a swapping loop. Before the open was its own check, 110
+// of 3000 argumentsFile calls and 2 to 549 of 2000 readresult reads (their
+// window is narrower) read the file outside the root here.
 const (
-	argsSwapAttempts = 300
-	readSwapAttempts = 2000
+	argsSwapAttempts = 3000
+	readSwapAttempts = 5000
 )
 
 // swapper exchanges a and b atomically (renameat2 RENAME_EXCHANGE) in a
@@ -179,7 +179,7 @@ func TestServe_ArgumentsFileFIFOSwap(t *testing.T) {
 }
 
 // From the shell any file may be named, but a FIFO or a device is refused
-// at once, by readresult and by call -f alike.
+// at once, by readresult, call -f, run and toon alike.
 func TestCLI_RefusesFIFOsAndDevices(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo")
@@ -195,6 +195,9 @@ func TestCLI_RefusesFIFOsAndDevices(t *testing.T) {
 		{"readresult device", []string{"readresult", "/dev/zero", "--op", "head"}},
 		{"call -f FIFO", []string{"--no-cache", "--mcp", fixture(), "call", "echo", "-f", fifo}},
 		{"call -f device", []string{"--no-cache", "--mcp", fixture(), "call", "echo", "-f", "/dev/zero"}},
+		{"run steps FIFO", []string{"--no-cache", "--mcp", fixture(), "run", fifo}},
+		{"toon FIFO", []string{"toon", fifo}},
+		{"toon device", []string{"toon", "--decode", "/dev/zero"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
