@@ -24,7 +24,7 @@ type ToonCmd struct {
 func (c *ToonCmd) Run() error {
 	var in io.Reader = os.Stdin
 	if c.File != "-" {
-		f, err := os.Open(c.File)
+		f, err := openNamed(c.File)
 		if err != nil {
 			return &usageErr{fmt.Errorf("toon: %w", err)}
 		}

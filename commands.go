@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -14,6 +15,7 @@ import (
 
 	"dispatch/connections"
 	"dispatch/dispatch"
+	"dispatch/safefile"
 )
 
 // stdioWorkers is how many tool calls the MCP server runs at once; calls
@@ -264,6 +266,16 @@ func incompleteAnswer(resp any) error {
 	return &serversDownError{aliases: failed}
 }
 
+// openNamed opens a file named on the command line. A FIFO or device is
+// refused rather than waited on (a pipe goes on stdin, as "-").
+func openNamed(path string) (*os.File, error) {
+	f, err := safefile.Open(path)
+	if errors.Is(err, safefile.ErrNotRegular) {
+		return nil, fmt.Errorf("%s is not a regular file; to read from a pipe, give - and pipe it to stdin", path)
+	}
+	return f, err
+}
+
 // RunCmd runs a pipeline of proxy-dispatch requests in one process.
 type RunCmd struct {
 	Steps string `arg:"" optional:"" default:"-" help:"A JSON file with an array of requests (or {\"steps\": [...]}), or - for JSON lines on stdin."`
@@ -293,7 +305,7 @@ func (c *RunCmd) Run(ctx context.Context, g *Globals) error {
 func readSteps(path string) ([]json.RawMessage, error) {
 	var in io.Reader = os.Stdin
 	if path != "-" {
-		f, err := os.Open(path)
+		f, err := openNamed(path)
 		if err != nil {
 			return nil, &usageErr{fmt.Errorf("steps: %w", err)}
 		}

@@ -8,6 +8,7 @@ require (
 	github.com/dustin/go-humanize v1.1.0
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/tidwall/gjson v1.20.1
+	golang.org/x/sys v0.49.0
 )
 
 require (

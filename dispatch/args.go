@@ -14,6 +14,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/tidwall/gjson"
 
+	"dispatch/safefile"
 	"dispatch/spill"
 )
 
@@ -58,19 +59,21 @@ func (s *Service) callArguments(req Request) (json.RawMessage, error) {
 // that a text result or a document can feed the next call.
 func (s *Service) argumentsFileValue(req Request) (gjson.Result, error) {
 	path := req.ArgumentsFile
-	resolved, err := s.allowedArgumentsPath(path)
+	// Everything below reads the file this open checked, never the name.
+	f, err := s.openArgumentsFile(path)
 	if err != nil {
 		return gjson.Result{}, err
 	}
+	defer f.Close()
 	limit := s.opts.MaxArgumentsFileBytes
-	ext := strings.ToLower(filepath.Ext(resolved))
+	ext := strings.ToLower(filepath.Ext(f.Name()))
 	selected := selectedFrom(path)
 	if req.ArgumentsPath != "" && ext != ".toon" && ext != ".txt" {
 		// Select from the mapped file: the limit is on what is passed on,
 		// not on the file it is taken from.
-		return selected(spill.Select(resolved, req.ArgumentsPath, limit))
+		return selected(spill.Select(f, req.ArgumentsPath, limit))
 	}
-	data, err := readLimited(path, resolved, limit)
+	data, err := readLimited(path, f, limit)
 	if err != nil {
 		return gjson.Result{}, err
 	}
@@ -166,14 +169,9 @@ func mergeObjects(base, over json.RawMessage) (json.RawMessage, error) {
 	return marshalJSON(b)
 }
 
-// readLimited reads the file an argumentsFile resolved to, refusing one
-// larger than limit.
-func readLimited(path, resolved string, limit int64) ([]byte, error) {
-	f, err := os.Open(resolved)
-	if err != nil {
-		return nil, usagef("", "argumentsFile %s: %v", path, errors.Unwrap(err))
-	}
-	defer f.Close()
+// readLimited reads the opened argumentsFile, refusing one larger than
+// limit.
+func readLimited(path string, f *os.File, limit int64) ([]byte, error) {
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("argumentsFile %s: %w", path, err)
@@ -185,63 +183,79 @@ func readLimited(path, resolved string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-// allowedArgumentsPath returns path resolved if dispatch may read it.
-func (s *Service) allowedArgumentsPath(path string) (string, error) {
+// openArgumentsFile opens path if dispatch may read it: a result file of
+// this process, or a file under one of the argument roots. The open is
+// the check (safefile.OpenIn from the root's directory), so a directory
+// swapped for a symlink while it runs cannot lead it outside a root.
+func (s *Service) openArgumentsFile(path string) (*os.File, error) {
 	if s.opts.TrustPaths {
-		return regularFile(path)
+		f, err := safefile.Open(path)
+		if err != nil {
+			return nil, openErr("argumentsFile", path, err)
+		}
+		return f, nil
 	}
 	if s.opts.Spill != nil {
-		if resolved, err := s.opts.Spill.Resolve(path); err == nil {
-			return resolved, nil
+		if f, err := s.opts.Spill.Open(path); err == nil {
+			return f, nil
 		}
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", fmt.Errorf("argumentsFile %s: %w", path, err)
+		return nil, fmt.Errorf("argumentsFile %s: %w", path, err)
 	}
 	roots := s.argumentRoots()
-	outside := func() error {
-		hint := "Use a result file of this dispatch, or start dispatch with --args-dir DIR"
-		if len(roots) > 0 {
-			hint = "Use a result file of this dispatch, a file under " + strings.Join(roots, " or ") + ", or start dispatch with --args-dir DIR"
-		}
-		return usagef(hint, "argumentsFile %s is outside the directories dispatch may read arguments from", path)
+	// The path as given, and as its symlinks resolve now (a link from
+	// outside into a root): either way the open itself stays in the root.
+	candidates := []string{abs}
+	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+		candidates = append(candidates, real)
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		// Say "does not exist" only inside the roots: outside them the
-		// answer would tell the agent which paths exist on the host.
-		if !withinAny(resolveExisting(abs), roots) {
-			return "", outside()
-		}
-		return "", usagef("Check the path; relative paths start at dispatch's working directory", "argumentsFile %s does not exist", path)
-	}
-	for _, root := range roots {
-		if within(real, root) {
-			info, err := os.Stat(real)
-			if err != nil {
-				return "", fmt.Errorf("argumentsFile %s: %w", path, err)
+	missing := false
+	for _, c := range candidates {
+		for _, root := range roots {
+			rel, ok := relWithin(c, root)
+			if !ok {
+				continue
 			}
-			if !info.Mode().IsRegular() {
-				return "", usagef("", "argumentsFile %s is not a regular file", path)
+			f, err := safefile.OpenIn(root, rel)
+			switch {
+			case err == nil:
+				return f, nil
+			case errors.Is(err, safefile.ErrNotRegular):
+				return nil, openErr("argumentsFile", path, err)
+			case errors.Is(err, os.ErrNotExist):
+				// Said only inside a root: outside them the answer
+				// would tell the agent which paths exist on the host.
+				missing = true
 			}
-			return real, nil
 		}
 	}
-	return "", outside()
+	if missing {
+		return nil, usagef("Check the path; relative paths start at dispatch's working directory", "argumentsFile %s does not exist", path)
+	}
+	hint := "Use a result file of this dispatch, or start dispatch with --args-dir DIR"
+	if len(roots) > 0 {
+		hint = "Use a result file of this dispatch, a file under " + strings.Join(roots, " or ") + ", or start dispatch with --args-dir DIR"
+	}
+	return nil, usagef(hint, "argumentsFile %s is outside the directories dispatch may read arguments from", path)
 }
 
-// regularFile returns path if it names a regular file (following
-// symlinks): the CLI reads whatever file its user names.
-func regularFile(path string) (string, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return "", usagef("Check the path; relative paths start at the working directory", "argumentsFile %s: %v", path, errors.Unwrap(err))
+// openErr explains why a file named by the agent or the user cannot be
+// read; what names the parameter.
+func openErr(what, path string, err error) error {
+	switch {
+	case errors.Is(err, safefile.ErrNotRegular):
+		return usagef("Name a regular file: FIFOs, devices, sockets and directories are refused, since reading them could block or never end",
+			"%s %s is not a regular file", what, path)
+	case errors.Is(err, os.ErrNotExist):
+		return usagef("Check the path; relative paths start at the working directory", "%s %s does not exist", what, path)
 	}
-	if !info.Mode().IsRegular() {
-		return "", usagef("", "argumentsFile %s is not a regular file", path)
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
 	}
-	return path, nil
+	return usagef("", "%s %s: %v", what, path, err)
 }
 
 func (s *Service) argumentRoots() []string {
@@ -251,44 +265,31 @@ func (s *Service) argumentRoots() []string {
 			roots = []string{wd}
 		}
 	}
-	out := make([]string, 0, len(roots))
+	// Each root as spelled and as its symlinks resolve, so that a path
+	// under either spelling is found (on macOS /tmp is /private/tmp).
+	out := make([]string, 0, 2*len(roots))
 	for _, r := range roots {
-		if abs, err := filepath.Abs(r); err == nil {
-			if real, err := filepath.EvalSymlinks(abs); err == nil {
-				out = append(out, real)
-			}
+		abs, err := filepath.Abs(r)
+		if err != nil {
+			continue
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			continue
+		}
+		out = append(out, real)
+		if abs != real {
+			out = append(out, abs)
 		}
 	}
 	return out
 }
 
-// resolveExisting resolves the symlinks of the longest part of abs that
-// exists and appends the rest unchanged.
-func resolveExisting(abs string) string {
-	dir, rest := abs, ""
-	for {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-		dir = parent
-	}
-}
-
-func withinAny(path string, roots []string) bool {
-	for _, root := range roots {
-		if within(path, root) {
-			return true
-		}
-	}
-	return false
-}
-
-func within(path, root string) bool {
+// relWithin returns path relative to root if path is lexically inside it.
+func relWithin(path, root string) (string, bool) {
 	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	if err != nil || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	return rel, true
 }

@@ -3,8 +3,10 @@ package dispatch
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
+	"dispatch/safefile"
 	"dispatch/spill"
 )
 
@@ -44,22 +46,36 @@ func (s *Service) ReadResult(req Request) (*ReadResponse, error) {
 	if s.opts.Spill == nil {
 		return nil, usagef("", "this dispatch keeps no result files, so there is nothing to read")
 	}
-	path, err := s.opts.Spill.Resolve(req.ResultFile)
+	// The op reads the file Open checked, never the name again: a file
+	// swapped in between cannot be read.
+	f, err := s.opts.Spill.Open(req.ResultFile)
 	if err != nil {
 		if errors.Is(err, spill.ErrNotSpillFile) {
 			return nil, &UsageError{Msg: err.Error(), Hint: "readresult reads only the resultFile paths that calls of this dispatch returned"}
 		}
 		return nil, err
 	}
-	return ReadFile(path, req, s.opts.ReadLimits)
+	defer f.Close()
+	return readOpened(f, req, s.opts.ReadLimits)
 }
 
 // ReadFile runs a readresult op on any file, without confinement: the CLI
-// uses it on files the user names.
+// uses it on files the user names. FIFOs and devices are still refused.
 func ReadFile(path string, req Request, limits spill.Limits) (*ReadResponse, error) {
 	if err := req.Check(); err != nil { // the CLI comes here directly
 		return nil, err
 	}
+	f, err := safefile.Open(path)
+	if err != nil {
+		return nil, openErr("readresult", path, err)
+	}
+	defer f.Close()
+	return readOpened(f, req, limits)
+}
+
+// readOpened runs a readresult op on the opened file f.
+func readOpened(f *os.File, req Request, limits spill.Limits) (*ReadResponse, error) {
+	path := f.Name()
 	op := req.Op
 	if op == "" {
 		op = "stat"
@@ -88,13 +104,13 @@ func ReadFile(path string, req Request, limits spill.Limits) (*ReadResponse, err
 	switch op {
 	case "stat":
 		var r *spill.StatInfo
-		if r, err = limits.Stat(path); err == nil {
+		if r, err = limits.Stat(f); err == nil {
 			out = statBody{r}
 		}
 	case "head":
-		out, err = limits.Head(path, lines)
+		out, err = limits.Head(f, lines)
 	case "tail":
-		out, err = limits.Tail(path, lines)
+		out, err = limits.Tail(f, lines)
 	case "slice":
 		if req.FromLine == 0 {
 			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"slice","fromLine":100,"toLine":150}`, "slice needs \"fromLine\" (1-based)")
@@ -103,7 +119,7 @@ func ReadFile(path string, req Request, limits spill.Limits) (*ReadResponse, err
 		if to == 0 {
 			to = req.FromLine + DefaultReadLines - 1
 		}
-		out, err = limits.Slice(path, req.FromLine, to)
+		out, err = limits.Slice(f, req.FromLine, to)
 	case "grep":
 		if req.Pattern == "" {
 			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"grep","pattern":"error|warn","context":2}`, "grep needs a \"pattern\"")
@@ -112,14 +128,14 @@ func ReadFile(path string, req Request, limits spill.Limits) (*ReadResponse, err
 		if req.MaxMatches != nil {
 			maxMatches = *req.MaxMatches
 		}
-		out, err = limits.Grep(path, spill.GrepOptions{Pattern: req.Pattern, Context: req.Context, MaxMatches: maxMatches, From: req.FromLine})
+		out, err = limits.Grep(f, spill.GrepOptions{Pattern: req.Pattern, Context: req.Context, MaxMatches: maxMatches, From: req.FromLine})
 	case "read":
-		out, err = limits.Read(path, req.Offset, req.MaxBytes)
+		out, err = limits.Read(f, req.Offset, req.MaxBytes)
 	case "query":
 		if req.Path == "" {
 			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"query","path":"items.#(size>1000)#.name"}`, "query needs a gjson \"path\"")
 		}
-		out, err = queryFile(path, req.Path, limits)
+		out, err = queryFile(f, req.Path, limits)
 	}
 	if err != nil {
 		return nil, readErr(err)

@@ -35,18 +35,14 @@ func decodeTOONArguments(path string, data []byte) ([]byte, error) {
 
 // queryFile runs a gjson query over a JSON file in place, or over a TOON
 // file decoded to JSON.
-func queryFile(path, query string, limits spill.Limits) (*spill.QueryResult, error) {
+func queryFile(f *os.File, query string, limits spill.Limits) (*spill.QueryResult, error) {
+	path := f.Name()
 	if !strings.EqualFold(filepath.Ext(path), ".toon") {
-		return limits.Query(path, query)
+		return limits.Query(f, query)
 	}
 	if err := spill.CheckPath(query); err != nil {
 		return nil, usagef("Fix the path (gjson syntax)", "query: %v", err)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("query: %w", err)
-	}
-	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxTOONQueryBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)

@@ -9,10 +9,12 @@
 // flat however large the file is, and nothing is ever cut silently: every
 // truncation is stated in the result.
 //
-// Import rule: spill imports only the standard library,
+// Import rule: spill imports only the standard library, dispatch/safefile,
 // github.com/tidwall/gjson and github.com/dustin/go-humanize. It knows
 // nothing about MCP, never prints and never logs; callers decide what to do
 // with results and errors. Confinement is the caller's choice: the readback
-// functions accept any path, and an MCP-facing caller must pass paths through
-// (*Store).Resolve first.
+// methods of Limits read an opened *os.File, and an MCP-facing caller opens
+// it with (*Store).Open, which checks the file it opened rather than a name
+// it would open again. The package-level functions open any path (with
+// safefile.Open, which refuses FIFOs and devices without blocking).
 package spill

@@ -112,7 +112,7 @@ func TestLimits_QueryBounds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			file := writeTemp(t, "f.json", tt.doc)
-			_, err := Limits{}.Query(file, tt.path)
+			_, err := Limits{}.Query(openFile(t, file), tt.path)
 			if tt.want == "" {
 				if err != nil && !strings.Contains(err.Error(), "matches nothing") {
 					t.Fatalf("Query(%.60q) = %v, want success", tt.path, err)
@@ -126,7 +126,7 @@ func TestLimits_QueryBounds(t *testing.T) {
 				t.Errorf("error %v is not a bad request", err)
 			}
 			// Select (argumentsPath) has the same bounds, with its own limit.
-			_, err = Select(file, tt.path, 8<<20)
+			_, err = Select(openFile(t, file), tt.path, 8<<20)
 			if err == nil {
 				t.Fatalf("Select(%.60q) succeeded", tt.path)
 			}
@@ -151,13 +151,13 @@ func TestLimits_QueryModifierOutputDepth(t *testing.T) {
 	next = append(next, "", "|0", ".0.0", "|#", "|[@this]", "|{a:@this}")
 	for _, after := range next {
 		path := "s|@fromstr" + after
-		_, err := Limits{}.Query(file, path)
+		_, err := Limits{}.Query(openFile(t, file), path)
 		if err == nil || !strings.Contains(err.Error(), "nesting deeper than 10000 levels") {
 			t.Errorf("Query(%q) = %v, want a refusal of the deep @fromstr output", path, err)
 		}
 	}
 	// The same modifiers on shallow output still work.
-	if r, err := (Limits{}).Query(file, "ok|@fromstr|@pretty"); err != nil || strings.TrimSpace(r.Value) != "[[1]]" {
+	if r, err := (Limits{}).Query(openFile(t, file), "ok|@fromstr|@pretty"); err != nil || strings.TrimSpace(r.Value) != "[[1]]" {
 		t.Errorf("Query(ok|@fromstr|@pretty) = %v, %v", r, err)
 	}
 }

@@ -2,6 +2,7 @@ package spill
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 )
 
@@ -63,13 +64,14 @@ func (r *GrepResult) Body() string {
 // String is Text.
 func (r *GrepResult) String() string { return r.Text() }
 
-// Grep searches the file at path for lines matching opts.Pattern,
+// Grep searches the file f for lines matching opts.Pattern,
 // case-insensitively. It reads the whole file once, streaming, and counts
 // every matching line, but shows at most MaxMatches of them, MaxLines lines
 // in all (context included) and MaxOutputBytes of text; every such cut is
 // stated in the notes with how to go on.
-func (l Limits) Grep(path string, opts GrepOptions) (*GrepResult, error) {
+func (l Limits) Grep(f *os.File, opts GrepOptions) (*GrepResult, error) {
 	l = l.withDefaults()
+	path := f.Name()
 	if opts.Pattern == "" {
 		return nil, fmt.Errorf("grep: %w: the pattern is empty", ErrInvalidPattern)
 	}
@@ -99,13 +101,11 @@ func (l Limits) Grep(path string, opts GrepOptions) (*GrepResult, error) {
 	}
 	from := max(opts.From, 1)
 
-	f, _, err := openRegular("grep", path)
-	if err != nil {
+	if _, err := regularInfo("grep", f); err != nil {
 		return nil, err
 	}
-	defer f.Close()
 
-	lr := newLineReader(f, l.MaxLineBytes, newLineMatcher(re), 0)
+	lr := newLineReader(fromStart(f), l.MaxLineBytes, newLineMatcher(re), 0)
 	for lr.num < from-1 && lr.skip() {
 	}
 	if lr.num < from-1 {

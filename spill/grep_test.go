@@ -95,7 +95,7 @@ func TestLimits_Grep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeTemp(t, "f.txt", tt.content)
-			r, err := tt.lim.Grep(path, tt.opts)
+			r, err := tt.lim.Grep(openFile(t, path), tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}

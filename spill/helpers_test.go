@@ -55,3 +55,18 @@ func mustContain(t *testing.T, what, got string, wants ...string) {
 		}
 	}
 }
+
+// openFile opens path for the readers, closing it when the test ends.
+func openFile(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := f.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return f
+}

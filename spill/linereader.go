@@ -5,30 +5,34 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"unicode/utf8"
+
+	"dispatch/safefile"
 )
 
 // readBufSize is the buffer of every streaming reader: lines up to this
 // length are handled in one piece; longer ones are streamed.
 const readBufSize = 64 << 10
 
-// openRegular opens path for reading and refuses anything but a regular file
-// (a FIFO or device could block or never end).
-func openRegular(op, path string) (*os.File, os.FileInfo, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", op, err)
-	}
+// regularInfo describes the opened f, refusing anything but a regular
+// file (a FIFO or device could block or never end). Files are opened with
+// safefile, which refuses them already; this keeps the readers safe with a
+// file from anywhere else.
+func regularInfo(op string, f *os.File) (os.FileInfo, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, nil, errors.Join(fmt.Errorf("%s: %w", op, err), f.Close())
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, nil, errors.Join(fmt.Errorf("%s: %s is not a regular file", op, path), f.Close())
+		return nil, fmt.Errorf("%s: %s: %w", op, f.Name(), safefile.ErrNotRegular)
 	}
-	return f, fi, nil
+	return fi, nil
 }
+
+// fromStart reads f from its first byte, wherever its offset is.
+func fromStart(f *os.File) io.Reader { return io.NewSectionReader(f, 0, math.MaxInt64) }
 
 // lineReader reads lines one at a time, keeping at most keep bytes of each
 // (cut on a rune boundary) so memory stays flat whatever the line length.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -113,36 +114,35 @@ func (c *lineCollector) cutNote() (string, bool) {
 		c.cuts, humanBytes(int64(c.lim.MaxLineBytes)), where), true
 }
 
-// Head returns the first n lines of the file at path, at most MaxLines and
+// Head returns the first n lines of the file f, at most MaxLines and
 // MaxOutputBytes of them.
-func (l Limits) Head(path string, n int) (*LinesResult, error) {
-	return l.lines("head", path, 1, int64(n), n < 1)
+func (l Limits) Head(f *os.File, n int) (*LinesResult, error) {
+	return l.lines("head", f, 1, int64(n), n < 1)
 }
 
-// Slice returns lines from..to of the file at path (1-based, inclusive), at
+// Slice returns lines from..to of the file f (1-based, inclusive), at
 // most MaxLines and MaxOutputBytes of them. from must be at least 1, to at
 // least from; a from past the end of the file is an error saying how many
 // lines the file has; a to past the end returns up to the last line.
-func (l Limits) Slice(path string, from, to int64) (*LinesResult, error) {
+func (l Limits) Slice(f *os.File, from, to int64) (*LinesResult, error) {
 	switch {
 	case from < 1:
 		return nil, badRequest("slice: from must be at least 1 (lines are numbered from 1), got %d", from)
 	case to < from:
 		return nil, badRequest("slice: to (%d) is before from (%d)", to, from)
 	}
-	return l.lines("slice", path, from, to-from+1, false)
+	return l.lines("slice", f, from, to-from+1, false)
 }
 
-func (l Limits) lines(op, path string, from, count int64, badCount bool) (*LinesResult, error) {
+func (l Limits) lines(op string, f *os.File, from, count int64, badCount bool) (*LinesResult, error) {
 	if badCount {
 		return nil, badRequest("%s: the number of lines must be at least 1, got %d", op, count)
 	}
 	l = l.withDefaults()
-	f, _, err := openRegular(op, path)
-	if err != nil {
+	path := f.Name()
+	if _, err := regularInfo(op, f); err != nil {
 		return nil, err
 	}
-	defer f.Close()
 
 	res := &LinesResult{Path: path, Op: op, TotalLines: -1}
 	if count > int64(l.MaxLines) {
@@ -150,7 +150,7 @@ func (l Limits) lines(op, path string, from, count int64, badCount bool) (*Lines
 		res.Notes = append(res.Notes, fmt.Sprintf("asked for %d lines; at most %d are returned per call (clamped)", count, l.MaxLines))
 		count = int64(l.MaxLines)
 	}
-	lr := newLineReader(f, l.MaxLineBytes, nil, 0)
+	lr := newLineReader(fromStart(f), l.MaxLineBytes, nil, 0)
 	for lr.num < from-1 && lr.skip() {
 	}
 	if err := lr.Err(); err != nil {
@@ -211,20 +211,20 @@ func (l Limits) lines(op, path string, from, count int64, badCount bool) (*Lines
 	return res, nil
 }
 
-// Tail returns the last n lines of the file at path, at most MaxLines and
+// Tail returns the last n lines of the file f, at most MaxLines and
 // MaxOutputBytes of them (the last ones are kept). It reads backwards from
 // the end, so it does not know line numbers: Line.Number is 0 and the text
 // form is unnumbered; Line.Offset still says where each line starts.
-func (l Limits) Tail(path string, n int) (*LinesResult, error) {
+func (l Limits) Tail(f *os.File, n int) (*LinesResult, error) {
 	if n < 1 {
 		return nil, badRequest("tail: the number of lines must be at least 1, got %d", n)
 	}
 	l = l.withDefaults()
-	f, fi, err := openRegular("tail", path)
+	path := f.Name()
+	fi, err := regularInfo("tail", f)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 
 	res := &LinesResult{Path: path, Op: "tail", TotalLines: -1}
 	if n > l.MaxLines {

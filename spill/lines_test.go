@@ -35,7 +35,7 @@ func TestLimits_Head(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeTemp(t, "f.txt", tt.content)
-			r, err := tt.lim.Head(path, tt.n)
+			r, err := tt.lim.Head(openFile(t, path), tt.n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestLimits_Tail(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeTemp(t, "f.txt", tt.content)
-			r, err := tt.lim.Tail(path, tt.n)
+			r, err := tt.lim.Tail(openFile(t, path), tt.n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +163,7 @@ func TestLimits_Slice(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := tt.lim.Slice(path, tt.from, tt.to)
+			r, err := tt.lim.Slice(openFile(t, path), tt.from, tt.to)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)

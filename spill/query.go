@@ -3,6 +3,7 @@ package spill
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -34,14 +35,15 @@ func (r *QueryResult) Body() string { return r.Value + "\n" }
 func (r *QueryResult) String() string { return r.Text() }
 
 // Query runs a gjson path (https://github.com/tidwall/gjson/blob/master/SYNTAX.md,
-// e.g. "items.#(size>1000)#.name") over the JSON file at path. The file is
+// e.g. "items.#(size>1000)#.name") over the JSON file f. The file is
 // mapped read-only into memory, not copied into the Go heap; the result is
 // copied out before the mapping goes, and cut at MaxOutputBytes (saying so).
 // Invalid JSON and a path that matches nothing are errors; the latter says
 // what the top level holds. The result itself is built in memory, so a
 // query that selects most of a huge file costs that much memory.
-func (l Limits) Query(path, gjsonPath string) (*QueryResult, error) {
+func (l Limits) Query(f *os.File, gjsonPath string) (*QueryResult, error) {
 	l = l.withDefaults()
+	path := f.Name()
 	if strings.TrimSpace(gjsonPath) == "" {
 		return nil, badRequest("query: the path is empty (see gjson syntax, e.g. items.#.name)")
 	}
@@ -49,7 +51,7 @@ func (l Limits) Query(path, gjsonPath string) (*QueryResult, error) {
 		return nil, badRequest("query: %v", err)
 	}
 	var res *QueryResult
-	err := withMapped("query", path, func(data []byte) (err error) {
+	err := withMapped("query", f, func(data []byte) (err error) {
 		res, err = l.query(path, gjsonPath, data)
 		return err
 	})
@@ -57,16 +59,16 @@ func (l Limits) Query(path, gjsonPath string) (*QueryResult, error) {
 }
 
 // Select returns the JSON value that gjsonPath selects in the JSON file at
-// path, as raw JSON. Like Query it maps the file rather than reading it,
+// f, as raw JSON. Like Query it maps the file rather than reading it,
 // so selecting a small part of a huge file costs only the part; a value
 // larger than maxBytes is refused.
-func Select(path, gjsonPath string, maxBytes int64) ([]byte, error) {
+func Select(f *os.File, gjsonPath string, maxBytes int64) ([]byte, error) {
 	if err := CheckPath(gjsonPath); err != nil {
 		return nil, badRequest("%v", err)
 	}
 	var raw []byte
-	err := withMapped("select", path, func(data []byte) (err error) {
-		raw, err = selectIn(path, data, gjsonPath, maxBytes)
+	err := withMapped("select", f, func(data []byte) (err error) {
+		raw, err = selectIn(f.Name(), data, gjsonPath, maxBytes)
 		return err
 	})
 	return raw, err
@@ -99,16 +101,16 @@ func selectIn(name string, data []byte, gjsonPath string, maxBytes int64) ([]byt
 	return []byte(r.Raw), nil // a copy: r may point into data
 }
 
-// withMapped maps the regular file at path read-only and runs fn on its
+// withMapped maps the regular file f read-only and runs fn on its
 // bytes, turning a fault on the mapping (the file was truncated while
 // mapped, which raises SIGBUS) into an error instead of a crash. fn must
 // copy out anything it keeps: the mapping goes when it returns.
-func withMapped(op, path string, fn func(data []byte) error) error {
-	f, fi, err := openRegular(op, path)
+func withMapped(op string, f *os.File, fn func(data []byte) error) error {
+	path := f.Name()
+	fi, err := regularInfo(op, f)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
 	size := fi.Size()
 	if size == 0 {
 		return badRequest("%s: %s is empty, not JSON", op, path)

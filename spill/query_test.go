@@ -49,7 +49,7 @@ func TestLimits_Query(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeTemp(t, "f.json", tt.content)
-			r, err := tt.lim.Query(path, tt.query)
+			r, err := tt.lim.Query(openFile(t, path), tt.query)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -131,7 +131,7 @@ func TestSelect(t *testing.T) {
 		{"items.#(", "", "invalid gjson path", 1 << 10},
 	}
 	for _, tt := range tests {
-		got, err := Select(path, tt.path, tt.max)
+		got, err := Select(openFile(t, path), tt.path, tt.max)
 		switch {
 		case tt.errIn != "":
 			if err == nil || !strings.Contains(err.Error(), tt.errIn) || !errors.Is(err, ErrBadRequest) {
@@ -141,7 +141,7 @@ func TestSelect(t *testing.T) {
 			t.Errorf("Select(%q) = %s, %v; want %s", tt.path, got, err, tt.want)
 		}
 	}
-	if _, err := Select(writeTemp(t, "t.txt", "plain text"), "a", 1<<10); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
+	if _, err := Select(openFile(t, writeTemp(t, "t.txt", "plain text")), "a", 1<<10); err == nil || !strings.Contains(err.Error(), "not valid JSON") {
 		t.Errorf("Select on text: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"unicode/utf8"
 )
 
@@ -36,24 +37,24 @@ func (r *ReadResult) Body() string {
 // String is Text.
 func (r *ReadResult) String() string { return r.Text() }
 
-// Read returns up to maxBytes bytes of the file at path from offset (0 means
+// Read returns up to maxBytes bytes of the file f from offset (0 means
 // ReadBytes; more than MaxReadBytes is clamped, and the result says so). It
 // never splits a UTF-8 character: an offset inside one moves to its end, and
 // the end moves back to the last whole character (a result holds at least
 // one character, so it may exceed maxBytes by up to 3 bytes).
-func (l Limits) Read(path string, offset, maxBytes int64) (*ReadResult, error) {
+func (l Limits) Read(f *os.File, offset, maxBytes int64) (*ReadResult, error) {
 	l = l.withDefaults()
+	path := f.Name()
 	switch {
 	case offset < 0:
 		return nil, badRequest("read: offset must not be negative, got %d", offset)
 	case maxBytes < 0:
 		return nil, badRequest("read: max bytes must not be negative, got %d", maxBytes)
 	}
-	f, fi, err := openRegular("read", path)
+	fi, err := regularInfo("read", f)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	size := fi.Size()
 	if offset > size {
 		return nil, badRequest("read: offset %d is past the end of the file: it has %d bytes, so offsets run from 0 to %d; op stat gives the size, op tail the end", offset, size, max(size-1, 0))

@@ -44,7 +44,7 @@ func TestLimits_Read(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeTemp(t, "f.txt", tt.content)
-			r, err := tt.lim.Read(path, tt.offset, tt.max)
+			r, err := tt.lim.Read(openFile(t, path), tt.offset, tt.max)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)

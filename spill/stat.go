@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -40,18 +41,19 @@ func (s *StatInfo) Text() string {
 // String is Text.
 func (s *StatInfo) String() string { return s.Text() }
 
-// Stat describes the file at path, reading it once, streaming: memory stays
+// Stat describes the file f, reading it once, streaming: memory stays
 // flat whatever its size. The format comes from the extension (.json,
 // .toon, .txt), else from the first non-space byte ('{' or '[' means JSON).
 // For JSON the shape comes from a streaming byte scanner; for TOON from its
 // unindented lines. At most MaxKeys keys are listed, with the total count.
-func (l Limits) Stat(path string) (*StatInfo, error) {
+func (l Limits) Stat(f *os.File) (*StatInfo, error) {
 	l = l.withDefaults()
-	f, fi, err := openRegular("stat", path)
+	path := f.Name()
+	fi, err := regularInfo("stat", f)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	r := fromStart(f)
 
 	info := &StatInfo{Path: path, Bytes: fi.Size(), Size: humanBytes(fi.Size()), Tokens: EstimateTokens(fi.Size())}
 	format, known := formatFromExt(path)
@@ -80,7 +82,7 @@ func (l Limits) Stat(path string) (*StatInfo, error) {
 		setup()
 	}
 	for {
-		n, rerr := f.Read(buf)
+		n, rerr := r.Read(buf)
 		p := buf[:n]
 		if !sniffed && n > 0 {
 			if t := bytes.TrimLeft(p, " \t\r\n"); len(t) > 0 {

@@ -65,7 +65,7 @@ func TestLimits_Stat(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := writeTemp(t, tt.file, tt.content)
-			s, err := tt.lim.Stat(path)
+			s, err := tt.lim.Stat(openFile(t, path))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"dispatch/safefile"
 )
 
 // Options configures Open.
@@ -429,6 +431,47 @@ func (s *Store) Resolve(path string) (string, error) {
 		return "", s.refuse(path, "it was replaced since it was created")
 	}
 	return t.file.Path, nil
+}
+
+// Open opens a live file of this store for reading, under the rules of
+// Resolve, and checks the file it opened, not the name: it opens the base
+// name inside the store's directory (safefile.OpenIn, which refuses a
+// symlink out and never blocks on a FIFO) and requires the opened file to
+// be the very file Create wrote. A file swapped for another between the
+// check and the read is therefore refused, never read. The file's Name is
+// its absolute path; the caller closes it.
+func (s *Store) Open(path string) (*os.File, error) {
+	p, err := s.Resolve(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := safefile.OpenIn(s.dir, filepath.Base(p))
+	if err != nil {
+		return nil, s.refuseLocked(path, fmt.Sprintf("it cannot be opened (%v)", errors.Unwrap(err)))
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open spill file: %w", err), f.Close())
+	}
+	if !s.isFile(filepath.Base(p), fi) {
+		return nil, errors.Join(s.refuseLocked(path, "it was replaced since it was created"), f.Close())
+	}
+	return f, nil
+}
+
+// isFile reports whether fi is the file this store created under name.
+func (s *Store) isFile(name string, fi os.FileInfo) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.files[name]
+	return ok && os.SameFile(fi, t.info)
+}
+
+// refuseLocked is refuse for a caller not holding s.mu.
+func (s *Store) refuseLocked(path, why string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refuse(path, why)
 }
 
 // refuse builds Resolve's error; s.mu is held.

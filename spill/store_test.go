@@ -329,6 +329,15 @@ func TestStore_Resolve(t *testing.T) {
 			if err != nil || got != f.Path {
 				t.Errorf("Resolve(%q) = %q, %v; want %q", p, got, err, f.Path)
 			}
+			opened, err := s.Open(p)
+			if err != nil {
+				t.Errorf("Open(%q): %v", p, err)
+				continue
+			}
+			data, err := io.ReadAll(opened)
+			if cerr := opened.Close(); err != nil || cerr != nil || string(data) != `{"a":1}` || opened.Name() != f.Path {
+				t.Errorf("Open(%q) read %q from %s (%v, %v)", p, data, opened.Name(), err, cerr)
+			}
 		}
 	})
 	refused := []struct {
@@ -356,6 +365,12 @@ func TestStore_Resolve(t *testing.T) {
 				t.Fatalf("Resolve(%q) = %q, %v; want ErrNotSpillFile", tt.path, got, err)
 			}
 			mustContain(t, "error", err.Error(), tt.why, "readable files", f.Name)
+			if opened, err := s.Open(tt.path); !errors.Is(err, ErrNotSpillFile) {
+				t.Errorf("Open(%q) = %v, %v; want ErrNotSpillFile", tt.path, opened, err)
+				if err == nil {
+					opened.Close()
+				}
+			}
 		})
 	}
 }
