@@ -35,7 +35,10 @@ type Options struct {
 	MaxMessageBytes      int // largest JSON-RPC message from a stdio server
 	// StdinTimeout is how long a stdio server may leave a write to its
 	// stdin without progress before it is treated as hung and stopped.
-	StdinTimeout  time.Duration
+	StdinTimeout time.Duration
+	// InheritEnv passes every stdio server all of dispatch's environment,
+	// as a server's own inheritEnv does (--inherit-env).
+	InheritEnv    bool
 	ClientName    string
 	ClientVersion string
 	Logger        *slog.Logger
@@ -400,7 +403,7 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	defer cancel()
 	c.stderr.Reset()
 
-	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout})
+	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout, inheritEnv: c.opts.InheritEnv})
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:

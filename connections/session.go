@@ -166,8 +166,17 @@ func (s *session) close(log *slog.Logger) {
 		if s.transport == nil {
 			return
 		}
-		if err := s.transport.Close(); err != nil && log != nil {
+		err := s.transport.Close()
+		if log == nil {
+			return
+		}
+		if err != nil {
 			log.Debug("close transport", "error", err.Error())
+		}
+		if s.stdio != nil {
+			// How it ended tells a server that exits on stdin EOF from one
+			// that needed a signal.
+			log.Debug("server stopped", "how", s.stdio.exitError().Error())
 		}
 	})
 }

@@ -48,6 +48,7 @@ const (
 type stdioOptions struct {
 	maxMessage   int           // DefaultMaxMessageBytes if 0
 	stdinTimeout time.Duration // DefaultStdinTimeout if 0
+	inheritEnv   bool          // every server gets all of dispatch's environment
 }
 
 // stdioTransport speaks JSON-RPC to a child process over its stdin and
@@ -103,10 +104,7 @@ var (
 // newStdioTransport prepares the child; Start runs it.
 func newStdioTransport(cfg ServerConfig, stderr io.Writer, opts stdioOptions) *stdioTransport {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
-	cmd.Env = os.Environ()
-	for k, v := range cfg.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = serverEnv(os.Environ(), cfg.Env, cfg.InheritEnv || opts.inheritEnv)
 	cmd.Dir = cfg.Cwd
 	startInOwnGroup(cmd)
 	if opts.maxMessage <= 0 {
