@@ -25,6 +25,8 @@ type Globals struct {
 	MaxRestarts    int              `name:"max-restarts" default:"5" help:"Restarts of a crashed server allowed per minute (at least 1)."`
 	StderrLimit    string           `name:"stderr-limit" default:"64KiB" help:"Bytes of each server's stderr kept for error messages."`
 	MaxMessage     string           `name:"max-message" default:"512MiB" help:"Largest JSON-RPC message accepted from a stdio server."`
+	InheritEnv     bool             `name:"inherit-env" help:"Pass stdio servers all of dispatch's environment, not just HOME, PATH, USER, locale and the like (plus their configured env)."`
+	StdinTimeout   time.Duration    `name:"stdin-timeout" default:"30s" help:"How long a stdio server may read nothing of what dispatch writes to its stdin before it is treated as hung and stopped."`
 	Threshold      string           `name:"threshold" default:"50KiB" help:"Save results larger than this to a file (bytes, or 50KiB, 1MB...; 0 = never). One-shot commands need --spill-dir for this."`
 	SpillDir       string           `name:"spill-dir" placeholder:"DIR" help:"Where result files go. Server: the parent of a private per-process directory. One-shot commands: files are written here and kept."`
 	SpillMax       string           `name:"spill-max" default:"1GiB" help:"Total size of result files one dispatch process may keep."`
@@ -113,6 +115,8 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	conns, err := connections.NewSet(configs, connections.Options{
 		Cache:                cache,
 		MaxMessageBytes:      int(maxMessage),
+		StdinTimeout:         g.StdinTimeout,
+		InheritEnv:           g.InheritEnv,
 		ConnectTimeout:       g.ConnectTimeout,
 		MaxRestartsPerMinute: g.MaxRestarts,
 		StderrLimit:          int(stderrLimit),
@@ -214,6 +218,8 @@ func (g *Globals) checkLimits() error {
 		return &usageErr{fmt.Errorf("--timeout must be a positive duration such as 2m or 1h, not %s", g.Timeout)}
 	case g.ConnectTimeout <= 0:
 		return &usageErr{fmt.Errorf("--connect-timeout must be a positive duration such as 60s or 5m, not %s", g.ConnectTimeout)}
+	case g.StdinTimeout <= 0:
+		return &usageErr{fmt.Errorf("--stdin-timeout must be a positive duration such as 30s, not %s", g.StdinTimeout)}
 	case g.MaxRestarts < 1:
 		return &usageErr{fmt.Errorf("--max-restarts must be at least 1 (restarts of a crashed server per minute), not %d", g.MaxRestarts)}
 	}

@@ -97,6 +97,7 @@ env = { FIXTURE_TOKEN = %q }
 command = %q
 args = ["--fail-at-start"]
 env = { FIXTURE_TOKEN = %q, FIXTURE_DB_PASSWORD = %q }
+inheritEnv = true # so that dispatch's own FIXTURE_* reach it and must be masked
 
 [servers.%s]
 command = %q

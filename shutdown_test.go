@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -122,5 +125,99 @@ func TestShutdown_StopsServersStillStarting(t *testing.T) {
 				waitFor(t, "the server's process group to be gone", 10*time.Second, func() bool { return !processAlive(pid) })
 			}
 		})
+	}
+}
+
+// The official MCP SDK clients close dispatch's stdin, wait 2 s, then
+// SIGTERM it. dispatch must be gone before that, whatever its servers do:
+// this one ignores both stdin EOF and SIGTERM, and has a grandchild.
+func TestShutdown_ExitsBeforeTheClientsGrace(t *testing.T) {
+	const clientGrace = 2 * time.Second // the SDKs' wait before SIGTERM
+	cmd := exec.Command(dispatchBin, "--no-cache", "--mcp", fixture("--ignore-shutdown"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	t.Cleanup(func() {
+		for _, pid := range append(pids, cmd.Process.Pid) {
+			if processAlive(pid) {
+				if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+					t.Logf("kill %d: %v", pid, err)
+				}
+			}
+		}
+	})
+	responses := bufio.NewScanner(stdout)
+	responses.Buffer(make([]byte, 1<<20), 1<<20)
+	exchange := func(request string, id int) string {
+		t.Helper()
+		if _, err := io.WriteString(stdin, request+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		for responses.Scan() {
+			var resp struct {
+				ID     int
+				Result struct{ Content []struct{ Text string } }
+			}
+			if json.Unmarshal(responses.Bytes(), &resp) == nil && resp.ID == id {
+				if len(resp.Result.Content) > 0 {
+					return resp.Result.Content[0].Text
+				}
+				return ""
+			}
+		}
+		t.Fatalf("no answer to %s; stderr:\n%s", request, stderr.String())
+		return ""
+	}
+	exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 1)
+	if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	text := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"proxy-dispatch","arguments":{"action":"call","tool":"spawn_grandchild"}}}`, 2)
+	grandchild, err := parsePID(strings.TrimSpace(text))
+	if err != nil {
+		t.Fatalf("spawn_grandchild answered %q", text)
+	}
+	pids = append(childPIDs(t, cmd.Process.Pid), grandchild)
+	if len(pids) != 2 {
+		t.Fatalf("want the server and its grandchild, have %v", pids)
+	}
+
+	exited := make(chan error, 1)
+	began := time.Now()
+	if err := stdin.Close(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(clientGrace):
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-exited:
+		case <-time.After(time.Minute):
+			t.Fatal("dispatch did not exit even after SIGTERM")
+		}
+	}
+	took := time.Since(began)
+	if code := cmd.ProcessState.ExitCode(); code != exitOK || strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("dispatch exited %d after %s (the client SIGTERMs it after %s); want 0 before that\nstderr:\n%s",
+			code, took.Round(time.Millisecond), clientGrace, stderr.String())
+	}
+	t.Logf("dispatch exited %s after stdin EOF", took.Round(time.Millisecond))
+	for _, pid := range pids {
+		waitFor(t, "the server's process group to be gone", 10*time.Second, func() bool { return !processAlive(pid) })
 	}
 }

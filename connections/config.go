@@ -42,6 +42,9 @@ type ServerConfig struct {
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
 	Cwd     string            `json:"cwd,omitempty"`
+	// InheritEnv passes the server all of dispatch's environment instead
+	// of the default safe set (see serverEnv).
+	InheritEnv bool `json:"inheritEnv,omitempty"`
 
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
@@ -78,6 +81,9 @@ func (c ServerConfig) Validate() error {
 		}
 		if c.Command != "" {
 			return fmt.Errorf("%s server must not have a command", c.Transport)
+		}
+		if c.InheritEnv {
+			return fmt.Errorf("inheritEnv applies to stdio servers only, not to this %s server", c.Transport)
 		}
 	default:
 		return fmt.Errorf("unknown transport %q (want stdio, http or sse)", c.Transport)
@@ -151,6 +157,7 @@ type fileServer struct {
 	Args            []string          `toml:"args" json:"args"`
 	Env             map[string]string `toml:"env" json:"env"`
 	Cwd             string            `toml:"cwd" json:"cwd"`
+	InheritEnv      bool              `toml:"inheritEnv" json:"inheritEnv"`
 	URL             string            `toml:"url" json:"url"`
 	Headers         map[string]string `toml:"headers" json:"headers"`
 	Timeout         string            `toml:"timeout" json:"timeout"`
@@ -160,7 +167,7 @@ type fileServer struct {
 
 func (f fileServer) toConfig(name string) (ServerConfig, error) {
 	c := ServerConfig{
-		Name: name, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd,
+		Name: name, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, InheritEnv: f.InheritEnv,
 		URL: f.URL, Headers: f.Headers, ProtocolVersion: f.ProtocolVersion,
 	}
 	kind := f.Transport
@@ -230,7 +237,7 @@ func parseServersTOML(data []byte) ([]ServerConfig, error) {
 		return nil, err
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		return nil, fmt.Errorf("unknown key %q (servers take type, command, args, env, cwd, url, headers, timeout, protocolVersion, disabled)", undecoded[0].String())
+		return nil, fmt.Errorf("unknown key %q (servers take type, command, args, env, inheritEnv, cwd, url, headers, timeout, protocolVersion, disabled)", undecoded[0].String())
 	}
 	if len(doc.Servers) == 0 {
 		return nil, errors.New("no servers: add a [servers.NAME] table with a command or url")

@@ -1,6 +1,9 @@
 package connections
 
 import (
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -687,5 +690,50 @@ func TestLoadFile_VSCodeAndClaudeCodeForms(t *testing.T) {
 	missing := writeConfig(t, "missing.json", `{"mcpServers": {"s": {"command": "srv", "args": ["${env:NOPE}"]}}}`)
 	if _, err := LoadFile(missing, envLookup(nil)); err == nil || !strings.Contains(err.Error(), "NOPE is not set") || !strings.Contains(err.Error(), "${NOPE:-VALUE}") {
 		t.Errorf("LoadFile with an unset ${env:NOPE} = %v", err)
+	}
+}
+
+func TestLoadFile_InheritEnv(t *testing.T) {
+	tests := []struct {
+		name, file, content string
+		want                []bool // InheritEnv of each server
+		wantErr             string
+	}{
+		{"toml", "s.toml", "[servers.a]\ncommand = \"a\"\ninheritEnv = true\n[servers.b]\ncommand = \"b\"\n", []bool{true, false}, ""},
+		{"mcpServers json", "s.json", `{"mcpServers": {"a": {"command": "a", "inheritEnv": true}, "b": {"command": "b", "inheritEnv": false}}}`, []bool{true, false}, ""},
+		{"http server", "h.toml", "[servers.h]\nurl = \"https://example.com/mcp\"\ninheritEnv = true\n", nil, "inheritEnv applies to stdio servers only"},
+		{"sse server", "s.json", `{"mcpServers": {"s": {"type": "sse", "url": "https://example.com/sse", "inheritEnv": true}}}`, nil, "inheritEnv applies to stdio servers only"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			configs, err := LoadFile(writeConfig(t, tt.file, tt.content), func(string) (string, bool) { return "", false })
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []bool
+			for _, c := range configs {
+				got = append(got, c.InheritEnv)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("inheritEnv = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// inheritEnv is part of the config, so of the ID; leaving it out (false)
+	// keeps the IDs configs had before it existed.
+	plain := ServerConfig{Transport: TransportStdio, Command: "a"}
+	inherit := plain
+	inherit.InheritEnv = true
+	if plain.ID() == inherit.ID() {
+		t.Error("inheritEnv does not change the ID")
+	}
+	if sum := md5.Sum([]byte(`{"transport":"stdio","command":"a"}`)); plain.ID() != hex.EncodeToString(sum[:]) {
+		t.Errorf("a config without inheritEnv has a new ID %s: every cached catalog would be lost", plain.ID())
 	}
 }

@@ -33,10 +33,16 @@ type Options struct {
 	MaxRestartsPerMinute int
 	StderrLimit          int // bytes of stderr kept per server
 	MaxMessageBytes      int // largest JSON-RPC message from a stdio server
-	ClientName           string
-	ClientVersion        string
-	Logger               *slog.Logger
-	Redactor             *Redactor
+	// StdinTimeout is how long a stdio server may leave a write to its
+	// stdin without progress before it is treated as hung and stopped.
+	StdinTimeout time.Duration
+	// InheritEnv passes every stdio server all of dispatch's environment,
+	// as a server's own inheritEnv does (--inherit-env).
+	InheritEnv    bool
+	ClientName    string
+	ClientVersion string
+	Logger        *slog.Logger
+	Redactor      *Redactor
 	// Cache, when set, keeps each server's catalog on disk: list, search
 	// and info are answered from it without starting servers, and every
 	// live tools/list updates it.
@@ -59,6 +65,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if o.StdinTimeout <= 0 {
+		o.StdinTimeout = DefaultStdinTimeout
 	}
 	if o.ClientName == "" {
 		o.ClientName = "dispatch"
@@ -394,7 +403,7 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	defer cancel()
 	c.stderr.Reset()
 
-	sess, err := startSession(dialCtx, c.Config, c.stderr, c.opts.MaxMessageBytes)
+	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout, inheritEnv: c.opts.InheritEnv})
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -768,10 +777,10 @@ func (c *Conn) closeSession(sess *session) {
 }
 
 // closeWaitLimit bounds how long Close waits for a server to stop: closing
-// its stdin, SIGTERM and SIGKILL each get groupTermGrace, and what is left
-// of its process group as long again. Past it dispatch exits anyway rather
-// than hang its agent.
-const closeWaitLimit = 5 * groupTermGrace
+// its stdin and SIGTERM each get their grace, SIGKILL is all but immediate.
+// Past it dispatch exits anyway rather than hang its agent, within the
+// 1.5 s it promises (see the README).
+const closeWaitLimit = stdinCloseGrace + termGrace + 300*time.Millisecond
 
 // Close stops the server and its whole process group, including one still
 // starting and dead ones still being reaped, and returns when they are

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -22,12 +21,11 @@ import (
 
 // Grace periods when stopping a stdio server: first its stdin is closed (the
 // MCP way to ask it to exit), then its process group gets SIGTERM, then
-// SIGKILL.
+// SIGKILL. Together they stay well under the 2 s an agent's MCP client
+// (the official SDKs) gives dispatch to exit after closing its stdin.
 const (
-	groupTermGrace = 2 * time.Second
-	// stderrWaitDelay bounds how long exec waits for a stderr pipe that a
-	// grandchild keeps open after the server exited.
-	stderrWaitDelay = time.Second
+	stdinCloseGrace = 500 * time.Millisecond
+	termGrace       = 500 * time.Millisecond
 )
 
 // session is one live connection to a server: one process for stdio, one
@@ -44,7 +42,7 @@ type session struct {
 
 // startSession starts the transport for cfg and the mcp-go client over it,
 // giving up when startCtx ends.
-func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, maxMessage int) (*session, error) {
+func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, stdioOpts stdioOptions) (*session, error) {
 	sess := &session{}
 	// The transport's streams live as long as the session, not as long as
 	// the call that happened to start it.
@@ -54,7 +52,7 @@ func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, 
 	var err error
 	switch cfg.Transport {
 	case TransportStdio:
-		sess.stdio = newStdioTransport(cfg, stderr, maxMessage)
+		sess.stdio = newStdioTransport(cfg, stderr, stdioOpts)
 		sess.transport = sess.stdio
 	case TransportHTTP:
 		sess.transport, err = transport.NewStreamableHTTP(cfg.URL,
@@ -142,7 +140,7 @@ func (s *session) cancel(id mcp.RequestId, reason string) {
 
 // alive reports whether the session can still serve requests.
 func (s *session) alive() bool {
-	return !s.dead.Load() && (s.stdio == nil || !s.stdio.exited())
+	return !s.dead.Load() && (s.stdio == nil || !s.stdio.hasExited())
 }
 
 // waitExit waits up to d for a stdio child to exit, so that its last words
@@ -157,11 +155,6 @@ func (s *session) waitExit(d time.Duration) {
 	}
 }
 
-// groupAlive reports whether any process of group pgid is still running.
-func groupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
-}
-
 // close ends the session and, for stdio, the server's whole process group.
 // It is idempotent.
 func (s *session) close(log *slog.Logger) {
@@ -173,8 +166,17 @@ func (s *session) close(log *slog.Logger) {
 		if s.transport == nil {
 			return
 		}
-		if err := s.transport.Close(); err != nil && log != nil {
+		err := s.transport.Close()
+		if log == nil {
+			return
+		}
+		if err != nil {
 			log.Debug("close transport", "error", err.Error())
+		}
+		if s.stdio != nil {
+			// How it ended tells a server that exits on stdin EOF from one
+			// that needed a signal.
+			log.Debug("server stopped", "how", s.stdio.exitError().Error())
 		}
 	})
 }

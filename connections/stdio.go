@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -19,23 +18,65 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// DefaultMaxMessageBytes bounds one JSON-RPC message from a stdio server
-// (--max-message). A larger one is refused with an error naming the
-// limit, instead of growing dispatch's memory without end.
-const DefaultMaxMessageBytes = 512 << 20
+// Limits of a stdio connection. Each is a named, documented limit.
+const (
+	// DefaultMaxMessageBytes bounds one JSON-RPC message from a stdio
+	// server (--max-message). A larger one is refused with an error naming
+	// the limit, instead of growing dispatch's memory without end.
+	DefaultMaxMessageBytes = 512 << 20
+	// MaxServerRequests bounds the requests (ping, roots/list, ...) a
+	// server may have waiting for dispatch's answer, per connection. Past
+	// it dispatch stops reading the server's stdout until one is answered,
+	// so a server flooding requests cannot make dispatch hold a goroutine
+	// and an answer for each.
+	MaxServerRequests = 16
+	// DefaultStdinTimeout (--stdin-timeout) is how long a write to a
+	// server's stdin may make no progress at all before dispatch decides
+	// the server stopped reading it, treats it as hung and stops it: a
+	// message cannot be abandoned half written.
+	DefaultStdinTimeout = 30 * time.Second
+	// serverRequestTimeout bounds answering one request of a server.
+	serverRequestTimeout = time.Minute
+	// exitDrainLimit is how long, once a server has exited, what it wrote
+	// before exiting may still be read from its stdout and stderr. A
+	// grandchild that holds them open delays the report of the exit by no
+	// more than this.
+	exitDrainLimit = 250 * time.Millisecond
+)
+
+// stdioOptions are the limits of one stdio transport.
+type stdioOptions struct {
+	maxMessage   int           // DefaultMaxMessageBytes if 0
+	stdinTimeout time.Duration // DefaultStdinTimeout if 0
+	inheritEnv   bool          // every server gets all of dispatch's environment
+}
 
 // stdioTransport speaks JSON-RPC to a child process over its stdin and
 // stdout. dispatch has its own rather than mcp-go's because it must bound
-// the size of a message, show the lines a broken server prints on stdout
-// instead of JSON-RPC, know the moment the child exits, and own the
+// the size of a message and the requests a server may have in flight,
+// notice a server that stops reading its stdin, show the lines a broken
+// server prints on stdout instead of JSON-RPC, know the moment the child
+// exits (even while a grandchild holds its stdout open), and own the
 // child's process group.
 type stdioTransport struct {
-	cmd       *exec.Cmd
-	stdin     io.WriteCloser
-	stdout    io.ReadCloser
-	diag      io.Writer // the server's stderr tail; stray stdout lines go there too
-	maxMsg    int
-	writeMu   sync.Mutex
+	cmd          *exec.Cmd
+	diag         io.Writer // the server's stderr tail; stray stdout lines go there too
+	maxMsg       int
+	stdinTimeout time.Duration
+
+	// dispatch's ends of the child's stdio. They are pipes dispatch owns
+	// (not exec's), so that writes can have deadlines and reads can be
+	// ended by closing them.
+	stdin, stdout, stderr *os.File
+	stdinOnce             sync.Once
+
+	// writeSlot holds a token while one message is written, so messages
+	// never interleave; waiting for it respects the caller's context.
+	writeSlot chan struct{}
+	// requestSlots holds a token per server request being answered
+	// (MaxServerRequests).
+	requestSlots chan struct{}
+
 	pendingMu sync.Mutex
 	pending   map[string]chan *transport.JSONRPCResponse
 
@@ -43,8 +84,13 @@ type stdioTransport struct {
 	onNotify  func(mcp.JSONRPCNotification)
 	onRequest transport.RequestHandler
 
-	done    chan struct{} // closed when the child has exited and stdout is drained
-	exitErr error         // set before done closes
+	exited  chan struct{} // closed when the child has been reaped
+	exitErr error         // set before exited closes
+	done    chan struct{} // closed after exited, once the child's output is read and pending requests failed
+	endOnce sync.Once     // closes exited and done for a child that never ran
+
+	failMu  sync.Mutex
+	failErr error // why dispatch gave up on a live server; said instead of its exit status
 
 	closeOnce sync.Once
 	closeErr  error
@@ -56,47 +102,101 @@ var (
 )
 
 // newStdioTransport prepares the child; Start runs it.
-func newStdioTransport(cfg ServerConfig, stderr io.Writer, maxMsg int) *stdioTransport {
+func newStdioTransport(cfg ServerConfig, stderr io.Writer, opts stdioOptions) *stdioTransport {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
-	cmd.Env = os.Environ()
-	for k, v := range cfg.Env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
+	cmd.Env = serverEnv(os.Environ(), cfg.Env, cfg.InheritEnv || opts.inheritEnv)
 	cmd.Dir = cfg.Cwd
-	cmd.Stderr = stderr
-	cmd.WaitDelay = stderrWaitDelay
-	// Its own process group, so that stopping the server also stops
-	// whatever it spawned (npx, uvx and their children).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if maxMsg <= 0 {
-		maxMsg = DefaultMaxMessageBytes
+	startInOwnGroup(cmd)
+	if opts.maxMessage <= 0 {
+		opts.maxMessage = DefaultMaxMessageBytes
+	}
+	if opts.stdinTimeout <= 0 {
+		opts.stdinTimeout = DefaultStdinTimeout
 	}
 	return &stdioTransport{
-		cmd:     cmd,
-		diag:    stderr,
-		maxMsg:  maxMsg,
-		pending: make(map[string]chan *transport.JSONRPCResponse),
-		done:    make(chan struct{}),
+		cmd:          cmd,
+		diag:         stderr,
+		maxMsg:       opts.maxMessage,
+		stdinTimeout: opts.stdinTimeout,
+		writeSlot:    make(chan struct{}, 1),
+		requestSlots: make(chan struct{}, MaxServerRequests),
+		pending:      make(map[string]chan *transport.JSONRPCResponse),
+		exited:       make(chan struct{}),
+		done:         make(chan struct{}),
 	}
 }
 
 // Start runs the child. The context is not kept: the child lives until
 // Close, whatever happens to the call that started it.
 func (t *stdioTransport) Start(context.Context) error {
-	stdin, err := t.cmd.StdinPipe()
+	p, err := openPipes()
 	if err != nil {
-		return fmt.Errorf("stdin pipe: %w", err)
-	}
-	stdout, err := t.cmd.StdoutPipe()
-	if err != nil {
-		return fmt.Errorf("stdout pipe: %w", err)
-	}
-	t.stdin, t.stdout = stdin, stdout
-	if err := t.cmd.Start(); err != nil {
 		return err
 	}
-	go t.readLoop()
+	t.cmd.Stdin, t.cmd.Stdout, t.cmd.Stderr = p.childIn, p.childOut, p.childErr
+	err = t.cmd.Start()
+	// The child has its own copies now; ours would keep its stdout open
+	// after it exits.
+	p.closeChildEnds()
+	if err != nil {
+		p.closeOurEnds()
+		t.exitErr = err
+		t.endUnstarted()
+		return err
+	}
+	t.stdin, t.stdout, t.stderr = p.in, p.out, p.err
+	stdoutRead, stderrRead := make(chan struct{}), make(chan struct{})
+	go t.readLoop(stdoutRead)
+	go t.copyStderr(stderrRead)
+	go t.waitLoop(stdoutRead, stderrRead)
 	return nil
+}
+
+// pipes are the child's stdin, stdout and stderr: the child's ends and
+// dispatch's.
+type pipes struct {
+	childIn, childOut, childErr *os.File
+	in, out, err                *os.File
+}
+
+func openPipes() (*pipes, error) {
+	var p pipes
+	var err error
+	if p.childIn, p.in, err = os.Pipe(); err != nil {
+		return nil, fmt.Errorf("stdin pipe: %w", err)
+	}
+	if p.out, p.childOut, err = os.Pipe(); err != nil {
+		p.closeChildEnds()
+		p.closeOurEnds()
+		return nil, fmt.Errorf("stdout pipe: %w", err)
+	}
+	if p.err, p.childErr, err = os.Pipe(); err != nil {
+		p.closeChildEnds()
+		p.closeOurEnds()
+		return nil, fmt.Errorf("stderr pipe: %w", err)
+	}
+	return &p, nil
+}
+
+func (p *pipes) closeChildEnds() { closeFiles(p.childIn, p.childOut, p.childErr) }
+func (p *pipes) closeOurEnds()   { closeFiles(p.in, p.out, p.err) }
+
+// closeFiles closes pipe ends; closing a pipe end cannot fail in a way
+// anyone could act on.
+func closeFiles(files ...*os.File) {
+	for _, f := range files {
+		if f != nil {
+			f.Close() //nolint:errcheck // see above
+		}
+	}
+}
+
+// endUnstarted marks a child that never ran as ended.
+func (t *stdioTransport) endUnstarted() {
+	t.endOnce.Do(func() {
+		close(t.exited)
+		close(t.done)
+	})
 }
 
 func (t *stdioTransport) pid() int {
@@ -106,9 +206,9 @@ func (t *stdioTransport) pid() int {
 	return t.cmd.Process.Pid
 }
 
-// readLoop reads one message per line until stdout ends, then reaps the
-// child and fails every request still waiting.
-func (t *stdioTransport) readLoop() {
+// readLoop reads one message per line until stdout ends or is closed.
+func (t *stdioTransport) readLoop(finished chan<- struct{}) {
+	defer close(finished)
 	r := bufio.NewReaderSize(t.stdout, 64<<10)
 	for {
 		line, tooLong, err := readLine(r, t.maxMsg)
@@ -116,17 +216,50 @@ func (t *stdioTransport) readLoop() {
 			t.dispatchLine(line, tooLong)
 		}
 		if err != nil {
-			break
+			return
 		}
 	}
+}
+
+// copyStderr keeps the server's stderr until it ends or is closed.
+func (t *stdioTransport) copyStderr(finished chan<- struct{}) {
+	defer close(finished)
+	if _, err := io.Copy(t.diag, t.stderr); err != nil && !errors.Is(err, os.ErrClosed) {
+		fmt.Fprintf(t.diag, "[dispatch] read server stderr: %v\n", err)
+	}
+}
+
+// waitLoop waits for the child itself, not for its stdout to end: a
+// grandchild may hold that open long after the server exited. Once the
+// child is reaped it reads what is left of its output (for a short while),
+// fails every request still waiting, and ends what remains of its
+// process group.
+func (t *stdioTransport) waitLoop(stdoutRead, stderrRead <-chan struct{}) {
 	t.exitErr = t.cmd.Wait()
+	close(t.exited)
+	// Writes must fail now, even if a grandchild holds stdin open.
+	t.closeStdin()
+	drain, stop := context.WithTimeout(context.Background(), exitDrainLimit)
+	for _, read := range []<-chan struct{}{stdoutRead, stderrRead} {
+		select {
+		case <-read:
+		case <-drain.Done():
+		}
+	}
+	stop()
+	closeFiles(t.stdout, t.stderr) // ends the reads a grandchild keeps alive
+	<-stdoutRead
+	<-stderrRead
 	t.pendingMu.Lock()
 	for id, ch := range t.pending {
 		close(ch)
 		delete(t.pending, id)
 	}
 	t.pendingMu.Unlock()
-	close(t.done)
+	t.endOnce.Do(func() { close(t.done) })
+	if err := endGroup(t.pid()); err != nil {
+		fmt.Fprintf(t.diag, "[dispatch] %v\n", err)
+	}
 }
 
 // readLine returns the next line without its newline. A line longer than
@@ -182,7 +315,13 @@ func (t *stdioTransport) dispatchLine(line []byte, tooLong int) {
 	case msg.Method != "" && msg.ID == nil:
 		t.notify(msg)
 	case msg.Method != "":
-		go t.serveRequest(msg)
+		// With MaxServerRequests unanswered, stop reading until one is:
+		// the server waits, instead of dispatch growing without end.
+		select {
+		case t.requestSlots <- struct{}{}:
+			go t.serveRequest(msg)
+		case <-t.exited:
+		}
 	case msg.ID != nil:
 		t.deliver(*msg.ID, &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: *msg.ID, Result: msg.Result, Error: msg.Error})
 	}
@@ -254,8 +393,12 @@ func (t *stdioTransport) notify(msg envelope) {
 	}
 }
 
-// serveRequest answers a request from the server (ping, roots/list, ...).
+// serveRequest answers a request from the server (ping, roots/list, ...)
+// and gives its slot back.
 func (t *stdioTransport) serveRequest(msg envelope) {
+	defer func() { <-t.requestSlots }()
+	ctx, cancel := context.WithTimeout(context.Background(), serverRequestTimeout)
+	defer cancel()
 	t.handlerMu.RLock()
 	h := t.onRequest
 	t.handlerMu.RUnlock()
@@ -264,8 +407,6 @@ func (t *stdioTransport) serveRequest(msg envelope) {
 	if h == nil {
 		resp = transport.NewJSONRPCErrorResponse(*msg.ID, mcp.METHOD_NOT_FOUND, "dispatch does not serve "+msg.Method, nil)
 	} else {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
 		r, err := h(ctx, req)
 		switch {
 		case err != nil:
@@ -276,28 +417,80 @@ func (t *stdioTransport) serveRequest(msg envelope) {
 			resp = r
 		}
 	}
-	if err := t.writeJSON(resp); err != nil {
-		return // the server is gone; its requests do not matter any more
+	if err := t.writeJSON(ctx, resp); err != nil {
+		return // the server is gone or stuck; its requests do not matter any more
 	}
 }
 
-func (t *stdioTransport) writeJSON(v any) error {
+// writeJSON writes v as one line. Waiting for another message to be
+// written first ends with ctx; a write that makes no progress for the
+// stdin timeout gives up on the server (see stuck).
+func (t *stdioTransport) writeJSON(ctx context.Context, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}
 	data = append(data, '\n')
-	t.writeMu.Lock()
-	defer t.writeMu.Unlock()
 	select {
-	case <-t.done:
-		return transport.ErrTransportClosed
+	case t.writeSlot <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.exited:
+		return t.exitError()
+	}
+	defer func() { <-t.writeSlot }()
+	select {
+	case <-t.exited:
+		return t.exitError()
 	default:
 	}
-	if _, err := t.stdin.Write(data); err != nil {
-		return fmt.Errorf("%w: write: %v", transport.ErrTransportClosed, err)
+	return t.writeAll(data)
+}
+
+// writeAll writes data to the server's stdin. A server that reads slowly
+// is waited for; one that reads nothing for the stdin timeout is not.
+func (t *stdioTransport) writeAll(data []byte) error {
+	for len(data) > 0 {
+		deadline := true
+		if err := t.stdin.SetWriteDeadline(time.Now().Add(t.stdinTimeout)); err != nil {
+			deadline = false // a pipe without deadlines (Windows): write as before
+		}
+		n, err := t.stdin.Write(data)
+		data = data[n:]
+		switch {
+		case err == nil:
+		case deadline && errors.Is(err, os.ErrDeadlineExceeded) && n > 0:
+			// Slow, not stuck: a fresh deadline for the rest.
+		case deadline && errors.Is(err, os.ErrDeadlineExceeded):
+			return t.stuck(fmt.Errorf("the server stopped reading its stdin: nothing could be written to it for %s (--stdin-timeout), so it was treated as hung and stopped",
+				t.stdinTimeout))
+		default:
+			return fmt.Errorf("%w: write: %v", transport.ErrTransportClosed, err)
+		}
 	}
 	return nil
+}
+
+// stuck gives up on a server that is alive but cannot be talked to: it is
+// stopped, and every request waiting on it fails with reason.
+func (t *stdioTransport) stuck(reason error) error {
+	t.failMu.Lock()
+	if t.failErr == nil {
+		t.failErr = reason
+	}
+	t.failMu.Unlock()
+	go func() {
+		if err := t.Close(); err != nil {
+			fmt.Fprintf(t.diag, "[dispatch] stop stuck server: %v\n", err)
+		}
+	}()
+	return fmt.Errorf("%w: %w", transport.ErrTransportClosed, reason)
+}
+
+func (t *stdioTransport) failure() error {
+	t.failMu.Lock()
+	defer t.failMu.Unlock()
+	return t.failErr
 }
 
 // SendRequest writes request and waits for its response, the child's
@@ -319,7 +512,7 @@ func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSON
 		delete(t.pending, key)
 		t.pendingMu.Unlock()
 	}
-	if err := t.writeJSON(request); err != nil {
+	if err := t.writeJSON(ctx, request); err != nil {
 		forget()
 		return nil, err
 	}
@@ -335,11 +528,13 @@ func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSON
 	}
 }
 
-// exitError says how the child ended.
+// exitError says how the child ended, or why dispatch stopped it.
 func (t *stdioTransport) exitError() error {
 	<-t.done
 	var exit *exec.ExitError
 	switch {
+	case t.failure() != nil:
+		return fmt.Errorf("%w: %w", transport.ErrTransportClosed, t.failure())
 	case errors.As(t.exitErr, &exit) && exit.Exited():
 		return fmt.Errorf("%w: server exited with status %d", transport.ErrTransportClosed, exit.ExitCode())
 	case errors.As(t.exitErr, &exit):
@@ -350,8 +545,8 @@ func (t *stdioTransport) exitError() error {
 	return fmt.Errorf("%w: server exited", transport.ErrTransportClosed)
 }
 
-func (t *stdioTransport) SendNotification(_ context.Context, n mcp.JSONRPCNotification) error {
-	return t.writeJSON(n)
+func (t *stdioTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	return t.writeJSON(ctx, n)
 }
 
 func (t *stdioTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
@@ -368,8 +563,8 @@ func (t *stdioTransport) SetRequestHandler(h transport.RequestHandler) {
 
 func (t *stdioTransport) GetSessionId() string { return "" }
 
-// exited reports whether the child is gone.
-func (t *stdioTransport) exited() bool {
+// hasExited reports whether the child is gone and its output read.
+func (t *stdioTransport) hasExited() bool {
 	select {
 	case <-t.done:
 		return true
@@ -378,58 +573,81 @@ func (t *stdioTransport) exited() bool {
 	}
 }
 
+// closeStdin closes the server's stdin: the MCP way to ask it to exit. A
+// write blocked on it fails at once.
+func (t *stdioTransport) closeStdin() {
+	t.stdinOnce.Do(func() { closeFiles(t.stdin) })
+}
+
 // Close stops the child the MCP way (stdin closed), then its whole process
-// group with SIGTERM and, if need be, SIGKILL; it returns once the child is
-// reaped.
+// group with SIGTERM and, if need be, SIGKILL, within stdinCloseGrace +
+// termGrace; it returns once the child is reaped.
 func (t *stdioTransport) Close() error {
 	t.closeOnce.Do(func() {
 		if t.cmd.Process == nil {
-			close(t.done)
+			t.endUnstarted()
 			return
 		}
-		t.writeMu.Lock()
-		if err := t.stdin.Close(); err != nil {
-			t.closeErr = fmt.Errorf("close server stdin: %w", err)
-		}
-		t.writeMu.Unlock()
+		t.closeStdin()
 		pgid := t.pid()
-		select {
-		case <-t.done:
-		case <-time.After(groupTermGrace):
-			if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-				t.closeErr = fmt.Errorf("signal server: %w", err)
-			}
-			select {
-			case <-t.done:
-			case <-time.After(groupTermGrace):
-				if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
-					t.closeErr = fmt.Errorf("kill server: %w", err)
-				}
-				<-t.done
-			}
+		if t.waitGroupGone(pgid, stdinCloseGrace) {
+			return
 		}
-		// The server is gone; anything it left in its group goes too.
-		killGroup(pgid)
+		if err := termGroup(pgid); err != nil {
+			t.closeErr = err
+		}
+		if t.waitGroupGone(pgid, termGrace) {
+			return
+		}
+		if err := killGroup(pgid); err != nil {
+			t.closeErr = err
+		}
+		<-t.done
 	})
 	return t.closeErr
 }
 
-// killGroup ends what is left of process group pgid: SIGTERM, a grace
-// period, then SIGKILL.
-func killGroup(pgid int) {
-	if pgid <= 0 || !groupAlive(pgid) {
-		return
+// waitGroupGone waits up to d for the child to be reaped and nothing to be
+// left of its process group.
+func (t *stdioTransport) waitGroupGone(pgid int, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-t.done:
+	case <-timer.C:
+		return false
 	}
-	if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil {
-		return
-	}
-	deadline := time.Now().Add(groupTermGrace)
-	for time.Now().Before(deadline) && groupAlive(pgid) {
-		time.Sleep(25 * time.Millisecond)
-	}
-	if groupAlive(pgid) {
-		if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil {
-			return
+	tick := time.NewTicker(groupPollInterval)
+	defer tick.Stop()
+	for groupAlive(pgid) {
+		select {
+		case <-timer.C:
+			return false
+		case <-tick.C:
 		}
 	}
+	return true
+}
+
+// groupPollInterval is how often a process group is checked for being
+// gone while dispatch waits for it.
+const groupPollInterval = 25 * time.Millisecond
+
+// endGroup ends what is left of process group pgid once its leader is
+// gone: SIGTERM, termGrace, then SIGKILL.
+func endGroup(pgid int) error {
+	if !groupAlive(pgid) {
+		return nil
+	}
+	if err := termGroup(pgid); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(termGrace)
+	for time.Now().Before(deadline) && groupAlive(pgid) {
+		time.Sleep(groupPollInterval)
+	}
+	if groupAlive(pgid) {
+		return killGroup(pgid)
+	}
+	return nil
 }

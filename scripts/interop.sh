@@ -54,8 +54,14 @@ dispatch=$work/dispatch
 mkdir -p "$work/files"
 echo "hello from interop" >"$work/files/greeting.txt"
 
-stdio=(--mcp "$bin/mcp-server-everything" --mcp "$bin/mcp-server-filesystem $work/files $root/testdata" --mcp "$bin/mcp-server-memory")
-export MEMORY_FILE_PATH=$work/memory.json
+# Stdio servers get only a safe set of dispatch's environment: the memory
+# server's file is set in its config.
+cat >"$work/memory.toml" <<EOF
+[servers.memory]
+command = "$bin/mcp-server-memory"
+env = { MEMORY_FILE_PATH = "$work/memory.json" }
+EOF
+stdio=(--mcp "$bin/mcp-server-everything" --mcp "$bin/mcp-server-filesystem $work/files $root/testdata" --config "$work/memory.toml")
 # A catalog cache of our own, so every run starts cold whatever ran before.
 export XDG_CACHE_HOME=$work/cache
 
@@ -75,6 +81,16 @@ check "large result spills to --spill-dir" 'result saved to' "$dispatch" "${stdi
 spilled=$(ls "$work"/results/* 2>/dev/null | head -1 || true)
 check "readresult greps the spilled file" '[0-9]+:' "$dispatch" readresult "$spilled" --op grep --pattern 'fixture|golden' --max-matches 3
 check "ambiguous tool is a usage error (exit 2)" 'exit=2' bash -c "\"$dispatch\" --mcp \"$bin/mcp-server-everything\" --mcp \"$bin/mcp-server-everything stdio\" call echo '{\"message\":\"x\"}' >/dev/null 2>&1; echo exit=\$?"
+
+echo "# environment: the host's tokens do not reach stdio servers"
+# get-env returns the server's whole environment. The token's value would be
+# masked in the answer anyway (its name says credential), so look for its name.
+export DISPATCH_INTEROP_HOST_TOKEN=interop-host-token-7c1e
+check "get-env: a server gets PATH but not the host's token" '^safe$' bash -c \
+  "out=\$(\"$dispatch\" --no-cache --mcp \"$bin/mcp-server-everything\" call get-env '{}') && grep -q '\"PATH\"' <<<\"\$out\" && ! grep -q DISPATCH_INTEROP_HOST_TOKEN <<<\"\$out\" && echo safe"
+check "get-env: --inherit-env passes the whole environment" 'DISPATCH_INTEROP_HOST_TOKEN' \
+  "$dispatch" --no-cache --inherit-env --mcp "$bin/mcp-server-everything" call get-env '{}'
+test -f "$work/memory.json" && pass "memory server wrote the file its configured env names" || fail "memory server did not write \$MEMORY_FILE_PATH from its configured env"
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 # serve MODE PATH: start server-everything over MODE, wait for it to
