@@ -87,6 +87,20 @@ func (s *Service) catalogs(ctx context.Context, conns []*connections.Conn, refre
 	return out
 }
 
+// probe checks the live HTTP and SSE servers concurrently, so that list
+// shows one lost while idle as it is (see Conn.Probe).
+func probe(ctx context.Context, conns []*connections.Conn) {
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Probe(ctx)
+		}()
+	}
+	wg.Wait()
+}
+
 func (s *Service) selectConns(key string) ([]*connections.Conn, error) {
 	if key == "" {
 		return s.conns.Conns(), nil
@@ -104,6 +118,7 @@ func (s *Service) List(ctx context.Context, req Request) (*ListResponse, error) 
 	if err != nil {
 		return nil, err
 	}
+	probe(ctx, conns)
 	cats := s.catalogs(ctx, conns, req.Refresh)
 	resp := &ListResponse{Connections: make([]ConnectionEntry, 0, len(cats))}
 	for _, cat := range cats {
