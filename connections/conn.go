@@ -580,10 +580,21 @@ type CallRequest struct {
 	// notification the server sends for this call. It runs on the read
 	// loop and must not block or call back into the connection.
 	OnProgress func(params map[string]any)
+	// AsTask calls the tool as a task (its execution.taskSupport is
+	// "required"): Timeout bounds creating it, waiting for it and fetching
+	// its result, and its status is relayed to OnProgress.
+	AsTask bool
 	// Timeout bounds the tools/call request itself; starting the server
 	// first is bounded by the connect timeout instead. Zero: no limit but
 	// the caller's context.
 	Timeout time.Duration
+}
+
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Meta      map[string]any  `json:"_meta,omitempty"`
+	Task      *struct{}       `json:"task,omitempty"`
 }
 
 // Call runs tools/call and returns the server's raw result, starting the
@@ -614,12 +625,16 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 			c.progressMu.Unlock()
 		}()
 	}
-	params := struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments,omitempty"`
-		Meta      map[string]any  `json:"_meta,omitempty"`
-	}{req.Tool, req.Arguments, meta}
-	raw, _, expired, err := c.send(ctx, sess, req.Timeout, "tools/call", params)
+	params := callParams{Name: req.Tool, Arguments: req.Arguments, Meta: meta}
+	var (
+		raw     json.RawMessage
+		expired bool
+	)
+	if req.AsTask {
+		raw, expired, err = c.callAsTask(ctx, sess, req, params)
+	} else {
+		raw, _, expired, err = c.send(ctx, sess, req.Timeout, "tools/call", params)
+	}
 	if err != nil {
 		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, req.Timeout)
 		return nil, c.wrapRequestErr(op, ctx, expired, timedOut, err)
@@ -674,7 +689,7 @@ func (c *Conn) wrapRequestErr(op string, ctx context.Context, expired bool, time
 	switch {
 	case errors.As(err, &conn):
 		return err
-	case errors.As(err, &rpc):
+	case errors.As(err, &rpc), errors.Is(err, ErrTaskCancelled):
 		return c.fail(op, err, false)
 	case ctx.Err() != nil:
 		return c.fail(op, callerGone(ctx), false)

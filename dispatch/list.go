@@ -52,6 +52,9 @@ type ToolEntry struct {
 	Score       float64         `json:"score,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	Annotations map[string]any  `json:"annotations,omitempty"`
+	// RunsAsTask says the server requires the tool to run as a task;
+	// dispatch's call waits for it (within the call's time limit).
+	RunsAsTask bool `json:"runsAsTask,omitempty"`
 }
 
 // namesInlineLimit is how many tools a default list names inline before it
@@ -200,7 +203,7 @@ func connectionEntry(cat catalog, detail bool) ConnectionEntry {
 }
 
 func (s *Service) toolEntry(c *connections.Conn, t toolDef, req Request) ToolEntry {
-	e := ToolEntry{Connection: c.Alias, Name: t.Name, Params: t.Signature(req.Format == "detail")}
+	e := ToolEntry{Connection: c.Alias, Name: t.Name, Params: t.Signature(req.Format == "detail"), RunsAsTask: t.RunsAsTask}
 	if req.Format == "detail" {
 		e.Title = t.Title
 		e.Description = t.Description
