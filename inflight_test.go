@@ -66,42 +66,46 @@ func TestServe_ManySlowCallsDoNotBlockReading(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// Slow calls that report progress every second, which shows each one
+	// reached its server. The last, the target, is cancelled below.
 	const slow = 120
-	for i := range slow {
-		sendHang(tc, ctx, fmt.Sprintf("hang-%d", i), fmt.Sprintf("c%d", 1+i%2), fmt.Sprintf("h%d", i), nil)
-	}
-	// The last call sends progress, which shows when it reached its server.
 	targetDone := make(chan error, 1)
-	go func() {
-		_, err := tc.tr.SendRequest(ctx, transport.JSONRPCRequest{
-			JSONRPC: mcp.JSONRPC_VERSION,
-			ID:      mcp.NewRequestId("target"),
-			Method:  "tools/call",
-			Params: map[string]any{"name": "proxy-dispatch", "_meta": map[string]any{"progressToken": "target-progress"},
-				"arguments": map[string]any{"action": "call", "tool": "slow", "connection": "c1",
-					"arguments": map[string]any{"seconds": 600, "steps": 600, "tag": "target"}}},
-		})
-		targetDone <- err
-	}()
-
-	// Hang detectors, generous: each answer comes at once when reading
-	// goes on, and never when it stops.
+	for i := range slow + 1 {
+		id, conn, tag := fmt.Sprintf("slow-%d", i), fmt.Sprintf("c%d", 1+i%2), fmt.Sprintf("s%d", i)
+		if i == slow {
+			id, tag = "target", "target"
+		}
+		go func() {
+			_, err := tc.tr.SendRequest(ctx, transport.JSONRPCRequest{
+				JSONRPC: mcp.JSONRPC_VERSION,
+				ID:      mcp.NewRequestId(id),
+				Method:  "tools/call",
+				Params: map[string]any{"name": "proxy-dispatch", "_meta": map[string]any{"progressToken": "p-" + tag},
+					"arguments": map[string]any{"action": "call", "tool": "slow", "connection": conn,
+						"arguments": map[string]any{"seconds": 600, "steps": 600, "tag": tag}}},
+			})
+			if id == "target" {
+				targetDone <- err
+			}
+		}()
+	}
+	// Hang detectors, generous: each comes at once when dispatch goes on
+	// reading, and never when it stops.
+	waitFor(t, "every slow call to reach its server", 30*time.Second, func() bool {
+		tc.mu.Lock()
+		defer tc.mu.Unlock()
+		seen := map[any]bool{}
+		for _, n := range tc.notifications {
+			seen[n.Params.AdditionalFields["progressToken"]] = true
+		}
+		return len(seen) >= slow+1
+	})
 	listCtx, cancelList := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancelList()
 	r, err := tc.call(listCtx, map[string]any{"action": "list"}, nil)
 	if err != nil || r.IsError {
-		t.Fatalf("list with %d slow calls in flight: %v %s\nstderr:\n%s", slow, err, r.text(), tc.Stderr())
+		t.Fatalf("list with %d slow calls in flight: %v %s\nstderr:\n%s", slow+1, err, r.text(), tc.Stderr())
 	}
-	waitFor(t, "progress from the last call", 20*time.Second, func() bool {
-		tc.mu.Lock()
-		defer tc.mu.Unlock()
-		for _, n := range tc.notifications {
-			if n.Params.AdditionalFields["progressToken"] == "target-progress" {
-				return true
-			}
-		}
-		return false
-	})
 	cancelRequest(t, tc, "target")
 	waitFor(t, "the cancellation to reach the server", 20*time.Second, func() bool {
 		data, err := os.ReadFile(cancelLog)
