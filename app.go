@@ -36,6 +36,7 @@ type Globals struct {
 	CacheDir       string           `name:"cache-dir" placeholder:"DIR" help:"Where tool catalogs are cached (default: $XDG_CACHE_HOME/dispatch, ~/.cache/dispatch)."`
 	NoCache        bool             `name:"no-cache" help:"Do not read or write the catalog cache: list and search start every server."`
 	Eager          bool             `name:"eager" help:"Serve mode: start every server at startup instead of on first use."`
+	MaxInFlight    int              `name:"max-in-flight" default:"256" help:"Serve mode: requests served at once; past it a request is answered at once that dispatch is busy."`
 	JSON           bool             `name:"json" help:"Print JSON instead of text (one-shot commands)."`
 	LogLevel       string           `name:"log-level" default:"warn" enum:"debug,info,warn,error" help:"Log level (logs go to stderr, credentials masked): ${enum}."`
 	Version        kong.VersionFlag `name:"version" help:"Print the version and exit."`
@@ -220,6 +221,8 @@ func (g *Globals) checkLimits() error {
 		return &usageErr{fmt.Errorf("--connect-timeout must be a positive duration such as 60s or 5m, not %s", g.ConnectTimeout)}
 	case g.StdinTimeout <= 0:
 		return &usageErr{fmt.Errorf("--stdin-timeout must be a positive duration such as 30s, not %s", g.StdinTimeout)}
+	case g.MaxInFlight < 1:
+		return &usageErr{fmt.Errorf("--max-in-flight must be at least 1 (requests served at once), not %d", g.MaxInFlight)}
 	case g.MaxRestarts < 1:
 		return &usageErr{fmt.Errorf("--max-restarts must be at least 1 (restarts of a crashed server per minute), not %d", g.MaxRestarts)}
 	}

@@ -6,21 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"regexp"
 	"strings"
-
-	"github.com/mark3labs/mcp-go/server"
 
 	"dispatch/connections"
 	"dispatch/dispatch"
 	"dispatch/safefile"
 )
-
-// stdioWorkers is how many tool calls the MCP server runs at once; calls
-// beyond it wait in mcp-go's queue. 100 is mcp-go's ceiling.
-const stdioWorkers = 100
 
 // ServeCmd serves proxy-dispatch over MCP on stdio.
 type ServeCmd struct{}
@@ -50,11 +43,9 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 	}
 
 	srv := dispatch.NewMCPServer(a.svc, version)
-	stdio := server.NewStdioServer(srv)
-	server.WithWorkerPoolSize(stdioWorkers)(stdio)
-	stdio.SetErrorLogger(log.New(os.Stderr, "dispatch: mcp: ", 0))
-	// Listen returns at stdin EOF (the agent went away) or on a signal.
-	if err := stdio.Listen(ctx, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
+	// It returns at stdin EOF (the agent went away) or on a signal.
+	opts := dispatch.StdioOptions{MaxInFlight: g.MaxInFlight, Logger: a.log}
+	if err := dispatch.ServeStdio(ctx, srv, os.Stdin, os.Stdout, opts); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("serve stdio: %w", err)
 	}
 	return nil

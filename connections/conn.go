@@ -418,7 +418,7 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 		return nil, ServerInfo{}, c.fail("connect", errors.New("connection is closed"), false)
 	}
 	sess.client.OnNotification(c.onNotification)
-	sess.client.OnConnectionLost(func(error) { sess.dead.Store(true) })
+	sess.client.OnConnectionLost(func(err error) { c.sessionLost(sess, err) })
 
 	version := c.Config.ProtocolVersion
 	if version == "" {
@@ -435,6 +435,8 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 		}
 		if dialCtx.Err() != nil {
 			err = fmt.Errorf("%w: no initialize answer within %s (--connect-timeout)", ErrTimeout, c.opts.ConnectTimeout)
+		} else {
+			err = explainInitErr(c.Config, sess, err)
 		}
 		// Give a dying process a moment to flush stderr, which usually
 		// says why it died.
@@ -549,11 +551,12 @@ func (c *Conn) listTools(ctx, listCtx context.Context, sess *session) ([]json.Ra
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
-		raw, err := c.request(listCtx, sess, "tools/list", params)
+		raw, next, _, err := c.send(listCtx, sess, 0, "tools/list", params)
 		if err != nil {
 			timedOut := fmt.Errorf("%w: no complete tools/list answer within %s (--connect-timeout)", ErrTimeout, c.opts.ConnectTimeout)
-			return nil, c.wrapRequestErr("list tools", ctx, listCtx, timedOut, err)
+			return nil, c.wrapRequestErr("list tools", ctx, listCtx.Err() != nil, timedOut, err)
 		}
+		sess = next
 		var result struct {
 			Tools      []json.RawMessage `json:"tools"`
 			NextCursor string            `json:"nextCursor"`
@@ -586,10 +589,21 @@ type CallRequest struct {
 	// notification the server sends for this call. It runs on the read
 	// loop and must not block or call back into the connection.
 	OnProgress func(params map[string]any)
+	// AsTask calls the tool as a task (its execution.taskSupport is
+	// "required"): Timeout bounds creating it, waiting for it and fetching
+	// its result, and its status is relayed to OnProgress.
+	AsTask bool
 	// Timeout bounds the tools/call request itself; starting the server
 	// first is bounded by the connect timeout instead. Zero: no limit but
 	// the caller's context.
 	Timeout time.Duration
+}
+
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Meta      map[string]any  `json:"_meta,omitempty"`
+	Task      *struct{}       `json:"task,omitempty"`
 }
 
 // Call runs tools/call and returns the server's raw result, starting the
@@ -620,33 +634,48 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 			c.progressMu.Unlock()
 		}()
 	}
-	params := struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments,omitempty"`
-		Meta      map[string]any  `json:"_meta,omitempty"`
-	}{req.Tool, req.Arguments, meta}
-	callCtx, cancel := withOptionalTimeout(ctx, req.Timeout)
-	defer func() { cancel() }()
-	raw, err := c.request(callCtx, sess, "tools/call", params)
-	if errors.Is(err, transport.ErrSessionTerminated) && callCtx.Err() == nil {
-		// A streamable HTTP server that restarted while we were idle no
-		// longer knows our session and answered 404 without running the
-		// call, so it is safe to send it again on a new session, with
-		// the whole time limit since the first attempt never ran.
-		c.log.Info("session terminated by the server; reconnecting", "tool", req.Tool)
-		c.markDead(err)
-		if sess, err = c.ensure(ctx); err != nil {
-			return nil, err
-		}
-		cancel()
-		callCtx, cancel = withOptionalTimeout(ctx, req.Timeout)
-		raw, err = c.request(callCtx, sess, "tools/call", params)
+	params := callParams{Name: req.Tool, Arguments: req.Arguments, Meta: meta}
+	var (
+		raw     json.RawMessage
+		expired bool
+	)
+	if req.AsTask {
+		raw, expired, err = c.callAsTask(ctx, sess, req, params)
+	} else {
+		raw, _, expired, err = c.send(ctx, sess, req.Timeout, "tools/call", params)
 	}
 	if err != nil {
 		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, req.Timeout)
-		return nil, c.wrapRequestErr(op, ctx, callCtx, timedOut, err)
+		return nil, c.wrapRequestErr(op, ctx, expired, timedOut, err)
 	}
 	return raw, nil
+}
+
+// send runs one request on sess within limit (0: none but ctx's). If the
+// server answers that it no longer knows the session (a streamable HTTP
+// server that restarted while we were idle), the request goes once more on
+// a new session, with the whole limit: that is safe because the server
+// never ran the first one, and the agent does not see the restart. It
+// returns the session the request last went on, and whether limit ran out.
+func (c *Conn) send(ctx context.Context, sess *session, limit time.Duration, method string, params any) (json.RawMessage, *session, bool, error) {
+	raw, expired, err := c.sendOnce(ctx, sess, limit, method, params)
+	if !errors.Is(err, transport.ErrSessionTerminated) || expired || ctx.Err() != nil {
+		return raw, sess, expired, err
+	}
+	c.log.Info("the server no longer knows the session; reconnecting", "method", method)
+	c.markDead(err)
+	if sess, err = c.ensure(ctx); err != nil {
+		return nil, nil, false, err
+	}
+	raw, expired, err = c.sendOnce(ctx, sess, limit, method, params)
+	return raw, sess, expired, err
+}
+
+func (c *Conn) sendOnce(ctx context.Context, sess *session, limit time.Duration, method string, params any) (json.RawMessage, bool, error) {
+	limited, cancel := withOptionalTimeout(ctx, limit)
+	defer cancel()
+	raw, err := c.request(limited, sess, method, params)
+	return raw, err != nil && limited.Err() != nil && ctx.Err() == nil, err
 }
 
 func withOptionalTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
@@ -656,22 +685,28 @@ func withOptionalTimeout(ctx context.Context, d time.Duration) (context.Context,
 	return context.WithTimeout(ctx, d)
 }
 
-// wrapRequestErr explains a failed request: the server refused it, the
-// caller gave up (ctx ended), the request's own time limit ran out
-// (limited ended: timedOut says which limit), or the server was lost, in
-// which case it is marked dead so that the next use restarts it.
-func (c *Conn) wrapRequestErr(op string, ctx, limited context.Context, timedOut, err error) error {
-	var rpc *RPCError
+// wrapRequestErr explains a failed request: reconnecting failed (already
+// explained), the server refused it, the caller gave up (ctx ended), the
+// request's own time limit ran out (expired: timedOut says which limit), or
+// the server was lost, in which case it is marked dead so that the next use
+// restarts it.
+func (c *Conn) wrapRequestErr(op string, ctx context.Context, expired bool, timedOut, err error) error {
+	var (
+		rpc  *RPCError
+		conn *ConnError
+	)
 	switch {
-	case errors.As(err, &rpc):
+	case errors.As(err, &conn):
+		return err
+	case errors.As(err, &rpc), errors.Is(err, ErrTaskCancelled):
 		return c.fail(op, err, false)
 	case ctx.Err() != nil:
 		return c.fail(op, callerGone(ctx), false)
-	case limited.Err() != nil:
+	case expired:
 		return c.fail(op, timedOut, false)
 	default:
 		c.markDead(err)
-		return c.fail(op, fmt.Errorf("%w: %v", ErrServerGone, err), true)
+		return c.fail(op, fmt.Errorf("%w: %v", ErrServerGone, explainHTTPErr(c.Config, err)), true)
 	}
 }
 
@@ -691,6 +726,53 @@ func (c *Conn) watchExit(sess *session) {
 	c.lastErr = c.fail("session", fmt.Errorf("%w: %v", ErrServerGone, exit), true)
 	c.lastFailure = time.Now()
 	c.log.Warn("server exited", "error", c.lastErr.Error())
+}
+
+// sessionLost marks the connection failed when the long-lived stream of
+// its live SSE session ends, so that list shows a server lost while idle
+// instead of "ready" until the next call.
+func (c *Conn) sessionLost(sess *session, err error) {
+	sess.dead.Store(true)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sess != sess || c.status != StatusReady {
+		return
+	}
+	if err == nil {
+		err = errors.New("the server closed the connection")
+	}
+	c.status = StatusFailed
+	c.lastErr = c.fail("session", fmt.Errorf("%w: %v", ErrServerGone, explainHTTPErr(c.Config, err)), false)
+	c.lastFailure = time.Now()
+	c.log.Warn("server connection lost", "error", c.lastErr.Error())
+}
+
+// ProbeTimeout bounds the ping Probe sends.
+const ProbeTimeout = 5 * time.Second
+
+// Probe pings a streamable HTTP or SSE server whose session is live, so
+// that list shows one lost while idle as failed, with why, rather than
+// "ready" until the next call. A server that restarted and forgot the
+// session is reconnected. stdio servers need no probe: their exit is seen
+// at once (watchExit).
+func (c *Conn) Probe(ctx context.Context) {
+	c.mu.Lock()
+	sess, ready := c.sess, c.status == StatusReady
+	c.mu.Unlock()
+	if !ready || sess == nil || sess.stdio != nil {
+		return
+	}
+	_, _, expired, err := c.send(ctx, sess, ProbeTimeout, "ping", nil)
+	var rpc *RPCError
+	switch {
+	case err == nil, errors.As(err, &rpc), ctx.Err() != nil:
+		// Answered (an error answer too: the server is there), or the
+		// caller went away, which says nothing about the server.
+	case expired:
+		c.markDead(fmt.Errorf("%w: no answer to ping within %s", ErrServerGone, ProbeTimeout))
+	default:
+		c.markDead(fmt.Errorf("%w: %v", ErrServerGone, explainHTTPErr(c.Config, err)))
+	}
 }
 
 func (c *Conn) markDead(err error) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +35,7 @@ type session struct {
 	client    *client.Client
 	transport transport.Interface
 	stdio     *stdioTransport    // nil for HTTP and SSE
+	http      *httpRoundTripper  // nil for stdio
 	cancelCtx context.CancelFunc // ends the transport's long-lived streams
 
 	dead      atomic.Bool
@@ -55,11 +57,17 @@ func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, 
 		sess.stdio = newStdioTransport(cfg, stderr, stdioOpts)
 		sess.transport = sess.stdio
 	case TransportHTTP:
+		var httpClient *http.Client
+		httpClient, sess.http = newHTTPClient()
 		sess.transport, err = transport.NewStreamableHTTP(cfg.URL,
+			transport.WithHTTPBasicClient(httpClient),
 			transport.WithHTTPHeaders(cfg.Headers),
 			transport.WithHTTPLogger(slog.New(slog.DiscardHandler)))
 	case TransportSSE:
+		var httpClient *http.Client
+		httpClient, sess.http = newHTTPClient()
 		sess.transport, err = transport.NewSSE(cfg.URL,
+			transport.WithHTTPClient(httpClient),
 			transport.WithHeaders(cfg.Headers),
 			transport.WithSSELogger(slog.New(slog.DiscardHandler)))
 	default:
@@ -113,7 +121,7 @@ func explainStartErr(cfg ServerConfig, err error) error {
 		}
 		return fmt.Errorf("command %q not found or not executable: check the command and PATH", filepath.Base(cfg.Command))
 	}
-	return err
+	return explainHTTPErr(cfg, err)
 }
 
 // cancel tells the server to stop working on a request whose caller gave

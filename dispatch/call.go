@@ -65,7 +65,7 @@ const (
 
 // Call answers action call.
 func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (*CallResponse, error) {
-	conn, _, err := s.resolveTool(ctx, req.Connection, req.Tool)
+	conn, def, err := s.resolveTool(ctx, req.Connection, req.Tool)
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +86,7 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (*CallResp
 		Arguments:  args,
 		Meta:       req.Meta,
 		OnProgress: hooks.Progress,
+		AsTask:     def.RunsAsTask,
 		Timeout:    timeout,
 	})
 	if err != nil {

@@ -18,7 +18,10 @@ type toolDef struct {
 	Description string
 	Params      []paramDef
 	Annotations map[string]any
-	Raw         json.RawMessage
+	// RunsAsTask: the server requires the tool to be called as a task
+	// (execution.taskSupport "required"), and dispatch does so.
+	RunsAsTask bool
+	Raw        json.RawMessage
 }
 
 type paramDef struct {
@@ -34,6 +37,9 @@ func parseToolDef(raw json.RawMessage) (toolDef, bool) {
 		Description string          `json:"description"`
 		Annotations map[string]any  `json:"annotations"`
 		InputSchema json.RawMessage `json:"inputSchema"`
+		Execution   struct {
+			TaskSupport string `json:"taskSupport"`
+		} `json:"execution"`
 	}
 	if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
 		return toolDef{}, false
@@ -54,7 +60,8 @@ func parseToolDef(raw json.RawMessage) (toolDef, bool) {
 		}
 		schema.Properties, schema.Required = props.Properties, nil
 	}
-	def := toolDef{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations, Raw: raw}
+	def := toolDef{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations,
+		RunsAsTask: t.Execution.TaskSupport == "required", Raw: raw}
 	if def.Title == "" {
 		if title, ok := t.Annotations["title"].(string); ok {
 			def.Title = title

@@ -12,6 +12,8 @@ type InfoResponse struct {
 	Connection string          `json:"connection"`
 	Server     string          `json:"server,omitempty"`
 	Tool       json.RawMessage `json:"tool"`
+	// RunsAsTask: see ToolEntry.
+	RunsAsTask bool `json:"runsAsTask,omitempty"`
 }
 
 // Info answers action info.
@@ -20,7 +22,7 @@ func (s *Service) Info(ctx context.Context, req Request) (*InfoResponse, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &InfoResponse{Connection: conn.Alias, Server: conn.Config.Name, Tool: def.Raw}, nil
+	return &InfoResponse{Connection: conn.Alias, Server: conn.Config.Name, Tool: def.Raw, RunsAsTask: def.RunsAsTask}, nil
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -52,6 +52,9 @@ type ToolEntry struct {
 	Score       float64         `json:"score,omitempty"`
 	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
 	Annotations map[string]any  `json:"annotations,omitempty"`
+	// RunsAsTask says the server requires the tool to run as a task;
+	// dispatch's call waits for it (within the call's time limit).
+	RunsAsTask bool `json:"runsAsTask,omitempty"`
 }
 
 // namesInlineLimit is how many tools a default list names inline before it
@@ -87,6 +90,20 @@ func (s *Service) catalogs(ctx context.Context, conns []*connections.Conn, refre
 	return out
 }
 
+// probe checks the live HTTP and SSE servers concurrently, so that list
+// shows one lost while idle as it is (see Conn.Probe).
+func probe(ctx context.Context, conns []*connections.Conn) {
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.Probe(ctx)
+		}()
+	}
+	wg.Wait()
+}
+
 func (s *Service) selectConns(key string) ([]*connections.Conn, error) {
 	if key == "" {
 		return s.conns.Conns(), nil
@@ -104,6 +121,7 @@ func (s *Service) List(ctx context.Context, req Request) (*ListResponse, error) 
 	if err != nil {
 		return nil, err
 	}
+	probe(ctx, conns)
 	cats := s.catalogs(ctx, conns, req.Refresh)
 	resp := &ListResponse{Connections: make([]ConnectionEntry, 0, len(cats))}
 	for _, cat := range cats {
@@ -185,7 +203,7 @@ func connectionEntry(cat catalog, detail bool) ConnectionEntry {
 }
 
 func (s *Service) toolEntry(c *connections.Conn, t toolDef, req Request) ToolEntry {
-	e := ToolEntry{Connection: c.Alias, Name: t.Name, Params: t.Signature(req.Format == "detail")}
+	e := ToolEntry{Connection: c.Alias, Name: t.Name, Params: t.Signature(req.Format == "detail"), RunsAsTask: t.RunsAsTask}
 	if req.Format == "detail" {
 		e.Title = t.Title
 		e.Description = t.Description

@@ -80,6 +80,9 @@ check "call memory read_graph sees it" 'interop-entity' "$dispatch" "${stdio[@]}
 check "large result spills to --spill-dir" 'result saved to' "$dispatch" "${stdio[@]}" --threshold 1KiB --spill-dir "$work/results" call directory_tree "{\"path\":\"$root/testdata\"}"
 spilled=$(ls "$work"/results/* 2>/dev/null | head -1 || true)
 check "readresult greps the spilled file" '[0-9]+:' "$dispatch" readresult "$spilled" --op grep --pattern 'fixture|golden' --max-matches 3
+check "task-only tool: list says it runs as a task" '"name": "simulate-research-query"[^}]*"runsAsTask": true' \
+  bash -c "\"$dispatch\" --mcp \"$bin/mcp-server-everything\" --json list -C c1 --limit 100 | tr -d '\n'"
+check "task-only tool: call simulate-research-query as a task" 'Research Report: tides' "$dispatch" --mcp "$bin/mcp-server-everything" call simulate-research-query '{"topic":"tides"}'
 check "ambiguous tool is a usage error (exit 2)" 'exit=2' bash -c "\"$dispatch\" --mcp \"$bin/mcp-server-everything\" --mcp \"$bin/mcp-server-everything stdio\" call echo '{\"message\":\"x\"}' >/dev/null 2>&1; echo exit=\$?"
 
 echo "# environment: the host's tokens do not reach stdio servers"
@@ -97,10 +100,12 @@ free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1
 # listen, and set url. It runs in this shell, not in $(...), so that its
 # pid reaches cleanup.
 serve() {
-  local mode=$1 path=$2 port
-  port=$(free_port)
-  PORT=$port "$bin/mcp-server-everything" "$mode" >"$work/$mode.log" 2>&1 &
+  local mode=$1 path=$2 port=${3:-}
+  [ -n "$port" ] || port=$(free_port)
+  PORT=$port "$bin/mcp-server-everything" "$mode" >>"$work/$mode.log" 2>&1 &
   pids+=($!)
+  server_pid=$!
+  server_port=$port
   for _ in $(seq 1 100); do
     if node -e "require('net').connect($port,'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))" 2>/dev/null; then
       url="http://127.0.0.1:$port$path"
@@ -119,6 +124,24 @@ if serve streamableHttp /mcp; then
   check "http: search" 'get-sum' "$dispatch" --no-cache --mcp "$url" search add two numbers
   check "http: call echo" 'Echo: over http' "$dispatch" --mcp "$url" call echo '{"message":"over http"}'
   check "http: info get-sum" '"name": "get-sum"' "$dispatch" --mcp "$url" info get-sum
+  # server-everything restarts while a serving dispatch is idle; it then
+  # answers the old session with 400 "No valid session ID provided".
+  coproc AGENT { "$dispatch" --no-cache --mcp "$url" 2>"$work/agent.stderr"; }
+  rpc() { echo "$1" >&"${AGENT[1]}"; local line; read -t 60 -r line <&"${AGENT[0]}" && echo "$line"; }
+  rpc '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"interop","version":"1"}}}' >/dev/null
+  echo '{"jsonrpc":"2.0","method":"notifications/initialized"}' >&"${AGENT[1]}"
+  call_echo() { rpc "{\"jsonrpc\":\"2.0\",\"id\":\"$1\",\"method\":\"tools/call\",\"params\":{\"name\":\"proxy-dispatch\",\"arguments\":{\"action\":\"call\",\"tool\":\"echo\",\"arguments\":{\"message\":\"$1\"}}}}"; }
+  check "http: serving dispatch calls echo" 'Echo: before-restart' call_echo before-restart
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
+  if serve streamableHttp /mcp "$server_port"; then
+    check "http: first call after the server restarted opens a new session" 'Echo: after-restart' call_echo after-restart
+    check "http: refresh after a restart lists the tools" 'ready.*get-sum' \
+      rpc '{"jsonrpc":"2.0","id":"refresh","method":"tools/call","params":{"name":"proxy-dispatch","arguments":{"action":"list","refresh":true}}}'
+  else
+    fail "http: server-everything did not restart on port $server_port"
+  fi
+  exec {AGENT[1]}>&-
+  wait "$AGENT_PID" 2>/dev/null || true
 else
   fail "http: server-everything streamableHttp did not start"
 fi

@@ -1,0 +1,168 @@
+package connections
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// sessionBodyPeek bounds how much of an HTTP error answer is read to tell
+// a forgotten session from another refusal, and to quote in errors.
+const sessionBodyPeek = 4096
+
+// headerSessionID is the streamable HTTP session header.
+const headerSessionID = "Mcp-Session-Id"
+
+// httpRoundTripper sits under mcp-go's HTTP transports. mcp-go takes only a
+// 404 as "the server forgot the session", but servers built on the
+// TypeScript SDK (server-everything among them) answer 400 "No valid
+// session ID provided" after a restart: such an answer is turned into the
+// 404 it means, so that the session is re-initialized instead of every later
+// call failing. It also remembers the last error status and the start of
+// its body, which mcp-go drops when initialize is refused.
+type httpRoundTripper struct {
+	base http.RoundTripper
+
+	mu         sync.Mutex
+	lastStatus int
+	lastBody   string
+}
+
+func newHTTPClient() (*http.Client, *httpRoundTripper) {
+	rt := &httpRoundTripper{base: http.DefaultTransport}
+	return &http.Client{Transport: rt}, rt
+}
+
+func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := rt.base.RoundTrip(req)
+	if err != nil || resp.StatusCode < 400 {
+		return resp, err
+	}
+	peek, readErr := io.ReadAll(io.LimitReader(resp.Body, sessionBodyPeek))
+	// The rest of the body stays readable behind what was peeked.
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(peek), resp.Body), resp.Body}
+	if readErr != nil {
+		return resp, nil
+	}
+	rt.mu.Lock()
+	rt.lastStatus, rt.lastBody = resp.StatusCode, string(peek)
+	rt.mu.Unlock()
+	if sessionForgotten(req.Header.Get(headerSessionID), resp.StatusCode, peek) {
+		resp.StatusCode, resp.Status = http.StatusNotFound, "404 Not Found (session no longer known)"
+	}
+	return resp, nil
+}
+
+// lastError returns the status and the start of the body of the last error
+// answer.
+func (rt *httpRoundTripper) lastError() (int, string) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.lastStatus, rt.lastBody
+}
+
+// sessionForgotten reports whether an answer to a request sent on session
+// means the server no longer knows that session: 404 (the protocol's way),
+// or 400 whose body names the session. A request without a session cannot
+// have lost one.
+func sessionForgotten(session string, status int, body []byte) bool {
+	if session == "" {
+		return false
+	}
+	switch status {
+	case http.StatusNotFound:
+		return true
+	case http.StatusBadRequest:
+		return bytes.Contains(bytes.ToLower(body), []byte("session"))
+	}
+	return false
+}
+
+// publicURL is a server URL fit for an error message: no user info, no
+// query (either may hold a credential).
+func publicURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "the server's URL"
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+}
+
+// unreachableError says once, plainly, that a server's URL could not be
+// reached, where mcp-go nests "failed to send request:" and the full
+// request URL several times over. It keeps the cause for errors.Is.
+type unreachableError struct {
+	url    string
+	reason string
+	cause  error
+}
+
+func (e *unreachableError) Error() string {
+	return fmt.Sprintf("cannot reach %s: %s", e.url, e.reason)
+}
+func (e *unreachableError) Unwrap() error { return e.cause }
+
+// explainHTTPErr rewrites a network failure to reach cfg's URL into one
+// clear sentence; any other error is returned as it is.
+func explainHTTPErr(cfg ServerConfig, err error) error {
+	if err == nil || cfg.Transport == TransportStdio {
+		return err
+	}
+	var urlErr *url.Error
+	if !errors.As(err, &urlErr) {
+		return err
+	}
+	reason := urlErr.Err.Error()
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		reason = "connection refused (is the server running, and is the address right?)"
+	case errors.Is(err, syscall.ECONNRESET):
+		reason = "connection reset by the server"
+	default:
+		// url.Error's own text repeats the full URL, query included.
+		reason = strings.ReplaceAll(reason, urlErr.URL, publicURL(urlErr.URL))
+	}
+	return &unreachableError{url: publicURL(cfg.URL), reason: reason, cause: err}
+}
+
+// explainInitErr says why initialize failed, where mcp-go calls every 4xx
+// answer to initialize "likely a legacy SSE server": that guess is only
+// plausible for 404 and 405, and a wrong path is as likely.
+func explainInitErr(cfg ServerConfig, sess *session, err error) error {
+	if !errors.Is(err, transport.ErrLegacySSEServer) || sess.http == nil {
+		return explainHTTPErr(cfg, err)
+	}
+	status, body := sess.http.lastError()
+	return initRefusal(publicURL(cfg.URL), status, body)
+}
+
+// initRefusal explains an HTTP error status answering initialize.
+func initRefusal(url string, status int, body string) error {
+	msg := fmt.Sprintf("%s answered HTTP %d to initialize", url, status)
+	if status == 0 {
+		msg = url + " refused initialize with an HTTP 4xx status"
+	}
+	if text := strings.TrimSpace(body); text != "" {
+		msg += fmt.Sprintf(" (%.200q)", text)
+	}
+	switch status {
+	case http.StatusNotFound, http.StatusMethodNotAllowed:
+		msg += `: check the URL's path (streamable HTTP servers usually serve /mcp); or, if this is a legacy HTTP+SSE server, select that transport with an sse+ URL (--mcp 'sse+http://HOST/sse') or "type": "sse" in the config`
+	case http.StatusUnauthorized, http.StatusForbidden:
+		msg += ": check the credentials in the server's headers"
+	default:
+		msg += ": check the URL and the server's headers"
+	}
+	return errors.New(msg)
+}

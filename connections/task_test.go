@@ -1,0 +1,96 @@
+package connections
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// startTaskServer serves, over streamable HTTP, a real mcp-go server with
+// one tool that must be called as a task. cancelled receives the topic of
+// each task whose work was cancelled.
+func startTaskServer(t *testing.T) (ServerConfig, <-chan string) {
+	t.Helper()
+	cancelled := make(chan string, 10)
+	// mcp-go v1.2.1 runs a task's handler under the context of the
+	// tools/call that created it, which ends as soon as the task is: the
+	// handler works detached and learns of tasks/cancel from the hook.
+	cancelRequests := make(chan struct{}, 10)
+	hooks := &server.TaskHooks{}
+	hooks.AddOnTaskCancelled(func(context.Context, server.TaskMetrics) { cancelRequests <- struct{}{} })
+	srv := server.NewMCPServer("tasks", "1", server.WithToolCapabilities(false), server.WithTaskCapabilities(true, true, true),
+		server.WithTaskHooks(hooks))
+	tool := mcp.NewTool("research", mcp.WithString("topic"), mcp.WithNumber("seconds"))
+	tool.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}
+	srv.AddTool(tool, func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-cancelRequests:
+			cancelled <- req.GetString("topic", "")
+			return mcp.NewToolResultError("cancelled"), nil
+		case <-time.After(time.Duration(req.GetFloat("seconds", 0) * float64(time.Second))):
+		}
+		return mcp.NewToolResultText("report on " + req.GetString("topic", "")), nil
+	})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: server.NewStreamableHTTPServer(srv)}
+	go func() { _ = hs.Serve(l) }()
+	t.Cleanup(func() { _ = hs.Close() })
+	return ServerConfig{Transport: TransportHTTP, URL: "http://" + l.Addr().String() + "/mcp"}, cancelled
+}
+
+func TestConn_CallAsTask(t *testing.T) {
+	cfg, cancelled := startTaskServer(t)
+	c := testConn(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	var (
+		mu       sync.Mutex
+		progress []string
+	)
+	raw, err := c.Call(ctx, CallRequest{Tool: "research", Arguments: json.RawMessage(`{"topic":"go","seconds":1.5}`), AsTask: true,
+		Timeout: 20 * time.Second, OnProgress: func(p map[string]any) {
+			mu.Lock()
+			defer mu.Unlock()
+			progress = append(progress, p["message"].(string))
+		}})
+	if err != nil || !strings.Contains(string(raw), "report on go") {
+		t.Fatalf("research as a task: %s, %v", raw, err)
+	}
+	mu.Lock()
+	if len(progress) == 0 || !strings.Contains(progress[0], "task working") {
+		t.Errorf("progress relayed = %q", progress)
+	}
+	mu.Unlock()
+
+	// Without AsTask the server refuses it: what dispatch fixed.
+	if _, err := c.Call(ctx, CallRequest{Tool: "research", Arguments: json.RawMessage(`{"topic":"x"}`), Timeout: 5 * time.Second}); err == nil ||
+		!strings.Contains(err.Error(), "requires task augmentation") {
+		t.Errorf("plain call of a task-only tool: %v", err)
+	}
+
+	// A call that outlives its limit cancels its task on the server.
+	_, err = c.Call(ctx, CallRequest{Tool: "research", Arguments: json.RawMessage(`{"topic":"slow","seconds":600}`), AsTask: true, Timeout: time.Second})
+	if err == nil || !strings.Contains(err.Error(), "timed out") {
+		t.Errorf("task past its limit: %v", err)
+	}
+	select {
+	case topic := <-cancelled:
+		if topic != "slow" {
+			t.Errorf("cancelled %q", topic)
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("the task was not cancelled on the server")
+	}
+}

@@ -1,0 +1,295 @@
+package dispatch
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// DefaultMaxInFlight is how many of the agent's requests dispatch serves at
+// once by default (--max-in-flight).
+const DefaultMaxInFlight = 256
+
+// notificationQueue bounds the notifications (progress) waiting to be
+// written to the agent; mcp-go drops one that finds the queue full, which
+// is the right trade for progress.
+const notificationQueue = 100
+
+// StdioOptions tune ServeStdio.
+type StdioOptions struct {
+	// MaxInFlight bounds the requests served at once. A request past it is
+	// answered at once with an error saying dispatch is busy: it never
+	// waits, so nothing the agent sends can stop dispatch from reading
+	// stdin, and a cancellation is always read and acted on.
+	MaxInFlight int
+	Logger      *slog.Logger
+}
+
+// ServeStdio serves srv to one agent over newline-delimited JSON-RPC on in
+// and out until in ends or ctx does, then cancels the requests still in
+// flight and returns once their handlers have.
+//
+// It replaces mcp-go's StdioServer, which runs tool calls past its worker
+// pool and queue on its read loop: with 100 slow calls in flight, reading
+// stopped, so a list waited for a slow call and a cancellation was read
+// only after the call it cancelled had ended.
+func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, opts StdioOptions) error {
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	sess := &stdioSession{notifications: make(chan mcp.JSONRPCNotification, notificationQueue)}
+	if err := srv.RegisterSession(ctx, sess); err != nil {
+		return fmt.Errorf("register stdio session: %w", err)
+	}
+	defer srv.UnregisterSession(ctx, sess.SessionID())
+	ctx, cancel := context.WithCancel(srv.WithContext(ctx, sess))
+	defer cancel()
+
+	s := &stdioServer{
+		srv:      srv,
+		out:      out,
+		log:      opts.Logger,
+		slots:    make(chan struct{}, opts.MaxInFlight),
+		inFlight: make(map[string]context.CancelFunc),
+	}
+	var notifier sync.WaitGroup
+	notifier.Go(func() { s.writeNotifications(ctx, sess.notifications) })
+	err := s.readLoop(ctx, in)
+	cancel() // the agent is gone: so is every request it made
+	s.handlers.Wait()
+	notifier.Wait()
+	return err
+}
+
+type stdioServer struct {
+	srv *server.MCPServer
+	log *slog.Logger
+
+	writeMu sync.Mutex
+	out     io.Writer
+
+	slots    chan struct{} // one per request being served
+	handlers sync.WaitGroup
+
+	mu       sync.Mutex
+	inFlight map[string]context.CancelFunc // by the request's JSON-RPC id
+}
+
+// readLoop reads messages until in ends (nil) or ctx does. The read itself
+// runs on its own goroutine, which ends when in does, so that a signal
+// ends serving at once.
+func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
+	lines := make(chan []byte)
+	readErr := make(chan error, 1)
+	go func() {
+		r := bufio.NewReader(in)
+		for {
+			line, err := r.ReadBytes('\n')
+			if len(bytes.TrimSpace(line)) > 0 {
+				select {
+				case lines <- line:
+				case <-ctx.Done():
+					return
+				}
+			}
+			if err != nil {
+				readErr <- err
+				return
+			}
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case err := <-readErr:
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("read stdin: %w", err)
+		case line := <-lines:
+			s.handle(ctx, line)
+		}
+	}
+}
+
+// message is what the read loop needs to know of a JSON-RPC message.
+type message struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
+}
+
+// handle dispatches one message without waiting for any handler.
+func (s *stdioServer) handle(ctx context.Context, line []byte) {
+	var msg message
+	if err := json.Unmarshal(line, &msg); err != nil {
+		s.write(mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil),
+			Error: mcp.NewJSONRPCErrorDetails(mcp.PARSE_ERROR, "Parse error: each line must be one JSON-RPC message", nil)})
+		return
+	}
+	isRequest := len(msg.ID) > 0 && string(msg.ID) != "null"
+	switch {
+	case msg.Method == "":
+		// A response: dispatch sends the agent no requests.
+		s.log.Debug("ignored a response from the agent to no request")
+	case !isRequest:
+		if msg.Method == string(mcp.MethodNotificationCancelled) {
+			s.cancel(msg.Params.RequestID)
+		}
+		// Notifications are quick and carry no answer.
+		s.reply(ctx, line)
+	default:
+		s.serve(ctx, msg, line)
+	}
+}
+
+// serve runs a request on its own goroutine, or answers at once that
+// dispatch is busy when MaxInFlight requests are being served.
+func (s *stdioServer) serve(ctx context.Context, msg message, line []byte) {
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		s.write(busyAnswer(msg, cap(s.slots)))
+		return
+	}
+	reqCtx, cancel := context.WithCancel(ctx)
+	key := idKey(msg.ID)
+	s.mu.Lock()
+	s.inFlight[key] = cancel
+	s.mu.Unlock()
+	s.handlers.Go(func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.inFlight, key)
+			s.mu.Unlock()
+			cancel()
+			<-s.slots
+		}()
+		s.reply(reqCtx, line)
+	})
+}
+
+// cancel ends the context of a request in flight. mcp-go does the same
+// once its handler has started; this covers the moment before.
+func (s *stdioServer) cancel(id json.RawMessage) {
+	s.mu.Lock()
+	cancel := s.inFlight[idKey(id)]
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// reply has mcp-go handle a message and writes its answer, if any.
+func (s *stdioServer) reply(ctx context.Context, line []byte) {
+	var resp mcp.JSONRPCMessage
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				s.log.Error("panic serving a request", "panic", fmt.Sprint(r))
+				var msg message
+				if json.Unmarshal(line, &msg) == nil && len(msg.ID) > 0 {
+					resp = errorAnswer(msg.ID, mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", r))
+				}
+			}
+		}()
+		resp = s.srv.HandleMessage(ctx, line)
+	}()
+	if resp != nil {
+		s.write(resp)
+	}
+}
+
+// busyAnswer tells the agent a request was not run because too many are.
+// A tool call gets an isError result the agent reads like any tool error.
+func busyAnswer(msg message, limit int) mcp.JSONRPCMessage {
+	text := fmt.Sprintf("dispatch is busy: %d requests are already in flight (the limit, --max-in-flight); this one was not run. Wait for some to finish, or cancel those no longer needed, then retry.", limit)
+	if msg.Method == string(mcp.MethodToolsCall) {
+		return mcp.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: rawID(msg.ID), Result: mcp.NewToolResultError(text)}
+	}
+	return errorAnswer(msg.ID, mcp.INTERNAL_ERROR, text)
+}
+
+func errorAnswer(id json.RawMessage, code int, text string) mcp.JSONRPCMessage {
+	return mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: rawID(id), Error: mcp.NewJSONRPCErrorDetails(code, text, nil)}
+}
+
+// idKey is a request id in one canonical form, so that the id a
+// cancellation names finds the request however either was spelled.
+func idKey(id json.RawMessage) string {
+	var v any
+	if err := json.Unmarshal(id, &v); err != nil {
+		return string(id)
+	}
+	canonical, err := json.Marshal(v)
+	if err != nil {
+		return string(id)
+	}
+	return string(canonical)
+}
+
+// rawID turns a request's id back into the id type mcp-go marshals.
+func rawID(id json.RawMessage) mcp.RequestId {
+	var v any
+	if err := json.Unmarshal(id, &v); err != nil {
+		return mcp.NewRequestId(nil)
+	}
+	if f, ok := v.(float64); ok && f == float64(int64(f)) {
+		return mcp.NewRequestId(int64(f))
+	}
+	return mcp.NewRequestId(v)
+}
+
+// write sends one message as one line.
+func (s *stdioServer) write(msg any) {
+	data, err := json.Marshal(msg)
+	if err != nil {
+		s.log.Error("encode an answer to the agent", "error", err.Error())
+		return
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if _, err := s.out.Write(append(data, '\n')); err != nil {
+		s.log.Debug("write to the agent", "error", err.Error())
+	}
+}
+
+func (s *stdioServer) writeNotifications(ctx context.Context, notifications <-chan mcp.JSONRPCNotification) {
+	for {
+		select {
+		case n := <-notifications:
+			s.write(n)
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// stdioSession is the one agent of a stdio server.
+type stdioSession struct {
+	notifications chan mcp.JSONRPCNotification
+	initialized   atomic.Bool
+}
+
+var _ server.ClientSession = (*stdioSession)(nil)
+
+func (s *stdioSession) SessionID() string                                   { return "stdio" }
+func (s *stdioSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notifications }
+func (s *stdioSession) Initialize()                                         { s.initialized.Store(true) }
+func (s *stdioSession) Initialized() bool                                   { return s.initialized.Load() }
