@@ -257,7 +257,7 @@ func TestSecrets_NeverShownOverMCP(t *testing.T) {
 	wantErr("call on the server that echoes its env", echo(secBroken), "FIXTURE_TOKEN=***", "FIXTURE_DB_PASSWORD=***", "FIXTURE_API_KEY=***", "FIXTURE_DB_PWD=***")
 	wantErr("call on the server whose cwd is missing", echo(secNoDir), `working directory "`+s.missingDir+`"`)
 	wantErr("call on the server that echoes its args", echo(secBadArgs), "--token=***", "--password=***",
-		"X-Api-Key: ***", "Authorization: Basic ***", `"-p" "***"`)
+		"X-Api-Key: ***", "Authorization: ***", `"-p" "***"`)
 	wantErr("call with the wrong header", echo(secHTTPBad))
 	wantErr("call to a URL with user info", echo(secHTTPDown), "***")
 	wantErr("call to an SSE URL", echo(secSSEDown))
