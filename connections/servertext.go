@@ -24,12 +24,12 @@ func (r *Redactor) maskInfo(info ServerInfo) ServerInfo {
 	return info
 }
 
-// maskTools masks every tool definition (see JSON); changed says whether
+// maskTools masks every tool definition (see maskJSON); changed says whether
 // any was altered.
 func (r *Redactor) maskTools(tools []json.RawMessage) (masked []json.RawMessage, changed bool, err error) {
 	masked = make([]json.RawMessage, len(tools))
 	for i, tool := range tools {
-		m, err := r.JSON(tool)
+		m, err := r.maskJSON(tool)
 		if err != nil {
 			return nil, false, fmt.Errorf("tool %d: %w", i+1, err)
 		}
@@ -39,12 +39,12 @@ func (r *Redactor) maskTools(tools []json.RawMessage) (masked []json.RawMessage,
 	return masked, changed, nil
 }
 
-// JSON masks every string of a JSON value, object keys included, and
+// maskJSON masks every string of a JSON value, object keys included, and
 // returns raw itself when none needed masking. Strings are masked as
 // decoded, so a secret the server escaped (\u0026 for "&", or any letter
 // as \u00XX) is found too; the document keeps its key order, and numbers
 // their text.
-func (r *Redactor) JSON(raw []byte) ([]byte, error) {
+func (r *Redactor) maskJSON(raw []byte) ([]byte, error) {
 	// Without escapes every decoded string is a piece of raw, so a raw
 	// that needs no masking holds no string that does.
 	if !bytes.ContainsRune(raw, '\\') && r.String(string(raw)) == string(raw) {

@@ -1,12 +1,13 @@
 package connections
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
 )
 
-func TestRedactor_JSON(t *testing.T) {
+func TestRedactor_maskJSON(t *testing.T) {
 	r := NewRedactor(ServerConfig{Env: map[string]string{"MYAPI_TOKEN": "tok&secret-1", "OTHER": "plain-secret-2"}})
 	tests := []struct {
 		name string
@@ -30,29 +31,29 @@ func TestRedactor_JSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := r.JSON([]byte(tt.in))
+			got, err := r.maskJSON([]byte(tt.in))
 			if err != nil {
-				t.Fatalf("JSON(%s): %v", tt.in, err)
+				t.Fatalf("maskJSON(%s): %v", tt.in, err)
 			}
 			want := tt.want
 			if want == "" {
 				want = tt.in
 			}
 			if string(got) != want {
-				t.Errorf("JSON(%s) =\n%s\nwant\n%s", tt.in, got, want)
+				t.Errorf("maskJSON(%s) =\n%s\nwant\n%s", tt.in, got, want)
 			}
 			if !json.Valid(got) {
-				t.Errorf("JSON(%s) = %s, not valid JSON", tt.in, got)
+				t.Errorf("maskJSON(%s) = %s, not valid JSON", tt.in, got)
 			}
 		})
 	}
 }
 
-func TestRedactor_JSONRejectsBadInput(t *testing.T) {
+func TestRedactor_maskJSONRejectsBadInput(t *testing.T) {
 	r := NewRedactor(ServerConfig{Env: map[string]string{"K": "plain-secret-2"}})
 	for _, in := range []string{`{"a":"plain-secret-2"`, `{"a":"plain-secret-2"} {}`, `{"a":"\u0070lain-secret-2",}`} {
-		if got, err := r.JSON([]byte(in)); err == nil {
-			t.Errorf("JSON(%s) = %s, want an error", in, got)
+		if got, err := r.maskJSON([]byte(in)); err == nil {
+			t.Errorf("maskJSON(%s) = %s, want an error", in, got)
 		}
 	}
 }
@@ -68,4 +69,38 @@ func TestRedactor_maskInfo(t *testing.T) {
 	if strings.Contains(got.Name+got.Version+got.Title+got.ProtocolVersion+got.Instructions, "info-secret-3") {
 		t.Error("secret left")
 	}
+}
+
+// FuzzRedactor_maskJSON: any valid JSON comes out valid, with no learned
+// secret left in any of its strings.
+func FuzzRedactor_maskJSON(f *testing.F) {
+	for _, seed := range []string{`{"a":"fuzz-secret-9"}`, `["\u0066uzz-secret-9",1,null]`, `"x"`, `{"fuzz-secret-9":{"b":[true,false,-1.5e3]}}`} {
+		f.Add([]byte(seed))
+	}
+	r := NewRedactor(ServerConfig{Env: map[string]string{"K": "fuzz-secret-9"}})
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !json.Valid(in) {
+			return
+		}
+		out, err := r.maskJSON(in)
+		if err != nil {
+			t.Fatalf("maskJSON(%s): %v", in, err)
+		}
+		if !json.Valid(out) {
+			t.Fatalf("maskJSON(%s) = %s, not valid JSON", in, out)
+		}
+		var decoded any
+		dec := json.NewDecoder(bytes.NewReader(out))
+		dec.UseNumber() // 1E700 is valid JSON, but no float64
+		if err := dec.Decode(&decoded); err != nil {
+			t.Fatal(err)
+		}
+		again, err := json.Marshal(decoded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(again), "fuzz-secret-9") {
+			t.Errorf("maskJSON(%s) = %s, still holds the secret", in, out)
+		}
+	})
 }
