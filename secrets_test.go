@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -62,6 +63,10 @@ func plantSecrets(t *testing.T) secretsSetup {
 		"--mcp URL password":             "mcppass-e8d2a5b1",
 		"--mcp URL secret= query":        "mcpsecret-0f6c3d72",
 		"unparsable URL's password":      "pwslash-4b7c",
+		"arg --header X-Api-Key":         "arghdr-6d1f3b8e",
+		"arg -H Basic password":          "argbasic-9a4e2c71",
+		"arg -p PASSWORD":                "argshortpw-3b8d",
+		"down URL path key":              "k9Xv2LqP7mR3tY8wB1nC5zD0sE4hJ6fA",
 	}}
 	sec := s.secrets
 	// Secrets that reach a server through dispatch's own environment.
@@ -85,9 +90,12 @@ func plantSecrets(t *testing.T) secretsSetup {
 	// Values with characters a URL must escape, written escaped as a
 	// person would: they show in errors in that form.
 	down := (&url.URL{Scheme: "http", User: url.UserPassword(sec["down URL user name"], sec["down URL password"]),
-		Host: fmt.Sprintf("127.0.0.1:%d", closed), Path: "/mcp",
+		Host: fmt.Sprintf("127.0.0.1:%d", closed), Path: "/v1/" + sec["down URL path key"] + "/mcp",
 		RawQuery: "token=" + url.PathEscape(sec["down URL token= query"]) + "&sig=" + sec["down URL sig= query"]}).String()
 
+	// mcp-remote's documented form: -H "Authorization: Basic BASE64".
+	basicAuth := base64.StdEncoding.EncodeToString([]byte("argbasicuser:" + sec["arg -H Basic password"]))
+	sec["arg -H Basic, encoded"] = basicAuth
 	toml := fmt.Sprintf(`[servers.%s]
 command = %q
 args = ["--name", "good-server"]
@@ -101,7 +109,8 @@ inheritEnv = true # so that dispatch's own FIXTURE_* reach it and must be masked
 
 [servers.%s]
 command = %q
-args = ["--", "--token=%s", "--api-key", %q, %q, "--password=${DISPATCH_TEST_ARG_PW}"]
+args = ["--", "--token=%s", "--api-key", %q, %q, "--password=${DISPATCH_TEST_ARG_PW}",
+	"--header", "X-Api-Key: %s", "-H", "Authorization: Basic %s", "-p", %q]
 
 [servers.%s]
 url = %q
@@ -120,6 +129,7 @@ cwd = "${PWD}/missing-dir"
 `, secGood, fixtureBin, sec["good server env"],
 		secBroken, fixtureBin, sec["broken server env token"], sec["broken server env password"],
 		secBadArgs, fixtureBin, sec["arg --token="], sec["arg --api-key VALUE"], sec["arg with a token's shape"],
+		sec["arg --header X-Api-Key"], basicAuth, sec["arg -p PASSWORD"],
 		secHTTPGood, good.String(), sec["right bearer header"],
 		secHTTPBad, fixtureURL, sec["wrong bearer header"],
 		secHTTPDown, down,
@@ -247,7 +257,8 @@ func TestSecrets_NeverShownOverMCP(t *testing.T) {
 	wantErr("call with bad arguments", map[string]any{"action": "call", "tool": "echo", "connection": secGood, "arguments": "[1]"})
 	wantErr("call on the server that echoes its env", echo(secBroken), "FIXTURE_TOKEN=***", "FIXTURE_DB_PASSWORD=***", "FIXTURE_API_KEY=***", "FIXTURE_DB_PWD=***")
 	wantErr("call on the server whose cwd is missing", echo(secNoDir), `working directory "`+s.missingDir+`"`)
-	wantErr("call on the server that echoes its args", echo(secBadArgs), "--token=***", "--password=***")
+	wantErr("call on the server that echoes its args", echo(secBadArgs), "--token=***", "--password=***",
+		"X-Api-Key: ***", "Authorization: ***", `"-p" "***"`)
 	wantErr("call with the wrong header", echo(secHTTPBad))
 	wantErr("call to a URL with user info", echo(secHTTPDown), "***")
 	wantErr("call to an SSE URL", echo(secSSEDown))

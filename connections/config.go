@@ -213,7 +213,8 @@ func LoadFile(path string, lookup func(string) (string, bool)) ([]ServerConfig, 
 	}
 	var configs []ServerConfig
 	if trimmed := bytes.TrimSpace(data); bytes.HasPrefix(trimmed, []byte("{")) || bytes.HasPrefix(trimmed, []byte("//")) || bytes.HasPrefix(trimmed, []byte("/*")) {
-		configs, err = parseServersJSON(standardizeJSONC(trimmed))
+		// Untrimmed, so that error offsets count the file's lines.
+		configs, err = parseServersJSON(standardizeJSONC(data))
 	} else {
 		configs, err = parseServersTOML(data)
 	}
@@ -234,7 +235,7 @@ func parseServersTOML(data []byte) ([]ServerConfig, error) {
 	}
 	md, err := toml.Decode(string(data), &doc)
 	if err != nil {
-		return nil, err
+		return nil, tomlProblem(err)
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
 		return nil, fmt.Errorf("unknown key %q (servers take type, command, args, env, inheritEnv, cwd, url, headers, timeout, protocolVersion, disabled)", undecoded[0].String())
@@ -276,7 +277,7 @@ func toConfigs(names []string, servers map[string]fileServer) ([]ServerConfig, e
 func parseServersJSON(data []byte) ([]ServerConfig, error) {
 	var doc map[string]json.RawMessage
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
+		return nil, jsonProblem(data, err)
 	}
 	raw, ok := doc["mcpServers"]
 	if !ok {
@@ -289,11 +290,20 @@ func parseServersJSON(data []byte) ([]ServerConfig, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcpServers: %w", err)
 	}
-	var servers map[string]fileServer
+	var servers map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &servers); err != nil {
-		return nil, fmt.Errorf("mcpServers: %w", err)
+		return nil, fmt.Errorf("mcpServers: %w", jsonProblem(raw, err))
 	}
-	return toConfigs(names, servers)
+	// One by one, so that a type error can name its server.
+	decoded := make(map[string]fileServer, len(servers))
+	for name, one := range servers {
+		var server fileServer
+		if err := json.Unmarshal(one, &server); err != nil {
+			return nil, fmt.Errorf("mcpServers: server %q: %w", name, jsonProblem(one, err))
+		}
+		decoded[name] = server
+	}
+	return toConfigs(names, decoded)
 }
 
 // objectKeysInOrder returns the keys of a JSON object in document order.

@@ -169,11 +169,31 @@ func newConn(alias string, cfg ServerConfig, opts Options) *Conn {
 		progress: make(map[string]func(map[string]any)),
 	}
 	if opts.Cache != nil {
-		if entry, ok := opts.Cache.Load(c.ID); ok {
-			c.tools, c.info, c.catalog = entry.Tools, entry.Server, CatalogCache
-		}
+		c.loadCachedCatalog()
 	}
 	return c
+}
+
+// loadCachedCatalog takes the cached catalog, masked: it may have been
+// written in clear by an older dispatch, or before a secret it shows was
+// learned. Such an entry is rewritten masked at once.
+func (c *Conn) loadCachedCatalog() {
+	entry, ok := c.opts.Cache.Load(c.ID)
+	if !ok {
+		return
+	}
+	info := c.opts.Redactor.maskInfo(entry.Server)
+	tools, changed, err := c.opts.Redactor.maskTools(entry.Tools)
+	if err != nil {
+		c.log.Warn("ignore cached tool catalog", "error", err.Error())
+		return
+	}
+	c.tools, c.info, c.catalog = tools, info, CatalogCache
+	if changed || info != entry.Server {
+		if err := c.opts.Cache.Save(c.ID, info, tools); err != nil {
+			c.log.Warn("save masked tool catalog", "error", err.Error())
+		}
+	}
 }
 
 // Name is the config name, or the alias when the server has none.
@@ -445,13 +465,13 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 		go c.closeSession(sess)
 		return nil, ServerInfo{}, failure
 	}
-	info := ServerInfo{
+	info := c.opts.Redactor.maskInfo(ServerInfo{
 		Name:            result.ServerInfo.Name,
 		Version:         result.ServerInfo.Version,
 		Title:           result.ServerInfo.Title,
 		ProtocolVersion: result.ProtocolVersion,
 		Instructions:    result.Instructions,
-	}
+	})
 	return sess, info, nil
 }
 
@@ -574,8 +594,11 @@ func (c *Conn) listTools(ctx, listCtx context.Context, sess *session) ([]json.Ra
 		seen[result.NextCursor] = true
 		cursor = result.NextCursor
 	}
-	if tools == nil {
-		tools = []json.RawMessage{}
+	// Masked before anything keeps them: list, search and info show
+	// these definitions, and the cache stores them.
+	tools, _, err := c.opts.Redactor.maskTools(tools)
+	if err != nil {
+		return nil, c.fail("list tools", fmt.Errorf("invalid tools/list result: %w", err), false)
 	}
 	return tools, nil
 }

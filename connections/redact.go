@@ -50,11 +50,7 @@ func (r *Redactor) Learn(c ServerConfig) {
 		found = append(found, v)
 	}
 	for _, v := range c.Headers {
-		found = append(found, v)
-		// "Bearer abc" leaks "abc" if a server echoes only the token.
-		if _, token, ok := strings.Cut(v, " "); ok {
-			found = append(found, token)
-		}
+		found = append(found, headerValueSecrets(v)...)
 	}
 	found = append(found, urlSecrets(c.URL)...)
 	found = append(found, argSecrets(c.Args)...)
@@ -164,7 +160,8 @@ func maskShapes(s string) string {
 	})
 }
 
-// urlSecrets returns the user info and token-like query values of raw.
+// urlSecrets returns the user info, token-like path segments and
+// token-like query values of raw.
 func urlSecrets(raw string) []string {
 	u, err := url.Parse(raw)
 	if err != nil || raw == "" {
@@ -181,6 +178,7 @@ func urlSecrets(raw string) []string {
 		// and its escaping may differ from Go's (%2f, %41, ...).
 		found = append(found, rawUserinfo(raw)...)
 	}
+	found = append(found, pathTokens(u)...)
 	for name, values := range u.Query() {
 		if secretName.MatchString(name) {
 			found = append(found, values...)
@@ -220,8 +218,12 @@ func rawUserinfo(raw string) []string {
 }
 
 // argSecrets returns the secret-looking values in a command's arguments:
-// --token=abc, --api-key abc, KEY=value pairs with a secret name, values
-// with a credential's shape, and URLs with user info or token parameters.
+// values of secret-named flags (--token=abc, --api-key abc, -password abc)
+// and of the short password flag (-p abc), KEY=value pairs with a secret
+// name, header values (--header "X-Api-Key: abc", -H "Authorization: Basic
+// abc"), the password of -u/--user NAME:PASSWORD, values with a
+// credential's shape, and URLs with user info, token parameters or
+// token-like path segments.
 func argSecrets(args []string) []string {
 	var found []string
 	for i, arg := range args {
@@ -230,12 +232,12 @@ func argSecrets(args []string) []string {
 		for _, u := range urlInArg.FindAllString(arg, -1) {
 			found = append(found, urlSecrets(u)...)
 		}
-		if name, value, ok := strings.Cut(arg, "="); ok && !strings.Contains(name, "://") && secretName.MatchString(strings.TrimLeft(name, "-")) {
-			found = append(found, value)
-			continue
+		next := ""
+		if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			next = args[i+1]
 		}
-		if strings.HasPrefix(arg, "-") && secretName.MatchString(strings.TrimLeft(arg, "-")) && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-			found = append(found, args[i+1])
+		if v, ok := flagValueSecrets(arg, next); ok {
+			found = append(found, v...)
 			continue
 		}
 		if secretShape.MatchString(arg) {
@@ -248,8 +250,9 @@ func argSecrets(args []string) []string {
 // urlInArg finds the URLs inside a command-line argument.
 var urlInArg = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
 
-// SanitizeURL returns raw with user info and token-like query values masked,
-// for the rare place that must show where a server is.
+// SanitizeURL returns raw with user info, token-like query values and
+// token-like path segments masked, for the rare place that must show where
+// a server is.
 func SanitizeURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -270,6 +273,7 @@ func SanitizeURL(raw string) string {
 		}
 		u.RawQuery = strings.Join(params, "&")
 	}
+	maskPathTokens(u)
 	s := u.String()
 	if hadUser {
 		s = strings.Replace(s, "//", "//"+Mask+"@", 1)

@@ -60,6 +60,13 @@ func TestRedactor_String(t *testing.T) {
 			keep:    []string{"region eu-west"},
 		},
 		{
+			name:    "url path key",
+			configs: []ServerConfig{{URL: "https://mcp.example.com/v1/a8F3kQ9zL2mX7pR4tY6wB1nC5vD0sE8h/mcp"}},
+			in:      `Post "https://mcp.example.com/v1/a8F3kQ9zL2mX7pR4tY6wB1nC5vD0sE8h/mcp": dial tcp: refused`,
+			secrets: []string{"a8F3kQ9zL2mX7pR4tY6wB1nC5vD0sE8h"},
+			keep:    []string{`"https://mcp.example.com/v1/***/mcp"`},
+		},
+		{
 			name:    "url-encoded form",
 			configs: []ServerConfig{{Env: map[string]string{"K": "a b/c+d=e&f"}}},
 			in:      "raw a b/c+d=e&f encoded " + url.QueryEscape("a b/c+d=e&f"),
@@ -258,6 +265,11 @@ func TestSanitizeURL(t *testing.T) {
 		{in: "//u:p4ss@h.example.com/x", want: "//***@h.example.com/x", secrets: []string{"p4ss"}},
 		{in: "https://h.example.com/?api_key=k3y&sig=s1g&x=1", want: "https://h.example.com/?api_key=***&sig=***&x=1", secrets: []string{"k3y", "s1g"}},
 		{in: "http://h/%zz", want: Mask},
+		{in: "https://mcp.example.com/v1/a8F3kQ9zL2mX7pR4tY6wB1nC5vD0sE8h/mcp?page=2", want: "https://mcp.example.com/v1/***/mcp?page=2",
+			secrets: []string{"a8F3kQ9zL2mX7pR4tY6wB1nC5vD0sE8h"}},
+		{in: "https://h.example.com/s/123e4567-e89b-42d3-a456-426614174000", want: "https://h.example.com/s/***"},
+		{in: "https://h.example.com/a%2Fb/0123456789abcdef0123456789abcdef/sse", want: "https://h.example.com/a%2Fb/***/sse"},
+		{in: "https://h.example.com/api/v2/projects/12345/server-everything/mcp", want: "https://h.example.com/api/v2/projects/12345/server-everything/mcp"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

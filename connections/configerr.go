@@ -1,0 +1,96 @@
+package connections
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// A config file that does not parse is reported by line, column and key
+// name only. The parsers' own messages quote what they found, and that is
+// often the first characters of a secret written without its quotes
+// (TOKEN = abc...): the file is rejected before its secrets are learned,
+// so nothing could mask them.
+
+// configSyntaxHint is what usually breaks a config file by hand.
+const configSyntaxHint = "check that every string value is in double quotes and every quote, bracket and brace is closed"
+
+// tomlProblem rewrites an error of toml.Decode without config text.
+func tomlProblem(err error) error {
+	var pe toml.ParseError
+	if !errors.As(err, &pe) {
+		var ptr *toml.ParseError
+		if !errors.As(err, &ptr) {
+			// Decoding errors name keys and Go types, never values.
+			return err
+		}
+		pe = *ptr
+	}
+	where := fmt.Sprintf("line %d", pe.Position.Line)
+	if pe.Position.Col > 0 {
+		where += fmt.Sprintf(", column %d", pe.Position.Col)
+	}
+	if pe.LastKey != "" {
+		where += fmt.Sprintf(" (after key %s)", pe.LastKey)
+	}
+	return fmt.Errorf("invalid TOML at %s: %s", where, tomlWhat(pe.Message))
+}
+
+// tomlWhat keeps the library's message only when it cannot hold config
+// text: no quotes and no digits.
+func tomlWhat(msg string) string {
+	switch {
+	case strings.Contains(msg, "already been defined") || strings.Contains(msg, "already created"):
+		return "a key or table is defined twice"
+	case !strings.ContainsAny(msg, "\"'`0123456789"):
+		return msg + "; " + configSyntaxHint
+	}
+	return configSyntaxHint
+}
+
+// jsonProblem rewrites an error of json.Unmarshal on data without config
+// text: a syntax error by line and column, a type error by key name.
+func jsonProblem(data []byte, err error) error {
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		line, col := lineAndColumn(data, syntax.Offset)
+		return fmt.Errorf("invalid JSON at line %d, column %d: %s", line, col, configSyntaxHint)
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		got, _, _ := strings.Cut(typ.Value, " ") // "number 300": the kind only
+		if typ.Field == "" {
+			return fmt.Errorf("want an object, not a %s", got)
+		}
+		return fmt.Errorf("key %q: want %s, not a %s", typ.Field, jsonKind(typ.Type.String()), got)
+	}
+	return errors.New("invalid JSON: " + configSyntaxHint)
+}
+
+// jsonKind names a Go type of fileServer as JSON would.
+func jsonKind(goType string) string {
+	switch {
+	case goType == "string":
+		return "a string"
+	case goType == "bool":
+		return "true or false"
+	case strings.HasPrefix(goType, "[]"):
+		return "an array of strings"
+	case strings.HasPrefix(goType, "map["):
+		return "an object of strings"
+	}
+	return goType
+}
+
+// lineAndColumn turns a byte offset into a 1-based line and column.
+func lineAndColumn(data []byte, offset int64) (line, col int) {
+	offset = min(max(offset, 0), int64(len(data)))
+	before := data[:offset]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(offset) - (bytes.LastIndexByte(before, '\n') + 1)
+	return line, max(col, 1)
+}
