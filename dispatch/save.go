@@ -26,7 +26,7 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 		return nil, errors.New("result was already saved to " + call.Spill.ResultFile)
 	}
 	result := callResult{Content: call.Content, StructuredContent: call.StructuredContent, IsError: call.IsError}
-	kind, data := result.payload()
+	kind, data, part := result.payload()
 	// The user's file name says what they expect in it: a JSON payload
 	// goes to a .json file as JSON and to a .toon file as TOON, whatever
 	// --toon says; other names get the format --toon picks.
@@ -60,6 +60,7 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 	saved := &SavedPayload{Path: path, SpillInfo: SpillInfo{
 		ResultFile:      path,
 		Format:          string(format),
+		Saved:           part,
 		Bytes:           st.Bytes,
 		Size:            humanize.IBytes(uint64(st.Bytes)),
 		EstimatedTokens: spill.EstimateTokens(st.Bytes),

@@ -74,6 +74,15 @@ check "call memory read_graph sees it" 'interop-entity' "$dispatch" "${stdio[@]}
 check "large result spills to --spill-dir" 'result saved to' "$dispatch" "${stdio[@]}" --threshold 1KiB --spill-dir "$work/results" call directory_tree "{\"path\":\"$root/testdata\"}"
 spilled=$(ls "$work"/results/* 2>/dev/null | head -1 || true)
 check "readresult greps the spilled file" '[0-9]+:' "$dispatch" readresult "$spilled" --op grep --pattern 'fixture|golden' --max-matches 3
+# The filesystem server sends its text twice, as content and wrapped in
+# structuredContent {"content": ...}: the saved file must be the text (or the
+# JSON it holds), line by line, not the one-line wrapper.
+check "directory_tree -o saves the tree, not its wrapper" '"saved": "text"' "$dispatch" "${stdio[@]}" --json call directory_tree "{\"path\":\"$root/testdata/fixture\"}" -o "$work/tree.json"
+check "head reads the saved tree line by line" '^3: +"name": ' "$dispatch" readresult "$work/tree.json" --op head --lines 5
+check "grep finds a file in the saved tree" '^[0-9]+: +"name": "main\.go"' "$dispatch" readresult "$work/tree.json" --op grep --pattern '"main\.go"'
+seq -f 'poem line %g' 1 60 >"$work/files/poem.txt"
+check "read_text_file resultToFile saves the text, which grep reads" '"text":"42:poem line 42\\n' bash -c "printf '%s\n' '{\"id\":\"f\",\"action\":\"call\",\"tool\":\"read_text_file\",\"arguments\":{\"path\":\"$work/files/poem.txt\"},\"resultToFile\":true}' '{\"action\":\"readresult\",\"resultFile\":\"\$f.resultFile\",\"op\":\"grep\",\"pattern\":\"poem line 42\$\"}' | \"$dispatch\" --mcp \"$bin/mcp-server-filesystem $work/files\" run -"
+check "--toon leaves read_text_file's text as text" '^poem line 2$' "$dispatch" "${stdio[@]}" --toon call read_text_file "{\"path\":\"$work/files/poem.txt\"}"
 check "ambiguous tool is a usage error (exit 2)" 'exit=2' bash -c "\"$dispatch\" --mcp \"$bin/mcp-server-everything\" --mcp \"$bin/mcp-server-everything stdio\" call echo '{\"message\":\"x\"}' >/dev/null 2>&1; echo exit=\$?"
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
