@@ -113,3 +113,55 @@ func TestServe_ToonLeavesTextAlone(t *testing.T) {
 		t.Errorf("--toon result file of text: %.300s", r.text())
 	}
 }
+
+// TestServe_ListMarksCutInstructions: a compact list shows the start of a
+// server's instructions and, when it leaves some out, says so and how to
+// see them all; detail shows them whole.
+func TestServe_ListMarksCutInstructions(t *testing.T) {
+	long := strings.Repeat("word ", 80) + "end."
+	tests := []struct {
+		instructions string
+		want         string
+	}{
+		{"Reads files.", "Reads files."},
+		{"Reads files. Also writes them.", "Reads files. …(cut; list format=detail shows all)"},
+		{"First line\nsecond line", "First line …(cut; list format=detail shows all)"},
+		{long, "…(cut; list format=detail shows all)"},
+	}
+	var args []string
+	for _, tt := range tests {
+		args = append(args, "--mcp", fixture("--instructions", "'"+tt.instructions+"'"))
+	}
+	tc := startDispatch(t, nil, append([]string{"--no-cache"}, args...)...)
+	var compact, detail struct {
+		Connections []struct{ Alias, Instructions string }
+	}
+	decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &compact)
+	decodeText(t, tc.mustOK(map[string]any{"action": "list", "format": "detail"}), &detail)
+	if len(compact.Connections) != len(tests) || len(detail.Connections) != len(tests) {
+		t.Fatalf("want %d connections, got %+v", len(tests), compact.Connections)
+	}
+	for i, tt := range tests {
+		got := compact.Connections[i].Instructions
+		if got != tt.want && !(strings.HasSuffix(tt.want, ")") && strings.HasPrefix(tt.want, "…") && strings.HasSuffix(got, tt.want)) {
+			t.Errorf("%s: compact instructions %q, want %q", compact.Connections[i].Alias, got, tt.want)
+		}
+		if len(got) > 300+len(" …(cut; list format=detail shows all)") {
+			t.Errorf("%s: compact instructions of %d bytes", compact.Connections[i].Alias, len(got))
+		}
+		if detail.Connections[i].Instructions != tt.instructions {
+			t.Errorf("%s: detail instructions %q, want them whole", detail.Connections[i].Alias, detail.Connections[i].Instructions)
+		}
+	}
+}
+
+// TestServe_SearchWithoutHits: no hits is an empty list, never null.
+func TestServe_SearchWithoutHits(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture())
+	r := tc.mustOK(map[string]any{"action": "search", "query": "zqxjv wvkpq"})
+	var resp struct{ Hits json.RawMessage }
+	decodeText(t, r, &resp)
+	if string(resp.Hits) != "[]" {
+		t.Errorf("hits = %s, want []: %s", resp.Hits, r.text())
+	}
+}
