@@ -39,7 +39,9 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 		asTOON = true
 	}
 	format, write := encoderIn(kind, data, asTOON)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	// A file the user named and keeps: its mode follows their umask,
+	// like any file a command writes (spill files stay 0600).
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("result file: %w", err)
 	}

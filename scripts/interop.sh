@@ -67,6 +67,7 @@ check "search finds get-sum for adding numbers" '^ *1\. c1/get-sum' "$dispatch" 
 check "search finds read_text_file" 'c2/read_text_file' "$dispatch" "${stdio[@]}" search read the contents of a text file
 check "info shows get-sum's input schema" '"inputSchema"' "$dispatch" "${stdio[@]}" info get-sum
 check "call get-sum" 'The sum of 2 and 3 is 5' "$dispatch" "${stdio[@]}" call get-sum '{"a":2,"b":3}'
+check "call get-sum a=2 b=3 types the values from its schema" 'The sum of 2 and 3 is 5' "$dispatch" "${stdio[@]}" call get-sum a=2 b=3
 check "call get-structured-content keeps structuredContent" '"structuredContent"' "$dispatch" "${stdio[@]}" --json call get-structured-content '{"location":"New York"}'
 check "call filesystem read_text_file" 'hello from interop' "$dispatch" "${stdio[@]}" call read_text_file "{\"path\":\"$work/files/greeting.txt\"}"
 check "call memory create_entities" 'interop-entity' "$dispatch" "${stdio[@]}" call create_entities '{"entities":[{"name":"interop-entity","entityType":"test","observations":["made by interop.sh"]}]}'
