@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/alecthomas/kong"
+
 	"dispatch/connections"
 	"dispatch/dispatch"
 	"dispatch/safefile"
@@ -99,40 +101,91 @@ func (c *InfoCmd) Run(ctx context.Context, g *Globals) error {
 
 // CallCmd calls a tool.
 type CallCmd struct {
-	Tool          string  `arg:"" help:"Tool name."`
-	Arguments     string  `arg:"" optional:"" help:"Arguments as a JSON object, or - to read them from stdin."`
-	Connection    string  `short:"C" help:"Connection, when the name exists on several."`
-	ArgumentsFile string  `name:"arguments-file" short:"f" placeholder:"FILE" help:"JSON or TOON file with the arguments; the JSON argument overrides its keys."`
-	ArgumentsPath string  `name:"arguments-path" placeholder:"GJSON" help:"Select part of the arguments file."`
-	ArgumentsKey  string  `name:"arguments-key" placeholder:"KEY" help:"Place the selected value under this key."`
-	Meta          string  `help:"JSON object forwarded as the request's _meta."`
-	ResultToFile  string  `name:"result-to-file" short:"o" placeholder:"PATH" help:"Write the result's payload to PATH (kept) and print a summary."`
-	CallTimeout   float64 `name:"call-timeout" help:"Seconds before this call is cancelled (overrides --timeout)."`
+	Tool          string   `arg:"" help:"Tool name."`
+	Arguments     []string `arg:"" optional:"" help:"The tool's arguments: NAME=VALUE words (typed from the tool's input schema), NAME:=JSON, and/or one JSON object ('{\"a\": 1}', or - to read it from stdin)."`
+	Connection    string   `short:"C" help:"Connection, when the name exists on several."`
+	ArgumentsFile string   `name:"arguments-file" short:"f" placeholder:"FILE" help:"JSON or TOON file with the arguments; the other arguments override its keys."`
+	ArgumentsPath string   `name:"arguments-path" placeholder:"GJSON" help:"Select part of the arguments file."`
+	ArgumentsKey  string   `name:"arguments-key" placeholder:"KEY" help:"Place the selected value under this key."`
+	Meta          string   `help:"JSON object forwarded as the request's _meta."`
+	ResultToFile  string   `name:"result-to-file" short:"o" placeholder:"PATH" help:"Write the result's payload to PATH (kept) and print a summary."`
+	CallTimeout   float64  `name:"call-timeout" help:"Seconds before this call is cancelled (overrides --timeout)."`
 }
 
-func (c *CallCmd) Run(ctx context.Context, g *Globals) error {
+// Help is shown under call's usage line, before its flags and the global
+// flags.
+func (c *CallCmd) Help() string {
+	return `NAME=VALUE is a string, or a number, boolean, array or object when the tool's input schema says the parameter is one (a=2 sends 2, not "2"); NAME:=JSON is always JSON. Examples:
+
+    dispatch -m SERVER call get-sum a=2 b=3
+    dispatch -m SERVER call read_file path=/tmp/notes.md
+    dispatch -m SERVER call search '{"query": "auth", "limit": 5}'
+    dispatch -m SERVER call create_issue title='Login fails' labels:='["bug"]'
+    echo '{"a": 1}' | dispatch -m SERVER call TOOL -
+    dispatch -m SERVER call list_files -o files.json
+    dispatch -m SERVER call write_file -f notes.md --arguments-key content path=/tmp/n.md`
+}
+
+func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 	req := dispatch.Request{Action: "call", Tool: c.Tool, Connection: c.Connection, ArgumentsFile: c.ArgumentsFile,
 		ArgumentsPath: c.ArgumentsPath, ArgumentsKey: c.ArgumentsKey, Timeout: c.CallTimeout, TimeoutName: "--call-timeout"}
-	args := c.Arguments
-	if args == "-" {
-		data, err := io.ReadAll(os.Stdin)
-		if err != nil {
-			return fmt.Errorf("read arguments from stdin: %w", err)
-		}
-		args = string(data)
+	if err := g.checkOneShotThreshold(flagGiven(k, "threshold"), c.ResultToFile != ""); err != nil {
+		return err
 	}
-	if strings.TrimSpace(args) != "" {
-		req.Arguments = json.RawMessage(args)
+	object, pairs, err := splitCallArgs(c.Arguments, os.Stdin)
+	if err != nil {
+		return err
 	}
 	if c.Meta != "" {
 		if err := json.Unmarshal([]byte(c.Meta), &req.Meta); err != nil {
 			return &usageErr{fmt.Errorf("--meta must be a JSON object: %w", err)}
 		}
 	}
-	if c.ResultToFile != "" {
-		return g.callToFile(ctx, req, c.ResultToFile)
+	build := func(ctx context.Context, a *app) (dispatch.Request, error) {
+		if len(pairs) == 0 {
+			if strings.TrimSpace(object) != "" {
+				req.Arguments = json.RawMessage(object)
+			}
+			return req, nil
+		}
+		schema, err := inputSchema(ctx, a, req)
+		if err != nil {
+			return req, err
+		}
+		req.Arguments, err = mergeCallArgs(req.Tool, object, schema, pairs)
+		return req, err
 	}
-	return g.oneShot(ctx, req)
+	if c.ResultToFile != "" {
+		return g.callToFile(ctx, build, c.ResultToFile)
+	}
+	return g.withRequest(ctx, build, func(_ *app, resp any) (any, error) { return resp, nil })
+}
+
+// inputSchema is the input schema of req's tool, to type NAME=VALUE words.
+func inputSchema(ctx context.Context, a *app, req dispatch.Request) (json.RawMessage, error) {
+	resp, err := a.svc.Do(ctx, dispatch.Request{Action: "info", Tool: req.Tool, Connection: req.Connection}, dispatch.Hooks{})
+	if err != nil {
+		return nil, err
+	}
+	var def struct {
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	if info, ok := resp.(*dispatch.InfoResponse); ok {
+		if err := json.Unmarshal(info.Tool, &def); err != nil {
+			return nil, fmt.Errorf("tool %s: read its input schema: %w", req.Tool, err)
+		}
+	}
+	return def.InputSchema, nil
+}
+
+// checkOneShotThreshold refuses --threshold on a one-shot call that has
+// nowhere to keep a result file: the file would be deleted when the
+// command ends, so the whole result is printed whatever --threshold says.
+func (g *Globals) checkOneShotThreshold(given, toFile bool) error {
+	if g.SpillDir != "" || toFile || !given {
+		return nil
+	}
+	return &usageErr{errors.New("--threshold needs --spill-dir DIR in a one-shot call: without it a result file would be deleted when the command ends, so the whole result is printed; add --spill-dir DIR to keep large results there, or -o FILE to save this one")}
 }
 
 // ReadresultCmd reads a result file. Unlike the MCP tool, it reads any
@@ -158,7 +211,7 @@ func (c *ReadresultCmd) Run(g *Globals) error {
 		Offset: c.Offset, Path: c.Path}
 	resp, err := dispatch.ReadFile(c.File, req, spillLimits())
 	if err != nil {
-		return err
+		return shellError(err)
 	}
 	if g.JSON {
 		return g.render(os.Stdout, resp)
@@ -198,8 +251,8 @@ func (g *Globals) oneShot(ctx context.Context, req dispatch.Request) error {
 }
 
 // callToFile runs a call and writes its payload to a file the user keeps.
-func (g *Globals) callToFile(ctx context.Context, req dispatch.Request, path string) error {
-	return g.withAnswer(ctx, req, func(a *app, resp any) (any, error) {
+func (g *Globals) callToFile(ctx context.Context, build requestBuilder, path string) error {
+	return g.withRequest(ctx, build, func(a *app, resp any) (any, error) {
 		return a.svc.SavePayload(resp.(*dispatch.CallResponse), path)
 	})
 }
@@ -207,14 +260,38 @@ func (g *Globals) callToFile(ctx context.Context, req dispatch.Request, path str
 // withAnswer runs req in a fresh app, lets then turn the answer into what
 // is printed, prints it, and reports a tool's isError as the exit code.
 func (g *Globals) withAnswer(ctx context.Context, req dispatch.Request, then func(*app, any) (any, error)) error {
+	return g.withRequest(ctx, func(context.Context, *app) (dispatch.Request, error) { return req, nil }, then)
+}
+
+// flagGiven reports whether the command line gave the flag (its default
+// does not count).
+func flagGiven(k *kong.Context, name string) bool {
+	for _, p := range k.Path {
+		if p.Flag != nil && p.Flag.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// requestBuilder makes a command's request once the app is up: call looks
+// up the tool's schema to type NAME=VALUE arguments.
+type requestBuilder func(context.Context, *app) (dispatch.Request, error)
+
+// withRequest is withAnswer for a request built by build.
+func (g *Globals) withRequest(ctx context.Context, build requestBuilder, then func(*app, any) (any, error)) error {
 	a, err := g.newApp(storeNone, userPaths)
 	if err != nil {
 		return err
 	}
 	defer a.close()
+	req, err := build(ctx, a)
+	if err != nil {
+		return shellError(err)
+	}
 	resp, err := a.svc.Do(ctx, req, dispatch.Hooks{})
 	if err != nil {
-		return err
+		return shellError(err)
 	}
 	shown, err := then(a, resp)
 	if err != nil {

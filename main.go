@@ -18,7 +18,8 @@ var version = "0.1.0-dev"
 
 // CLI is every command and global flag.
 type CLI struct {
-	Globals
+	// Grouped so that a command's help lists its own flags first.
+	Globals `group:"global"`
 
 	Serve      ServeCmd      `cmd:"" default:"withargs" help:"Serve proxy-dispatch over MCP on stdio (the default: this is how an agent starts dispatch)."`
 	List       ListCmd       `cmd:"" help:"List connections and their tools."`
@@ -53,6 +54,7 @@ func run(args []string) int {
 		kong.Name("dispatch"),
 		kong.Description("One MCP tool in front of many MCP servers, with large results kept in files."),
 		kong.Vars{"version": version},
+		kong.Groups{"global": "Global flags:"},
 		kong.Exit(func(code int) {
 			if exited < 0 {
 				exited = code

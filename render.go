@@ -118,7 +118,11 @@ func renderCall(w io.Writer, r *dispatch.CallResponse) error {
 }
 
 func renderSpill(w io.Writer, path string, s *dispatch.SpillInfo) error {
-	fmt.Fprintf(w, "result saved to %s\n  %s (%d bytes), ~%d tokens, %d lines, %s\n", path, s.Size, s.Bytes, s.EstimatedTokens, s.Lines, s.Format)
+	fmt.Fprintf(w, "result saved to %s\n  %s (%d bytes), ~%d tokens, %d lines, %s", path, s.Size, s.Bytes, s.EstimatedTokens, s.Lines, s.Format)
+	if s.Saved != "" {
+		fmt.Fprintf(w, ", the result's %s", s.Saved)
+	}
+	fmt.Fprintln(w)
 	switch {
 	case len(s.TopLevelKeys) > 0:
 		fmt.Fprintf(w, "  keys: %s\n", strings.Join(s.TopLevelKeys, ", "))

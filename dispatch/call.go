@@ -43,9 +43,15 @@ type CallResponse struct {
 // SpillInfo tells the agent what a spilled result holds, enough to decide
 // its next step without reading it.
 type SpillInfo struct {
-	ResultFile       string   `json:"resultFile"`
-	AutoSpilled      bool     `json:"autoSpilled"`
-	Format           string   `json:"format"`
+	ResultFile  string `json:"resultFile"`
+	AutoSpilled bool   `json:"autoSpilled"`
+	Format      string `json:"format"`
+	// Saved names the part of the result the file holds: "structuredContent",
+	// "text" (the lone text item, or the JSON it holds; also when
+	// structuredContent only wrapped that text), "structuredContent.KEY" (a
+	// wrapper's string that holds more than the text), or "content" (the
+	// whole content list).
+	Saved            string   `json:"saved"`
 	Bytes            int64    `json:"bytes"`
 	Size             string   `json:"size"`
 	EstimatedTokens  int64    `json:"estimatedTokens"`
@@ -160,7 +166,7 @@ func fromFileEcho(path string) json.RawMessage {
 
 // spillResult writes the result's payload to a new spill file.
 func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error) {
-	kind, data := result.payload()
+	kind, data, part := result.payload()
 	format, write := s.encoderFor(kind, data)
 	file, err := s.opts.Spill.Create(format, write)
 	if err != nil {
@@ -170,6 +176,7 @@ func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error)
 		ResultFile:      file.Path,
 		AutoSpilled:     auto,
 		Format:          string(file.Format),
+		Saved:           part,
 		Bytes:           file.Bytes,
 		Size:            humanize.IBytes(uint64(file.Bytes)),
 		EstimatedTokens: file.Tokens,

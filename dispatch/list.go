@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -178,7 +179,7 @@ func connectionEntry(cat catalog, detail bool) ConnectionEntry {
 		Status:       string(st.Status),
 		ToolCount:    len(cat.tools),
 		Error:        st.LastError,
-		Instructions: summarize(st.Info.Instructions, 300),
+		Instructions: summarizeInstructions(st.Info.Instructions),
 		Restarts:     st.Restarts,
 		Catalog:      st.Catalog,
 	}
@@ -200,6 +201,22 @@ func connectionEntry(cat catalog, detail bool) ConnectionEntry {
 		entry.Error = cat.err.Error()
 	}
 	return entry
+}
+
+// Compact list answers show at most the first sentence of a server's
+// instructions, up to maxInstructionsSummary bytes, and mark a cut with
+// instructionsCut so that the agent knows there is more and how to see it.
+const (
+	maxInstructionsSummary = 300
+	instructionsCut        = "…(cut; list format=detail shows all)"
+)
+
+func summarizeInstructions(text string) string {
+	short := summarize(text, maxInstructionsSummary)
+	if short == strings.TrimSpace(text) {
+		return short
+	}
+	return strings.TrimSuffix(short, "…") + " " + instructionsCut
 }
 
 func (s *Service) toolEntry(c *connections.Conn, t toolDef, req Request) ToolEntry {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // callResult is a downstream tools/call result, kept raw so that every
@@ -43,32 +45,94 @@ const (
 	payloadText                    // plain text
 )
 
+// Which part of a result a file holds, as the answer's "saved" says.
+const (
+	savedStructured = "structuredContent"
+	savedText       = "text"    // the lone text item (or the JSON it holds)
+	savedContent    = "content" // the whole content list
+)
+
 // payload picks what a spill file holds, so the file can feed the next
-// tool: structuredContent when present; else a lone text item that parses
-// as a JSON object or array, as that value; else a lone text item as text;
-// else the whole content list, so nothing is dropped.
-func (r *callResult) payload() (payloadKind, []byte) {
+// tool, and names the part it took: structuredContent when present, unless
+// it only wraps the text (see textWrapper); else a lone text item that
+// parses as a JSON object or array, as that value; else a lone text item as
+// text; else the whole content list, so nothing is dropped.
+func (r *callResult) payload() (payloadKind, []byte, string) {
+	text, isText := r.loneText()
 	if r.hasStructured() {
-		return payloadJSON, bytes.TrimSpace(r.StructuredContent)
-	}
-	if len(r.Content) == 1 {
-		var item struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(r.Content[0], &item); err == nil && item.Type == "text" {
-			text := bytes.TrimSpace([]byte(item.Text))
-			if len(text) > 0 && (text[0] == '{' || text[0] == '[') && json.Valid(text) {
-				return payloadJSON, text
+		if isText {
+			if key, wrapped, ok := textWrapper(r.StructuredContent, text); ok {
+				kind, data := textPayload(wrapped)
+				if wrapped == text {
+					return kind, data, savedText
+				}
+				return kind, data, savedStructured + "." + key
 			}
-			return payloadText, []byte(item.Text)
 		}
+		return payloadJSON, bytes.TrimSpace(r.StructuredContent), savedStructured
+	}
+	if isText {
+		kind, data := textPayload(text)
+		return kind, data, savedText
 	}
 	list, err := marshalJSON(r.Content)
 	if err != nil { // raw messages that were parsed once cannot fail
 		list = []byte("[]")
 	}
-	return payloadJSON, list
+	return payloadJSON, list, savedContent
+}
+
+// loneText returns the text of a result whose content is one text item.
+func (r *callResult) loneText() (string, bool) {
+	if len(r.Content) != 1 {
+		return "", false
+	}
+	var item struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(r.Content[0], &item); err != nil || item.Type != "text" {
+		return "", false
+	}
+	return item.Text, true
+}
+
+// textWrapper reports whether structured content only wraps the text
+// content, as the filesystem server's {"content": "<the text>"} does: an
+// object of one string member equal to the text, or holding it whole. Such
+// a wrapper saved as JSON is one escaped line that grep, head and slice
+// cannot use; its string is the payload. It returns the member's key and
+// string.
+func textWrapper(structured json.RawMessage, text string) (string, string, bool) {
+	needle := strings.TrimSpace(text)
+	root := gjson.ParseBytes(structured)
+	if needle == "" || !root.IsObject() {
+		return "", "", false
+	}
+	var key, value string
+	members, isString := 0, false
+	root.ForEach(func(k, v gjson.Result) bool {
+		members++
+		key, value, isString = k.String(), v.String(), v.Type == gjson.String
+		return members == 1
+	})
+	if members != 1 || !isString {
+		return "", "", false
+	}
+	if value != text && !strings.Contains(value, needle) {
+		return "", "", false
+	}
+	return key, value, true
+}
+
+// textPayload is a text's payload: the JSON object or array it holds, or
+// the text itself.
+func textPayload(text string) (payloadKind, []byte) {
+	trimmed := bytes.TrimSpace([]byte(text))
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed) {
+		return payloadJSON, trimmed
+	}
+	return payloadText, []byte(text)
 }
 
 // writeIndented writes valid JSON data to w indented by two spaces, one

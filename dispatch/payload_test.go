@@ -16,11 +16,67 @@ func TestCallResult_Payload(t *testing.T) {
 		result   string // a tools/call result as a server sends it
 		wantKind payloadKind
 		want     string
+		wantPart string // the answer's "saved"; empty: not checked
 	}{
 		{
 			name:     "structured content wins",
 			result:   `{"content":[{"type":"text","text":"{\"a\":1}"}],"structuredContent":{"b":2}}`,
 			wantKind: payloadJSON, want: `{"b":2}`,
+		},
+		{
+			name:     "structured content wrapping the text is the text",
+			result:   `{"content":[{"type":"text","text":"line one\nline two\n"}],"structuredContent":{"content":"line one\nline two\n"}}`,
+			wantKind: payloadText, want: "line one\nline two\n", wantPart: savedText,
+		},
+		{
+			name:     "wrapped text holding JSON is that JSON",
+			result:   `{"content":[{"type":"text","text":"[\n  {\"name\": \"a\"}\n]"}],"structuredContent":{"content":"[\n  {\"name\": \"a\"}\n]"}}`,
+			wantKind: payloadJSON, want: `[` + "\n" + `  {"name": "a"}` + "\n" + `]`, wantPart: savedText,
+		},
+		{
+			name:     "a wrapper under another key",
+			result:   `{"content":[{"type":"text","text":"a\nb"}],"structuredContent":{"result":"a\nb"}}`,
+			wantKind: payloadText, want: "a\nb", wantPart: savedText,
+		},
+		{
+			name:     "a wrapper holding more than the text is its string",
+			result:   `{"content":[{"type":"text","text":"b\n"}],"structuredContent":{"content":"a\nb\nc\n"}}`,
+			wantKind: payloadText, want: "a\nb\nc\n", wantPart: "structuredContent.content",
+		},
+		{
+			name:     "a string member that does not hold the text is data",
+			result:   `{"content":[{"type":"text","text":"done"}],"structuredContent":{"status":"ok"}}`,
+			wantKind: payloadJSON, want: `{"status":"ok"}`, wantPart: savedStructured,
+		},
+		{
+			name:     "two members are data, even if one is the text",
+			result:   `{"content":[{"type":"text","text":"a"}],"structuredContent":{"content":"a","n":1}}`,
+			wantKind: payloadJSON, want: `{"content":"a","n":1}`, wantPart: savedStructured,
+		},
+		{
+			name:     "one non-string member is data",
+			result:   `{"content":[{"type":"text","text":"3"}],"structuredContent":{"sum":3}}`,
+			wantKind: payloadJSON, want: `{"sum":3}`, wantPart: savedStructured,
+		},
+		{
+			name:     "empty text wraps nothing",
+			result:   `{"content":[{"type":"text","text":""}],"structuredContent":{"content":""}}`,
+			wantKind: payloadJSON, want: `{"content":""}`, wantPart: savedStructured,
+		},
+		{
+			name:     "a wrapper beside several items is data",
+			result:   `{"content":[{"type":"text","text":"a"},{"type":"text","text":"a"}],"structuredContent":{"content":"a"}}`,
+			wantKind: payloadJSON, want: `{"content":"a"}`, wantPart: savedStructured,
+		},
+		{
+			name:     "a wrapper beside an image is data",
+			result:   `{"content":[{"type":"image","data":"aGVsbG8=","mimeType":"image/png"}],"structuredContent":{"content":"aGVsbG8="}}`,
+			wantKind: payloadJSON, want: `{"content":"aGVsbG8="}`, wantPart: savedStructured,
+		},
+		{
+			name:     "an array of the text is data",
+			result:   `{"content":[{"type":"text","text":"a"}],"structuredContent":["a"]}`,
+			wantKind: payloadJSON, want: `["a"]`, wantPart: savedStructured,
 		},
 		{
 			name:     "structured content is trimmed",
@@ -65,7 +121,7 @@ func TestCallResult_Payload(t *testing.T) {
 		{
 			name:     "several text items",
 			result:   `{"content":[{"type":"text","text":"a"},{"type":"text","text":"{\"b\":1}"}]}`,
-			wantKind: payloadJSON, want: `[{"type":"text","text":"a"},{"type":"text","text":"{\"b\":1}"}]`,
+			wantKind: payloadJSON, want: `[{"type":"text","text":"a"},{"type":"text","text":"{\"b\":1}"}]`, wantPart: savedContent,
 		},
 		{
 			name:     "lone image",
@@ -94,9 +150,12 @@ func TestCallResult_Payload(t *testing.T) {
 			if err := json.Unmarshal([]byte(tt.result), &r); err != nil {
 				t.Fatal(err)
 			}
-			kind, got := r.payload()
+			kind, got, part := r.payload()
 			if kind != tt.wantKind {
 				t.Errorf("payload() kind = %d, want %d", kind, tt.wantKind)
+			}
+			if tt.wantPart != "" && part != tt.wantPart {
+				t.Errorf("payload() part = %q, want %q", part, tt.wantPart)
 			}
 			if string(got) != tt.want {
 				t.Errorf("payload() = %s, want %s", got, tt.want)

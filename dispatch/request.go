@@ -137,6 +137,11 @@ func actionList() string {
 }
 
 func checkParams(action string, allowed []string, fields map[string]json.RawMessage) error {
+	if action == "call" {
+		if key, fixed, ok := renameToolAlias(fields); ok {
+			return toolAliasError(key, fixed, checkParams(action, allowed, fixed))
+		}
+	}
 	ok := map[string]bool{"action": true}
 	for _, p := range allowed {
 		ok[p] = true
@@ -202,6 +207,52 @@ func checkParams(action string, allowed []string, fields map[string]json.RawMess
 			"parameter(s) %s do not apply to action %s", quoteAll(foreign), action)
 	}
 	return nil
+}
+
+// toolAliases are names agents use for "tool".
+var toolAliases = []string{"name", "toolName", "tool_name"}
+
+// renameToolAlias finds a call's tool name given under another key
+// ({"action":"call","name":"echo"}) and returns the fields with it moved to
+// "tool". Only a non-empty string, with "tool" absent, is taken for a name:
+// anything else may be a tool input put at the top level.
+func renameToolAlias(fields map[string]json.RawMessage) (string, map[string]json.RawMessage, bool) {
+	if fields["tool"] != nil {
+		return "", nil, false
+	}
+	for _, key := range toolAliases {
+		var name string
+		if err := json.Unmarshal(fields[key], &name); err != nil || strings.TrimSpace(name) == "" {
+			continue
+		}
+		fixed := make(map[string]json.RawMessage, len(fields))
+		for k, v := range fields {
+			fixed[k] = v
+		}
+		delete(fixed, key)
+		fixed["tool"] = fields[key]
+		return key, fixed, true
+	}
+	return "", nil, false
+}
+
+// toolAliasError says that the tool's name goes in "tool", with the
+// corrected request; rest is what else is wrong with it, if anything, and
+// already carries a corrected example with the right tool name.
+func toolAliasError(key string, fixed map[string]json.RawMessage, rest error) error {
+	msg := fmt.Sprintf("unknown parameter %q for action call; the tool's name goes in \"tool\"", key)
+	var usage *UsageError
+	if errors.As(rest, &usage) {
+		return &UsageError{Msg: msg + "; also " + usage.Msg, Hint: usage.Hint}
+	}
+	if rest != nil {
+		return rest
+	}
+	example, err := marshalJSON(fixed)
+	if err != nil {
+		return usagef(examples["call"], "%s", msg)
+	}
+	return usagef("Use: "+string(example), "%s", msg)
 }
 
 // argumentsAliases are names agents use for "arguments".

@@ -26,7 +26,7 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 		return nil, errors.New("result was already saved to " + call.Spill.ResultFile)
 	}
 	result := callResult{Content: call.Content, StructuredContent: call.StructuredContent, IsError: call.IsError}
-	kind, data := result.payload()
+	kind, data, part := result.payload()
 	// The user's file name says what they expect in it: a JSON payload
 	// goes to a .json file as JSON and to a .toon file as TOON, whatever
 	// --toon says; other names get the format --toon picks.
@@ -39,7 +39,9 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 		asTOON = true
 	}
 	format, write := encoderIn(kind, data, asTOON)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	// A file the user named and keeps: its mode follows their umask,
+	// like any file a command writes (spill files stay 0600).
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 	if err != nil {
 		return nil, fmt.Errorf("result file: %w", err)
 	}
@@ -60,6 +62,7 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 	saved := &SavedPayload{Path: path, SpillInfo: SpillInfo{
 		ResultFile:      path,
 		Format:          string(format),
+		Saved:           part,
 		Bytes:           st.Bytes,
 		Size:            humanize.IBytes(uint64(st.Bytes)),
 		EstimatedTokens: spill.EstimateTokens(st.Bytes),

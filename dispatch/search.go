@@ -71,7 +71,9 @@ func (s *Service) Search(ctx context.Context, req Request) (*SearchResponse, err
 		return nil, err
 	}
 	cats := s.catalogs(ctx, conns, req.Refresh)
-	resp := &SearchResponse{Query: req.Query}
+	// No hits is an empty list, not null: an agent reads "hits": null as
+	// a failure rather than as an answer.
+	resp := &SearchResponse{Query: req.Query, Hits: []ToolEntry{}}
 	for _, cat := range cats {
 		if cat.err != nil {
 			resp.Unreachable = append(resp.Unreachable, cat.err.Error())

@@ -88,7 +88,7 @@ func (s *Service) preferTOON(resp *CallResponse, result *callResult) {
 		// before payload(), which would marshal a whole content list.
 		return
 	}
-	kind, data := result.payload()
+	kind, data, _ := result.payload()
 	if kind != payloadJSON {
 		return
 	}

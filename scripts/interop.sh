@@ -73,6 +73,7 @@ check "search finds get-sum for adding numbers" '^ *1\. c1/get-sum' "$dispatch" 
 check "search finds read_text_file" 'c2/read_text_file' "$dispatch" "${stdio[@]}" search read the contents of a text file
 check "info shows get-sum's input schema" '"inputSchema"' "$dispatch" "${stdio[@]}" info get-sum
 check "call get-sum" 'The sum of 2 and 3 is 5' "$dispatch" "${stdio[@]}" call get-sum '{"a":2,"b":3}'
+check "call get-sum a=2 b=3 types the values from its schema" 'The sum of 2 and 3 is 5' "$dispatch" "${stdio[@]}" call get-sum a=2 b=3
 check "call get-structured-content keeps structuredContent" '"structuredContent"' "$dispatch" "${stdio[@]}" --json call get-structured-content '{"location":"New York"}'
 check "call filesystem read_text_file" 'hello from interop' "$dispatch" "${stdio[@]}" call read_text_file "{\"path\":\"$work/files/greeting.txt\"}"
 check "call memory create_entities" 'interop-entity' "$dispatch" "${stdio[@]}" call create_entities '{"entities":[{"name":"interop-entity","entityType":"test","observations":["made by interop.sh"]}]}'
@@ -83,6 +84,15 @@ check "readresult greps the spilled file" '[0-9]+:' "$dispatch" readresult "$spi
 check "task-only tool: list says it runs as a task" '"name": "simulate-research-query"[^}]*"runsAsTask": true' \
   bash -c "\"$dispatch\" --mcp \"$bin/mcp-server-everything\" --json list -C c1 --limit 100 | tr -d '\n'"
 check "task-only tool: call simulate-research-query as a task" 'Research Report: tides' "$dispatch" --mcp "$bin/mcp-server-everything" call simulate-research-query '{"topic":"tides"}'
+# The filesystem server sends its text twice, as content and wrapped in
+# structuredContent {"content": ...}: the saved file must be the text (or the
+# JSON it holds), line by line, not the one-line wrapper.
+check "directory_tree -o saves the tree, not its wrapper" '"saved": "text"' "$dispatch" "${stdio[@]}" --json call directory_tree "{\"path\":\"$root/testdata/fixture\"}" -o "$work/tree.json"
+check "head reads the saved tree line by line" '^3: +"name": ' "$dispatch" readresult "$work/tree.json" --op head --lines 5
+check "grep finds a file in the saved tree" '^[0-9]+: +"name": "main\.go"' "$dispatch" readresult "$work/tree.json" --op grep --pattern '"main\.go"'
+seq -f 'poem line %g' 1 60 >"$work/files/poem.txt"
+check "read_text_file resultToFile saves the text, which grep reads" '"text":"42:poem line 42\\n' bash -c "printf '%s\n' '{\"id\":\"f\",\"action\":\"call\",\"tool\":\"read_text_file\",\"arguments\":{\"path\":\"$work/files/poem.txt\"},\"resultToFile\":true}' '{\"action\":\"readresult\",\"resultFile\":\"\$f.resultFile\",\"op\":\"grep\",\"pattern\":\"poem line 42\$\"}' | \"$dispatch\" --mcp \"$bin/mcp-server-filesystem $work/files\" run -"
+check "--toon leaves read_text_file's text as text" '^poem line 2$' "$dispatch" "${stdio[@]}" --toon call read_text_file "{\"path\":\"$work/files/poem.txt\"}"
 check "ambiguous tool is a usage error (exit 2)" 'exit=2' bash -c "\"$dispatch\" --mcp \"$bin/mcp-server-everything\" --mcp \"$bin/mcp-server-everything stdio\" call echo '{\"message\":\"x\"}' >/dev/null 2>&1; echo exit=\$?"
 
 echo "# environment: the host's tokens do not reach stdio servers"

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+
+	"dispatch/dispatch"
+)
+
+// agentTerms rewrites what dispatch's errors call a request's parameters
+// and actions, written for an agent that sends JSON, into the command
+// line's flags and commands.
+var agentTerms = strings.NewReplacer(
+	`{"action":"search","query":"..."}`, "dispatch search WORDS",
+	`{"action":"list"}`, "dispatch list",
+	`"argumentsFile"`, "-f/--arguments-file",
+	`"argumentsPath"`, "--arguments-path",
+	`"argumentsKey"`, "--arguments-key",
+	`"arguments" is not`, "the arguments are not",
+	`"arguments"`, "the arguments",
+	`"connection"`, "-C/--connection",
+	`"resultToFile"`, "-o/--result-to-file",
+	`"meta"`, "--meta",
+	`"limit"`, "--limit",
+	`"offset"`, "--offset",
+	`"format"`, "--format",
+	`"lines"`, "--lines",
+	`"fromLine"`, "--from-line",
+	`"toLine"`, "--to-line",
+	`"maxMatches"`, "--max-matches",
+	`"maxBytes"`, "--max-bytes",
+	`"pattern"`, "--pattern",
+	`"path"`, "--path",
+)
+
+// agentExample is a hint showing a proxy-dispatch request, which means
+// nothing at a shell.
+var agentExample = regexp.MustCompile(`(Example: )?\{"action":"(\w+)".*\}`)
+
+// shellErr is an error reworded for the command line; it unwraps to the
+// original, so the exit code is the same.
+type shellErr struct {
+	msg string
+	err error
+}
+
+func (e *shellErr) Error() string { return e.msg }
+func (e *shellErr) Unwrap() error { return e.err }
+
+// shellError rewords a request's error for a shell user: flags instead of
+// request parameters, the command's --help instead of a JSON example.
+func shellError(err error) error {
+	var usage *dispatch.UsageError
+	var notFound *dispatch.ToolNotFoundError
+	if !errors.As(err, &usage) && !errors.As(err, &notFound) {
+		return err
+	}
+	msg := agentTerms.Replace(err.Error())
+	msg = agentExample.ReplaceAllString(msg, "See 'dispatch $2 --help' for examples")
+	msg = shellNotes(msg)
+	if msg == err.Error() {
+		return err
+	}
+	return &shellErr{msg: msg, err: err}
+}
