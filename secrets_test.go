@@ -260,7 +260,8 @@ func TestSecrets_NeverShownOverMCP(t *testing.T) {
 	wantErr("call on the server that echoes its args", echo(secBadArgs), "--token=***", "--password=***",
 		"X-Api-Key: ***", "Authorization: ***", `"-p" "***"`)
 	wantErr("call with the wrong header", echo(secHTTPBad))
-	wantErr("call to a URL with user info", echo(secHTTPDown), "***")
+	// The URL is named without its user info at all, not even masked.
+	wantErr("call to a URL with user info", echo(secHTTPDown), "cannot reach http://127.0.0.1:", "connection refused")
 	wantErr("call to an SSE URL", echo(secSSEDown))
 	wantErr("call to the --mcp URL", echo("c1"))
 	wantErr("call of an unknown tool", map[string]any{"action": "call", "tool": "no_such_tool"}, "not searched, servers unreachable")
@@ -331,7 +332,7 @@ func TestSecrets_NeverShownByTheCLI(t *testing.T) {
 		{"call on the server whose cwd is missing", []string{"call", "echo", `{}`, "-C", secNoDir}, 3, []string{`working directory "` + s.missingDir + `"`}},
 		{"call on the server that echoes its args", []string{"call", "echo", `{}`, "-C", secBadArgs}, 3, []string{"--token=***"}},
 		{"call with the wrong header", []string{"call", "echo", `{}`, "-C", secHTTPBad}, 3, nil},
-		{"call to a URL with user info", []string{"call", "echo", `{}`, "-C", secHTTPDown}, 3, []string{"***"}},
+		{"call to a URL with user info", []string{"call", "echo", `{}`, "-C", secHTTPDown}, 3, []string{"cannot reach http://127.0.0.1:", "connection refused"}},
 		{"call to an SSE URL", []string{"call", "echo", `{}`, "-C", secSSEDown}, 3, nil},
 		{"call of an unknown tool", []string{"call", "no_such_tool", `{}`}, 3, []string{"unreachable"}},
 		{"list with an --mcp URL", []string{"--mcp", spec, "--json", "list"}, 3, nil},
