@@ -134,6 +134,9 @@ func TestShutdown_StopsServersStillStarting(t *testing.T) {
 func TestShutdown_ExitsBeforeTheClientsGrace(t *testing.T) {
 	const clientGrace = 2 * time.Second // the SDKs' wait before SIGTERM
 	cmd := exec.Command(dispatchBin, "--no-cache", "--mcp", fixture("--ignore-shutdown"))
+	// Under go test -race the binary is race-enabled, whose runtime sleeps
+	// 1 s at exit by default (atexit_sleep_ms): not dispatch's time.
+	cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
