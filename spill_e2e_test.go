@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -438,6 +439,43 @@ func TestServe_ReadresultOps(t *testing.T) {
 		}
 		tc.mustError(rr("query", map[string]any{"path": "nosuchkey"}), "matches nothing", "array of")
 		tc.mustError(rr("query", map[string]any{"path": "#(size>"}), "invalid gjson path", "never closed")
+	})
+	t.Run("structuredContent holds the value without notes", func(t *testing.T) {
+		total := int64(strings.Count(string(data), `"name": "item-1`))
+		firstMatch := slices.IndexFunc(fileLines, func(l string) bool { return strings.Contains(l, `"name": "item-1`) })
+		tests := []struct {
+			op        string
+			params    map[string]any
+			value     any // what value decodes to
+			matches   *int64
+			truncated bool
+		}{
+			{"query", map[string]any{"path": "0.name"}, "item-1", nil, false},
+			{"query", map[string]any{"path": "#"}, float64(len(readJSONFile(t, file).([]any))), nil, false},
+			{"head", map[string]any{"lines": 2}, fileLines[0] + "\n" + fileLines[1] + "\n", nil, true},
+			{"slice", map[string]any{"fromLine": 3, "toLine": 3}, fileLines[2] + "\n", nil, true},
+			{"read", map[string]any{"maxBytes": 10}, string(data[:10]), nil, true},
+			{"grep", map[string]any{"pattern": `"name": "item-1`, "maxMatches": 1}, fileLines[firstMatch] + "\n", &total, true},
+		}
+		for _, tt := range tests {
+			r := tc.mustOK(rr(tt.op, tt.params))
+			var got struct {
+				Value     any
+				Matches   *int64
+				Truncated bool
+				Notes     string
+			}
+			if err := json.Unmarshal(r.StructuredContent, &got); err != nil {
+				t.Fatalf("%s %v: structuredContent %s: %v", tt.op, tt.params, r.StructuredContent, err)
+			}
+			if !reflect.DeepEqual(got.Value, tt.value) || got.Truncated != tt.truncated ||
+				(tt.matches == nil) != (got.Matches == nil) || (tt.matches != nil && *got.Matches != *tt.matches) {
+				t.Errorf("%s %v: structuredContent %s, want value %#v, matches %v, truncated %v", tt.op, tt.params, r.StructuredContent, tt.value, tt.matches, tt.truncated)
+			}
+			if s, ok := got.Value.(string); ok && strings.Contains(s, "[") && strings.Contains(s, "]\n") && strings.Contains(s, "shown") {
+				t.Errorf("%s: value carries notes: %q", tt.op, s)
+			}
+		}
 	})
 	t.Run("bad requests", func(t *testing.T) {
 		tc.mustError(rr("bogus", nil), `unknown readresult op "bogus"`, "stat, head, tail, slice, grep, read, query")
@@ -955,6 +993,51 @@ func noSpillDirs(t *testing.T, dir string) {
 	if err != nil || len(left) > 0 {
 		t.Errorf("spill directories left after exit: %v (%v)", left, err)
 	}
+}
+
+// A step's "$id.value" is its data alone: the JSON a query selected, the
+// text grep matched, never the notes that "text" adds for display.
+func TestCLI_RunPipelineValues(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	steps := []map[string]any{
+		{"id": "fetch", "action": "call", "tool": "large", "arguments": map[string]any{"bytes": 3000, "shape": "object"}, "resultToFile": true},
+		{"id": "n", "action": "readresult", "resultFile": "$fetch.resultFile", "op": "query", "path": "items.#"},
+		{"action": "call", "tool": "add", "arguments": map[string]any{"a": "$n.value", "b": 1000}},
+		{"id": "g", "action": "readresult", "resultFile": "$fetch.resultFile", "op": "grep", "pattern": `"item-2"`},
+		{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "$g.value"}},
+		{"action": "call", "tool": "add", "arguments": map[string]any{"a": "$g.matches", "b": 0}},
+	}
+	out, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture(), "run", writeSteps(t, steps))
+	if code != 0 {
+		t.Fatalf("run: exit %d\n%s\n%s", code, out, stderr)
+	}
+	got := parseSteps(t, out)
+	if len(got) != len(steps) {
+		t.Fatalf("%d output lines, want %d:\n%s", len(got), len(steps), out)
+	}
+	var count struct{ Value int }
+	if err := json.Unmarshal(got[1].Response, &count); err != nil || count.Value == 0 {
+		t.Fatalf("query step = %s (%v)", got[1].Response, err)
+	}
+	var sum struct{ StructuredContent struct{ Sum float64 } }
+	if err := json.Unmarshal(got[2].Response, &sum); err != nil || sum.StructuredContent.Sum != float64(count.Value+1000) {
+		t.Errorf("add($n.value, 1000) = %s, want %d", got[2].Response, count.Value+1000)
+	}
+	var echo struct{ Content []struct{ Text string } }
+	if err := json.Unmarshal(got[4].Response, &echo); err != nil || len(echo.Content) != 1 || echo.Content[0].Text != "      \"name\": \"item-2\",\n" {
+		t.Errorf("echo($g.value) = %s, want the matching line alone", got[4].Response)
+	}
+	if err := json.Unmarshal(got[5].Response, &sum); err != nil || sum.StructuredContent.Sum != 1 {
+		t.Errorf("add($g.matches, 0) = %s, want 1", got[5].Response)
+	}
+}
+
+// writeSteps writes a pipeline to a file and returns its path.
+func writeSteps(t *testing.T, steps []map[string]any) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "steps.json")
+	writeFile(t, path, mustJSON(steps))
+	return path
 }
 
 func TestCLI_RunPipeline(t *testing.T) {

@@ -57,8 +57,11 @@ func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (
 	}
 	if read, ok := resp.(*ReadResponse); ok {
 		// readresult's text is the answer; wrapping it in JSON would
-		// escape every newline and quote of it.
-		return mcp.NewToolResultText(read.Text), nil
+		// escape every newline and quote of it. The value alone, and
+		// grep's count, go in structuredContent for programs.
+		result := mcp.NewToolResultText(read.Text)
+		result.StructuredContent = read.Structured()
+		return result, nil
 	}
 	data, err := marshalJSON(resp)
 	if err != nil {

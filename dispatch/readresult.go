@@ -1,10 +1,12 @@
 package dispatch
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"dispatch/safefile"
 	"dispatch/spill"
@@ -14,7 +16,21 @@ import (
 type ReadResponse struct {
 	ResultFile string `json:"resultFile"`
 	Op         string `json:"op"`
-	Text       string `json:"text"`
+	Text       string `json:"text"` // for display: the data, then notes in brackets
+
+	// Value is the data alone, for a pipeline's "$id.value" and for
+	// scripts: query's selected JSON as it is, the other ops' text as a
+	// JSON string (head, tail, slice: the lines without numbers; grep: the
+	// matching lines; read: the bytes). It is left out for stat, and when
+	// the data cannot be given whole and exact: a query result that was
+	// cut, bytes that are not UTF-8.
+	Value json.RawMessage `json:"value,omitempty"`
+	// Matches is grep's count of matching lines in the searched range,
+	// all of them, shown or not.
+	Matches *int64 `json:"matches,omitempty"`
+	// Truncated says Value is not all there is (a bound cut it, or more
+	// follows); Text's notes say how to get the rest.
+	Truncated bool `json:"truncated,omitempty"`
 
 	// Body is Text without its closing notes, which are in Notes; the
 	// CLI prints them apart.
@@ -142,7 +158,70 @@ func readOpened(f *os.File, req Request, limits spill.Limits) (*ReadResponse, er
 	}
 	text := out.Text()
 	body := out.Body()
-	return &ReadResponse{ResultFile: path, Op: op, Text: text, Body: body, Notes: strings.TrimPrefix(text, body)}, nil
+	resp := &ReadResponse{ResultFile: path, Op: op, Text: text, Body: body, Notes: strings.TrimPrefix(text, body)}
+	if err := resp.setValue(out); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// Structured is the answer for an MCP client's structuredContent: the
+// value and facts without the display text, which is the content.
+func (r *ReadResponse) Structured() any {
+	return struct {
+		ResultFile string          `json:"resultFile"`
+		Op         string          `json:"op"`
+		Value      json.RawMessage `json:"value,omitempty"`
+		Matches    *int64          `json:"matches,omitempty"`
+		Truncated  bool            `json:"truncated,omitempty"`
+		Notes      string          `json:"notes,omitempty"`
+	}{r.ResultFile, r.Op, r.Value, r.Matches, r.Truncated, strings.TrimSpace(r.Notes)}
+}
+
+// setValue fills Value, Matches and Truncated from an op's result.
+func (r *ReadResponse) setValue(out any) error {
+	var value any
+	switch o := out.(type) {
+	case *spill.QueryResult:
+		r.Truncated = o.Truncated
+		if !o.Truncated && json.Valid([]byte(o.Value)) { // gjson's !nan and !inf are not JSON
+			r.Value = json.RawMessage(o.Value)
+		}
+		return nil
+	case *spill.LinesResult:
+		value, r.Truncated = lineTexts(o.Lines, false), o.Truncated || o.More
+	case *spill.GrepResult:
+		value, r.Truncated = lineTexts(o.Lines, true), o.Truncated
+		r.Matches = &o.TotalMatches
+	case *spill.ReadResult:
+		r.Truncated = o.Truncated
+		if !utf8.Valid(o.Data) {
+			return nil // a JSON string would replace the bytes
+		}
+		value = string(o.Data)
+	default: // stat: its facts are the text
+		return nil
+	}
+	raw, err := marshalJSON(value)
+	if err != nil {
+		return fmt.Errorf("encode readresult value: %w", err)
+	}
+	r.Value = raw
+	return nil
+}
+
+// lineTexts joins the text of lines (only the matching ones, for grep),
+// one per line, without numbers.
+func lineTexts(lines []spill.Line, matchesOnly bool) string {
+	var b strings.Builder
+	for _, l := range lines {
+		if matchesOnly && !l.Match {
+			continue
+		}
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // statBody gives stat's answer, which has no notes, the shape of the others.

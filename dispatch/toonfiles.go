@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/dustin/go-humanize"
-	"github.com/tidwall/gjson"
 
 	"dispatch/spill"
 	"dispatch/toon"
@@ -58,22 +57,9 @@ func queryFile(f *os.File, query string, limits spill.Limits) (*spill.QueryResul
 	if err := toon.WriteJSON(&js, v, ""); err != nil {
 		return nil, fmt.Errorf("query: %w", err)
 	}
-	result := gjson.GetBytes(js.Bytes(), query)
-	if !result.Exists() {
-		return nil, usagef("Check the path; stat lists the top-level keys", "query %q matches nothing in %s", query, path)
-	}
-	// Cut at the output bound, saying so.
-	max := spill.DefaultMaxOutputBytes
-	if limits.MaxOutputBytes > 0 {
-		max = limits.MaxOutputBytes
-	}
-	r := &spill.QueryResult{Path: path, Query: query, Value: result.Raw, Bytes: len(result.Raw)}
-	if len(r.Value) > max {
-		r.Value = spill.Preview([]byte(r.Value), max)
-		r.Truncated = true
-		r.Notes = append(r.Notes, "answer cut at "+humanize.IBytes(uint64(max))+": narrow the query path")
-	}
-	return r, nil
+	// The same bounded query as over a JSON file: a TOON file comes from
+	// the same hostile tool output.
+	return limits.QueryBytes(path, js.Bytes(), query)
 }
 
 // preferTOON replaces an inline object or array payload with its TOON form

@@ -58,6 +58,19 @@ func (l Limits) Query(f *os.File, gjsonPath string) (*QueryResult, error) {
 	return res, err
 }
 
+// QueryBytes is Query over JSON already in memory (a decoded TOON file);
+// name is what answers and errors call it.
+func (l Limits) QueryBytes(name string, data []byte, gjsonPath string) (*QueryResult, error) {
+	l = l.withDefaults()
+	if strings.TrimSpace(gjsonPath) == "" {
+		return nil, badRequest("query: the path is empty (see gjson syntax, e.g. items.#.name)")
+	}
+	if err := CheckPath(gjsonPath); err != nil {
+		return nil, badRequest("query: %v", err)
+	}
+	return l.query(name, gjsonPath, data)
+}
+
 // Select returns the JSON value that gjsonPath selects in the JSON file at
 // f, as raw JSON. Like Query it maps the file rather than reading it,
 // so selecting a small part of a huge file costs only the part; a value
