@@ -49,8 +49,8 @@ func (r *Redactor) Learn(c ServerConfig) {
 	for _, v := range c.Env {
 		found = append(found, v)
 	}
-	for _, v := range c.Headers {
-		found = append(found, headerValueSecrets(v)...)
+	for name, v := range c.Headers {
+		found = append(found, headerSecrets(name, v)...)
 	}
 	found = append(found, urlSecrets(c.URL)...)
 	found = append(found, argSecrets(c.Args)...)

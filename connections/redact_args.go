@@ -63,13 +63,34 @@ func flagValueSecrets(arg, next string) (found []string, ok bool) {
 
 // headerArgSecrets returns the secrets of a header given on a command
 // line: "Authorization: Bearer abc", or mcp-remote's "Authorization:${AUTH}".
-// Every header's value is taken, as for the headers of a config.
+// It follows the rule of a config's headers (headerSecrets).
 func headerArgSecrets(header string) []string {
-	_, value, ok := strings.Cut(header, ":")
+	name, value, ok := strings.Cut(header, ":")
 	if !ok {
 		return []string{header} // not a header: keep it all masked
 	}
-	return headerValueSecrets(strings.TrimSpace(value))
+	return headerSecrets(strings.TrimSpace(name), strings.TrimSpace(value))
+}
+
+// plainHeaders are standard headers that describe the request, never
+// authorize it. Their values ("application/json", "en-US") are words that
+// tool descriptions and errors use everywhere: masking them would hide
+// those words, not a secret. Every other header's value is taken for a
+// secret, whatever its name, since services invent their own (X-Api-Key,
+// X-Goog-Api-Key, PRIVATE-TOKEN, DD-APPLICATION-KEY, ...).
+var plainHeaders = map[string]bool{
+	"accept": true, "accept-charset": true, "accept-encoding": true, "accept-language": true,
+	"cache-control": true, "connection": true, "content-encoding": true, "content-language": true,
+	"content-length": true, "content-type": true, "mcp-protocol-version": true, "origin": true,
+	"pragma": true, "referer": true, "user-agent": true,
+}
+
+// headerSecrets returns the secrets of header name: value.
+func headerSecrets(name, value string) []string {
+	if plainHeaders[strings.ToLower(name)] {
+		return nil
+	}
+	return headerValueSecrets(value)
 }
 
 // headerValueSecrets returns a header value, its credential without the

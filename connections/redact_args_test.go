@@ -42,6 +42,8 @@ func TestRedactor_LearnArgs(t *testing.T) {
 			secrets: []string{"123e4567-e89b-42d3-a456-426614174000"}},
 
 		// Not credentials: the rule leaves them readable.
+		{name: "-H of a plain header", args: []string{"-H", "Content-Type: application/json", "--header", "Accept-Language: en-US", "-H", "X-Custom: custom-v9"},
+			secrets: []string{"custom-v9"}, keep: []string{"application/json", "en-US"}},
 		{name: "psql -p PORT", args: []string{"-h", "db", "-p", "5432"}, keep: []string{"5432"}},
 		{name: "docker -p mapping and -u ids", args: []string{"run", "-p", "8080:80", "-u", "1000:1000", "-i"},
 			keep: []string{"8080:80", "1000:1000"}},

@@ -45,6 +45,13 @@ func TestRedactor_String(t *testing.T) {
 			secrets: []string{"hdr-secret-1"},
 		},
 		{
+			name:    "plain headers describe the request, not who sends it",
+			configs: []ServerConfig{{Headers: map[string]string{"Content-Type": "application/json", "Accept": "text/event-stream", "X-Team": "team-secret-2"}}},
+			in:      "wanted application/json or text/event-stream for team-secret-2",
+			secrets: []string{"team-secret-2"},
+			keep:    []string{"application/json", "text/event-stream"},
+		},
+		{
 			name:    "url user info",
 			configs: []ServerConfig{{URL: "https://alice:pa55word@h.example.com/mcp"}},
 			in:      "GET https://alice:pa55word@h.example.com/mcp: 401 (password pa55word)",
