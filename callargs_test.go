@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"dispatch/dispatch"
 )
 
 // typedSchema is the fixture's add schema (a $ref into $defs) with more
@@ -121,3 +123,33 @@ func TestSplitCallArgs(t *testing.T) {
 		})
 	}
 }
+
+func TestShellError_Rewords(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"parameters become flags", usageError(`"argumentsPath" and "argumentsKey" need an "argumentsFile"`, `Example: {"action":"call","tool":"t","argumentsFile":"/tmp/r1.json","argumentsPath":"items"}`),
+			`--arguments-path and --arguments-key need an -f/--arguments-file. See 'dispatch call --help' for examples`},
+		{"nested example ends at its brace", usageError(`bad`, `Example: {"action":"call","tool":"read_file","arguments":{"path":"/tmp/a.txt"}} and more`),
+			`bad. See 'dispatch call --help' for examples and more`},
+		{"both forms keep the shell's", usageError(`refresh them with {"action":"list","refresh":true}, or dispatch list --refresh`, ""),
+			`refresh them with dispatch list --refresh`},
+		{"readresult notes", usageError(`slice: fromLine=9 is past the end of the file`, ""), `slice: --from-line 9 is past the end of the file`},
+		{"other errors are left alone", errors.New(`"arguments" of {"action":"x"}`), `"arguments" of {"action":"x"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := shellError(tt.err)
+			if got.Error() != tt.want {
+				t.Errorf("shellError = %q, want %q", got.Error(), tt.want)
+			}
+			if !errors.Is(got, tt.err) {
+				t.Errorf("shellError does not unwrap to the original error")
+			}
+		})
+	}
+}
+
+func usageError(msg, hint string) error { return &dispatch.UsageError{Msg: msg, Hint: hint} }

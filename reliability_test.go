@@ -194,7 +194,8 @@ func TestCLI_StaleCatalogSaysHowToRefresh(t *testing.T) {
 	// its cache entry, stays the same.
 	install("")
 	_, stderr, code := d("call", "echo_meta", `{}`)
-	for _, want := range []string{`no tool named "echo_meta"`, "c1 come from the catalog cache", `{"action":"list","refresh":true}`, "dispatch list --refresh"} {
+	// A shell user is told the command, not the agent's request.
+	for _, want := range []string{`no tool named "echo_meta"`, "c1 come from the catalog cache", "refresh them with dispatch list --refresh)"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("call of a tool missing from a cached catalog: stderr %q lacks %q", stderr, want)
 		}

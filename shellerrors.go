@@ -12,6 +12,9 @@ import (
 // and actions, written for an agent that sends JSON, into the command
 // line's flags and commands.
 var agentTerms = strings.NewReplacer(
+	// Some errors give both forms already; keep the shell's.
+	`{"action":"list","refresh":true}, or dispatch list --refresh`, "dispatch list --refresh",
+	`{"action":"list","refresh":true}`, "dispatch list --refresh",
 	`{"action":"search","query":"..."}`, "dispatch search WORDS",
 	`{"action":"list"}`, "dispatch list",
 	`"argumentsFile"`, "-f/--arguments-file",
@@ -36,7 +39,9 @@ var agentTerms = strings.NewReplacer(
 
 // agentExample is a hint showing a proxy-dispatch request, which means
 // nothing at a shell.
-var agentExample = regexp.MustCompile(`(Example: )?\{"action":"(\w+)".*\}`)
+// It matches objects nested one level deep ("arguments":{...}), and no
+// further than the example's closing brace.
+var agentExample = regexp.MustCompile(`(Example: )?\{"action":"(\w+)"[^{}]*(\{[^{}]*\}[^{}]*)*\}`)
 
 // shellErr is an error reworded for the command line; it unwraps to the
 // original, so the exit code is the same.
