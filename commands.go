@@ -53,8 +53,9 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 	stdio := server.NewStdioServer(srv)
 	server.WithWorkerPoolSize(stdioWorkers)(stdio)
 	stdio.SetErrorLogger(log.New(os.Stderr, "dispatch: mcp: ", 0))
-	// Listen returns at stdin EOF (the agent went away) or on a signal.
-	if err := stdio.Listen(ctx, os.Stdin, os.Stdout); err != nil && ctx.Err() == nil {
+	// Listen returns at stdin EOF (the agent went away) or on a signal;
+	// listenBounded stops waiting for stuck requests after a bound.
+	if err := listenBounded(ctx, stdio, os.Stdin, os.Stdout, a.log); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("serve stdio: %w", err)
 	}
 	return nil
