@@ -216,3 +216,62 @@ func TestCLI_RefusesFIFOsAndDevices(t *testing.T) {
 		})
 	}
 }
+
+// What argumentsFile says for each kind of path under the working
+// directory: regular files are read (also through symlinks that stay
+// inside), anything else gets an error saying what is wrong with it, and
+// "does not exist" is said only inside the root.
+func TestServe_ArgumentsFileKinds(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(root, "args.json"), `{"message":"regular"}`)
+	writeFile(t, filepath.Join(outside, "args.json"), `{"message":"`+secret+`"}`)
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, "dir"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{
+		"inside.json":  "args.json",
+		"subdir":       "dir",
+		"out.json":     filepath.Join(outside, "args.json"),
+		"outdir":       outside,
+		"relout.json":  "../" + filepath.Base(outside) + "/args.json",
+		"magic.json":   "/proc/self/fd/0",
+		"devnull.json": "/dev/null",
+	} {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tc, _ := startDispatchProc(t, root, nil, "--no-cache", "--mcp", fixture())
+	tests := []struct {
+		path string
+		want string // the echoed message, or the error's telling part
+		ok   bool
+	}{
+		{"args.json", "regular", true},
+		{"inside.json", "regular", true},
+		{"subdir/../args.json", "regular", true},
+		{"fifo", "not a regular file", false},
+		{"dir", "not a regular file", false},
+		{"devnull.json", "outside the directories", false},
+		{"/dev/null", "outside the directories", false},
+		{"out.json", "outside the directories", false},
+		{"outdir/args.json", "outside the directories", false},
+		{"relout.json", "outside the directories", false},
+		{"magic.json", "outside the directories", false},
+		{"/proc/self/environ", "outside the directories", false},
+		{"missing.json", "does not exist", false},
+		{"args.json/x", "does not exist", false},
+		{"outdir/missing.json", "outside the directories", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			r := tc.mustCall(map[string]any{"action": "call", "tool": "echo", "argumentsFile": tt.path})
+			if r.IsError == tt.ok || !strings.Contains(r.text(), tt.want) || strings.Contains(r.text(), secret) {
+				t.Errorf("argumentsFile %s: isError=%v %q; want isError=%v with %q", tt.path, r.IsError, r.text(), !tt.ok, tt.want)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/dustin/go-humanize"
@@ -211,7 +212,9 @@ func (s *Service) openArgumentsFile(path string) (*os.File, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
 		candidates = append(candidates, real)
 	}
-	missing := false
+	// Why the path failed inside a root, if it did: said only then, since
+	// outside the roots the answer would tell the agent what exists there.
+	var inside error
 	for _, c := range candidates {
 		for _, root := range roots {
 			rel, ok := relWithin(c, root)
@@ -224,15 +227,18 @@ func (s *Service) openArgumentsFile(path string) (*os.File, error) {
 				return f, nil
 			case errors.Is(err, safefile.ErrNotRegular):
 				return nil, openErr("argumentsFile", path, err)
-			case errors.Is(err, os.ErrNotExist):
-				// Said only inside a root: outside them the answer
-				// would tell the agent which paths exist on the host.
-				missing = true
+			case errors.Is(err, syscall.ENOTDIR):
+				inside = os.ErrNotExist
+			case !errors.Is(err, safefile.ErrOutside) && inside == nil:
+				inside = err
 			}
 		}
 	}
-	if missing {
+	if errors.Is(inside, os.ErrNotExist) {
 		return nil, usagef("Check the path; relative paths start at dispatch's working directory", "argumentsFile %s does not exist", path)
+	}
+	if inside != nil {
+		return nil, openErr("argumentsFile", path, inside)
 	}
 	hint := "Use a result file of this dispatch, or start dispatch with --args-dir DIR"
 	if len(roots) > 0 {

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -32,8 +33,16 @@ type StdioOptions struct {
 	// waits, so nothing the agent sends can stop dispatch from reading
 	// stdin, and a cancellation is always read and acted on.
 	MaxInFlight int
-	Logger      *slog.Logger
+	// DrainTimeout bounds the wait, once the agent has gone or ctx has
+	// ended, for requests still running (DefaultDrainTimeout when 0).
+	DrainTimeout time.Duration
+	Logger       *slog.Logger
 }
+
+// DefaultDrainTimeout is how long serving waits at the end for requests it
+// cannot cancel: short enough that dispatch exits within 1.5 s of stdin EOF
+// together with stopping its servers.
+const DefaultDrainTimeout = time.Second
 
 // ServeStdio serves srv to one agent over newline-delimited JSON-RPC on in
 // and out until in ends or ctx does, then cancels the requests still in
@@ -46,6 +55,9 @@ type StdioOptions struct {
 func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, opts StdioOptions) error {
 	if opts.MaxInFlight <= 0 {
 		opts.MaxInFlight = DefaultMaxInFlight
+	}
+	if opts.DrainTimeout <= 0 {
+		opts.DrainTimeout = DefaultDrainTimeout
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -69,9 +81,29 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 	notifier.Go(func() { s.writeNotifications(ctx, sess.notifications) })
 	err := s.readLoop(ctx, in)
 	cancel() // the agent is gone: so is every request it made
-	s.handlers.Wait()
-	notifier.Wait()
+	s.drain(opts.DrainTimeout, &notifier)
 	return err
+}
+
+// drain waits for the request handlers and the notifier to end, at most
+// timeout. Their contexts are cancelled, so they normally end at once; one
+// stuck where no context reaches (a write to an agent that stopped reading
+// stdout, a long scan of a large file) must not keep dispatch from
+// stopping its servers and deleting its result files, so it is abandoned.
+func (s *stdioServer) drain(timeout time.Duration, notifier *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() {
+		s.handlers.Wait()
+		notifier.Wait()
+		close(done)
+	}()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		s.log.Warn("requests still running after shutdown began; abandoning them", "waited", timeout.String())
+	}
 }
 
 type stdioServer struct {

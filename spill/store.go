@@ -396,7 +396,9 @@ func (s *Store) Close() error {
 // itself and the file must not be a symlink: symlinks into or out of the
 // directory, "..", other directories, /proc and other stores' files are all
 // refused, as is a file deleted or replaced since it was created. The error
-// wraps ErrNotSpillFile and lists the files that may be read.
+// wraps ErrNotSpillFile and lists the files that may be read. To read the
+// file, use Open: the name Resolve checked can be swapped before it is
+// opened again.
 func (s *Store) Resolve(path string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
