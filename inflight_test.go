@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -132,16 +131,29 @@ func TestServe_MaxInFlightAnswersBusy(t *testing.T) {
 	tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "up"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var wg sync.WaitGroup
-	done := make(chan toolResult, 3)
-	for i := range 3 {
-		wg.Add(1)
-		sendHang(tc, ctx, fmt.Sprintf("hang-%d", i), "c1", fmt.Sprintf("h%d", i), done)
+	// The hang calls are sent from goroutines, so a list may reach dispatch
+	// between them and take the place one of them wanted: that one is
+	// answered busy and sent again, until all three hold a place.
+	answers := make([]chan toolResult, 3)
+	send := func(i int) {
+		answers[i] = make(chan toolResult, 1)
+		sendHang(tc, ctx, fmt.Sprintf("hang-%d", i), "c1", fmt.Sprintf("h%d", i), answers[i])
 	}
-	// The three hang calls hold every place once dispatch has read them;
-	// until then a fourth request may still get one.
+	for i := range answers {
+		send(i)
+	}
 	var busy toolResult
 	waitFor(t, "a busy answer", 20*time.Second, func() bool {
+		for i, ch := range answers {
+			select {
+			case r := <-ch:
+				if !strings.Contains(r.text(), "busy") {
+					t.Fatalf("hang-%d answered before it was cancelled: %s", i, r.text())
+				}
+				send(i)
+			default:
+			}
+		}
 		r := tc.mustCall(map[string]any{"action": "list"})
 		busy = r
 		return r.IsError
@@ -153,7 +165,7 @@ func TestServe_MaxInFlightAnswersBusy(t *testing.T) {
 	}
 	cancelRequest(t, tc, "hang-0")
 	select {
-	case <-done:
+	case <-answers[0]:
 	case <-time.After(20 * time.Second):
 		t.Fatal("the cancelled call was never answered")
 	}

@@ -21,7 +21,7 @@ type serverTextSetup struct {
 
 const (
 	leakConfigured = "leak_conf" // MYAPI_TOKEN from the server's configured env
-	leakInherited  = "leak_inh"  // LEAKY_API_TOKEN inherited from dispatch's environment
+	leakInherited  = "leak_inh"  // LEAKY_API_TOKEN inherited from dispatch's environment (inheritEnv)
 )
 
 func plantServerTextSecrets(t *testing.T) serverTextSetup {
@@ -43,6 +43,7 @@ env = { MYAPI_TOKEN = %q }
 [servers.%s]
 command = %q
 args = ["--name", "leaky-server", "--leak-env", "LEAKY_API_TOKEN"]
+inheritEnv = true # stdio servers get only a safe environment by default
 `, leakConfigured, fixtureBin, s.secrets["configured env MYAPI_TOKEN"], leakInherited, fixtureBin))
 	cacheDir := filepath.Join(dir, "cache")
 	return serverTextSetup{secrets: s, cacheDir: cacheDir, args: []string{"--cache-dir", cacheDir, "--config", cfg}}
