@@ -122,7 +122,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		MaxRestartsPerMinute: g.MaxRestarts,
 		StderrLimit:          int(stderrLimit),
 		ClientName:           "dispatch",
-		ClientVersion:        version,
+		ClientVersion:        buildVersion(),
 		Logger:               log,
 		Redactor:             redactor,
 	})
