@@ -121,13 +121,8 @@ func Sweep(parent string) (removed []string, err error) {
 // unless dir is a real directory owned by the current user whose name and
 // marker agree.
 func staleOwner(dir, name string) (o owner, ok bool) {
-	rest := strings.TrimPrefix(name, dirPrefix)
-	pidStr, _, found := strings.Cut(rest, "-")
-	if !found {
-		return owner{}, false
-	}
-	namePID, err := strconv.Atoi(pidStr)
-	if err != nil {
+	namePID, ok := storeDirPID(name)
+	if !ok {
 		return owner{}, false
 	}
 	if !ownedDir(dir) {
@@ -142,4 +137,29 @@ func staleOwner(dir, name string) (o owner, ok bool) {
 		return owner{}, false
 	}
 	return o, true
+}
+
+// storeDirPID returns the pid in a store directory's name,
+// dispatch-spill-<pid>-<random>, exactly as Open writes it: the prefix in
+// its case, a pid of decimal digits without sign or leading zero, and a
+// non-empty rest without separators. Any other spelling ("+12", "012",
+// "DISPATCH-SPILL-", a name with a stream or separator in it) is not a
+// store directory, and a sweep leaves it alone.
+func storeDirPID(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, dirPrefix)
+	if !ok {
+		return 0, false
+	}
+	pidStr, random, found := strings.Cut(rest, "-")
+	if !found || random == "" || strings.ContainsAny(random, `/\:`) {
+		return 0, false
+	}
+	if pidStr == "" || pidStr[0] == '0' || strings.Trim(pidStr, "0123456789") != "" {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(pidStr)
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	return pid, true
 }

@@ -108,3 +108,38 @@ func TestOpen_sweeps(t *testing.T) {
 		t.Errorf("Swept = %v, %v; want [%s]", removed, err, dead)
 	}
 }
+
+// Which names a sweep may treat as store directories: only the spelling
+// Open writes, whatever the platform's file names allow.
+func TestStoreDirPID(t *testing.T) {
+	tests := []struct {
+		name string
+		pid  int
+		ok   bool
+	}{
+		{"dispatch-spill-1234-123456789", 1234, true},
+		{"dispatch-spill-7-a-b", 7, true},
+		{"dispatch-spill-+12-abc", 0, false},
+		{"dispatch-spill--12-abc", 0, false},
+		{"dispatch-spill-012-abc", 0, false},
+		{"dispatch-spill-0-abc", 0, false},
+		{"dispatch-spill-12", 0, false},
+		{"dispatch-spill-12-", 0, false},
+		{"dispatch-spill-1e3-abc", 0, false},
+		{"dispatch-spill-99999999999999999999-abc", 0, false},
+		{"DISPATCH-SPILL-12-abc", 0, false}, // Windows names ignore case; the sweep does not
+		{"Dispatch-Spill-12-abc", 0, false},
+		{"dispatch-spill-12-abc:stream", 0, false},
+		{`dispatch-spill-12-abc\..\x`, 0, false},
+		{"dispatch-spill-12-abc/../x", 0, false},
+		{"other-12-abc", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pid, ok := storeDirPID(tt.name)
+			if pid != tt.pid || ok != tt.ok {
+				t.Errorf("storeDirPID(%q) = %d, %v; want %d, %v", tt.name, pid, ok, tt.pid, tt.ok)
+			}
+		})
+	}
+}
