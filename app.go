@@ -33,7 +33,7 @@ type Globals struct {
 	Toon           bool             `name:"toon" help:"Write object and array results as TOON: always in result files, inline when smaller than compact JSON."`
 	ArgsDir        []string         `name:"args-dir" sep:"none" placeholder:"DIR" help:"Directories argumentsFile may read from, besides dispatch's own result files (default: the working directory). Repeatable."`
 	MaxArgsFile    string           `name:"max-args-file" default:"64MiB" help:"Largest argumentsFile accepted."`
-	CacheDir       string           `name:"cache-dir" placeholder:"DIR" help:"Where tool catalogs are cached (default: $XDG_CACHE_HOME/dispatch, ~/.cache/dispatch)."`
+	CacheDir       string           `name:"cache-dir" placeholder:"DIR" help:"Where tool catalogs are cached (default: dispatch in the platform cache directory: ~/.cache, ~/Library/Caches, %LocalAppData%)."`
 	NoCache        bool             `name:"no-cache" help:"Do not read or write the catalog cache: list and search start every server."`
 	Eager          bool             `name:"eager" help:"Serve mode: start every server at startup instead of on first use."`
 	MaxInFlight    int              `name:"max-in-flight" default:"256" help:"Serve mode: requests served at once; past it a request is answered at once that dispatch is busy."`
@@ -122,7 +122,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		MaxRestartsPerMinute: g.MaxRestarts,
 		StderrLimit:          int(stderrLimit),
 		ClientName:           "dispatch",
-		ClientVersion:        version,
+		ClientVersion:        buildVersion(),
 		Logger:               log,
 		Redactor:             redactor,
 	})

@@ -8,13 +8,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/alecthomas/kong"
 )
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "0.1.0-dev"
 
 // CLI is every command and global flag.
 type CLI struct {
@@ -53,7 +49,7 @@ func run(args []string) int {
 	parser, err := kong.New(&cli,
 		kong.Name("dispatch"),
 		kong.Description("One MCP tool in front of many MCP servers, with large results kept in files."),
-		kong.Vars{"version": version},
+		kong.Vars{"version": versionLine()},
 		kong.Groups{"global": "Global flags:"},
 		kong.Exit(func(code int) {
 			if exited < 0 {
@@ -73,14 +69,9 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "dispatch: %s\nRun 'dispatch --help' for usage.\n", err)
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(context.Background(), shutdownSignals()...)
 	defer stop()
-	// An agent that closes our stdout or stderr must not kill dispatch with
-	// SIGPIPE before it stops its servers and deletes its result files:
-	// with SIGPIPE notified, such writes fail with EPIPE instead.
-	sigpipe := make(chan os.Signal, 1)
-	signal.Notify(sigpipe, syscall.SIGPIPE)
-	defer signal.Stop(sigpipe)
+	defer catchSigpipe()()
 
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	err = kctx.Run(&cli.Globals)

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // End-to-end tests of result files: spilling over the threshold, reading

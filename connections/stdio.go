@@ -84,6 +84,7 @@ type stdioTransport struct {
 	onNotify  func(mcp.JSONRPCNotification)
 	onRequest transport.RequestHandler
 
+	group   *procGroup    // the child and what it spawns; set by Start
 	exited  chan struct{} // closed when the child has been reaped
 	exitErr error         // set before exited closes
 	done    chan struct{} // closed after exited, once the child's output is read and pending requests failed
@@ -144,6 +145,13 @@ func (t *stdioTransport) Start(context.Context) error {
 		t.endUnstarted()
 		return err
 	}
+	if t.group, err = joinGroup(t.cmd.Process); err != nil {
+		// joinGroup killed the child; reap it before saying it failed.
+		p.closeOurEnds()
+		t.exitErr = errors.Join(err, t.cmd.Wait())
+		t.endUnstarted()
+		return err
+	}
 	t.stdin, t.stdout, t.stderr = p.in, p.out, p.err
 	stdoutRead, stderrRead := make(chan struct{}), make(chan struct{})
 	go t.readLoop(stdoutRead)
@@ -199,13 +207,6 @@ func (t *stdioTransport) endUnstarted() {
 	})
 }
 
-func (t *stdioTransport) pid() int {
-	if t.cmd.Process == nil {
-		return 0
-	}
-	return t.cmd.Process.Pid
-}
-
 // readLoop reads one message per line until stdout ends or is closed.
 func (t *stdioTransport) readLoop(finished chan<- struct{}) {
 	defer close(finished)
@@ -257,9 +258,10 @@ func (t *stdioTransport) waitLoop(stdoutRead, stderrRead <-chan struct{}) {
 	}
 	t.pendingMu.Unlock()
 	t.endOnce.Do(func() { close(t.done) })
-	if err := endGroup(t.pid()); err != nil {
+	if err := endGroup(t.group); err != nil {
 		fmt.Fprintf(t.diag, "[dispatch] %v\n", err)
 	}
+	releaseGroup(t.group)
 }
 
 // readLine returns the next line without its newline. A line longer than
@@ -589,7 +591,7 @@ func (t *stdioTransport) Close() error {
 			return
 		}
 		t.closeStdin()
-		pgid := t.pid()
+		pgid := t.group
 		if t.waitGroupGone(pgid, stdinCloseGrace) {
 			return
 		}
@@ -609,7 +611,7 @@ func (t *stdioTransport) Close() error {
 
 // waitGroupGone waits up to d for the child to be reaped and nothing to be
 // left of its process group.
-func (t *stdioTransport) waitGroupGone(pgid int, d time.Duration) bool {
+func (t *stdioTransport) waitGroupGone(pgid *procGroup, d time.Duration) bool {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
@@ -635,7 +637,7 @@ const groupPollInterval = 25 * time.Millisecond
 
 // endGroup ends what is left of process group pgid once its leader is
 // gone: SIGTERM, termGrace, then SIGKILL.
-func endGroup(pgid int) error {
+func endGroup(pgid *procGroup) error {
 	if !groupAlive(pgid) {
 		return nil
 	}

@@ -1,16 +1,13 @@
 package spill
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 const (
@@ -28,8 +25,11 @@ const (
 	maxMarkerBytes = 4 << 10
 )
 
-// owner identifies a process across PID reuse: its pid and its start time in
-// clock ticks since boot (field 22 of /proc/<pid>/stat).
+// owner identifies a process across PID reuse: its pid and its start time,
+// in whatever unit the platform's processStart gives (clock ticks since
+// boot on Linux, microseconds since the epoch on macOS, 100 ns intervals
+// since 1601 on Windows). A marker is only ever compared on the machine
+// that wrote it.
 type owner struct {
 	PID   int
 	Start uint64
@@ -58,37 +58,6 @@ func parseMarker(data []byte) (owner, error) {
 		return owner{}, fmt.Errorf("malformed start time in owner marker: %q", startStr)
 	}
 	return owner{PID: pid, Start: start}, nil
-}
-
-// processStart returns the start time of pid (field 22 of /proc/<pid>/stat).
-// The error wraps fs.ErrNotExist when the process does not exist.
-func processStart(pid int) (uint64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, fmt.Errorf("read process start time: %w", err)
-	}
-	return parseStatStart(data)
-}
-
-// parseStatStart extracts field 22 (starttime) from a /proc/<pid>/stat line.
-// Field 2 (comm) is parenthesised and may hold spaces and parentheses, so
-// fields are counted from the last ')'.
-func parseStatStart(data []byte) (uint64, error) {
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0, errors.New("parse /proc stat: no command field")
-	}
-	fields := strings.Fields(string(data[i+1:]))
-	// fields[0] is field 3 (state), so field 22 is fields[19].
-	const idx = 22 - 3
-	if len(fields) <= idx {
-		return 0, fmt.Errorf("parse /proc stat: %d fields after the command, want more than %d", len(fields), idx)
-	}
-	start, err := strconv.ParseUint(fields[idx], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("parse /proc stat start time: %w", err)
-	}
-	return start, nil
 }
 
 // self returns the owner identity of the current process.
@@ -152,13 +121,8 @@ func Sweep(parent string) (removed []string, err error) {
 // unless dir is a real directory owned by the current user whose name and
 // marker agree.
 func staleOwner(dir, name string) (o owner, ok bool) {
-	rest := strings.TrimPrefix(name, dirPrefix)
-	pidStr, _, found := strings.Cut(rest, "-")
-	if !found {
-		return owner{}, false
-	}
-	namePID, err := strconv.Atoi(pidStr)
-	if err != nil {
+	namePID, ok := storeDirPID(name)
+	if !ok {
 		return owner{}, false
 	}
 	if !ownedDir(dir) {
@@ -175,32 +139,27 @@ func staleOwner(dir, name string) (o owner, ok bool) {
 	return o, true
 }
 
-// ownedDir reports whether path is a directory (not a symlink) owned by the
-// current user.
-func ownedDir(path string) bool {
-	fi, err := os.Lstat(path)
-	if err != nil || !fi.IsDir() {
-		return false
+// storeDirPID returns the pid in a store directory's name,
+// dispatch-spill-<pid>-<random>, exactly as Open writes it: the prefix in
+// its case, a pid of decimal digits without sign or leading zero, and a
+// non-empty rest without separators. Any other spelling ("+12", "012",
+// "DISPATCH-SPILL-", a name with a stream or separator in it) is not a
+// store directory, and a sweep leaves it alone.
+func storeDirPID(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, dirPrefix)
+	if !ok {
+		return 0, false
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Getuid()
-}
-
-// readMarker reads a marker file without following a symlink and only if it
-// is a small regular file owned by the current user.
-func readMarker(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
+	pidStr, random, found := strings.Cut(rest, "-")
+	if !found || random == "" || strings.ContainsAny(random, `/\:`) {
+		return 0, false
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
+	if pidStr == "" || pidStr[0] == '0' || strings.Trim(pidStr, "0123456789") != "" {
+		return 0, false
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !fi.Mode().IsRegular() || !ok || int(st.Uid) != os.Getuid() {
-		return nil, errors.New("owner marker is not a regular file of the current user")
+	pid, err := strconv.Atoi(pidStr)
+	if err != nil || pid <= 0 {
+		return 0, false
 	}
-	return io.ReadAll(io.LimitReader(f, maxMarkerBytes))
+	return pid, true
 }

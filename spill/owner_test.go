@@ -109,22 +109,36 @@ func TestOpen_sweeps(t *testing.T) {
 	}
 }
 
-func TestParseStatStart(t *testing.T) {
+// Which names a sweep may treat as store directories: only the spelling
+// Open writes, whatever the platform's file names allow.
+func TestStoreDirPID(t *testing.T) {
 	tests := []struct {
-		name, stat string
-		want       uint64
-		wantErr    bool
+		name string
+		pid  int
+		ok   bool
 	}{
-		{"plain", "123 (bash) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 4242 20 21", 4242, false},
-		{"comm with spaces and parens", "123 (a ) b) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 77 20", 77, false},
-		{"short", "123 (x) S 1 2", 0, true},
-		{"no comm", "garbage", 0, true},
+		{"dispatch-spill-1234-123456789", 1234, true},
+		{"dispatch-spill-7-a-b", 7, true},
+		{"dispatch-spill-+12-abc", 0, false},
+		{"dispatch-spill--12-abc", 0, false},
+		{"dispatch-spill-012-abc", 0, false},
+		{"dispatch-spill-0-abc", 0, false},
+		{"dispatch-spill-12", 0, false},
+		{"dispatch-spill-12-", 0, false},
+		{"dispatch-spill-1e3-abc", 0, false},
+		{"dispatch-spill-99999999999999999999-abc", 0, false},
+		{"DISPATCH-SPILL-12-abc", 0, false}, // Windows names ignore case; the sweep does not
+		{"Dispatch-Spill-12-abc", 0, false},
+		{"dispatch-spill-12-abc:stream", 0, false},
+		{`dispatch-spill-12-abc\..\x`, 0, false},
+		{"dispatch-spill-12-abc/../x", 0, false},
+		{"other-12-abc", 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseStatStart([]byte(tt.stat))
-			if (err != nil) != tt.wantErr || got != tt.want {
-				t.Errorf("got %d, %v; want %d (err %v)", got, err, tt.want, tt.wantErr)
+			pid, ok := storeDirPID(tt.name)
+			if pid != tt.pid || ok != tt.ok {
+				t.Errorf("storeDirPID(%q) = %d, %v; want %d, %v", tt.name, pid, ok, tt.pid, tt.ok)
 			}
 		})
 	}

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"dispatch/safefile"
@@ -138,6 +137,9 @@ func Open(opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open spill store: %w", err)
 	}
+	if err := makePrivate(dir); err != nil {
+		return nil, errors.Join(fmt.Errorf("open spill store: %w", err), os.RemoveAll(dir))
+	}
 	if err := writeMarker(filepath.Join(dir, markerName), me); err != nil {
 		return nil, errors.Join(fmt.Errorf("open spill store: %w", err), os.RemoveAll(dir))
 	}
@@ -230,7 +232,7 @@ func (s *Store) Create(format Format, write func(w io.Writer) error) (*File, err
 		return nil, fmt.Errorf("create spill file: %w", err)
 	}
 	path := filepath.Join(s.dir, name)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create spill file: %w", err)
 	}

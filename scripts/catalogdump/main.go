@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command catalogdump starts one MCP server over stdio, lists all of its tools
 // (following nextCursor) and writes the raw tool objects, exactly as the server
 // published them, to a JSON file:

@@ -1,0 +1,19 @@
+package main
+
+import (
+	"os"
+	"syscall"
+)
+
+// shutdownSignals end dispatch cleanly: servers stopped, result files
+// deleted. On Windows the Go runtime delivers Ctrl-C and Ctrl-Break as
+// os.Interrupt, and closing the console window, logging off and shutting
+// down as SIGTERM; while SIGTERM is notified it holds the console handler
+// so that dispatch can finish (Windows allows a few seconds).
+func shutdownSignals() []os.Signal {
+	return []os.Signal{os.Interrupt, syscall.SIGTERM}
+}
+
+// catchSigpipe does nothing: Windows has no SIGPIPE; a write to a closed
+// pipe fails with an error.
+func catchSigpipe() (stop func()) { return func() {} }
