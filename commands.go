@@ -222,10 +222,14 @@ func (c *ReadresultCmd) Run(g *Globals) error {
 	}
 	// Data on stdout, notes (what was cut, how to get the rest) on
 	// stderr: $(dispatch readresult F --op query --path total) is the value.
-	if _, err := io.WriteString(os.Stdout, resp.Body); err != nil {
+	body := resp.Body
+	if isTerminal(os.Stdout) {
+		body = escapeControls(body, true)
+	}
+	if _, err := io.WriteString(os.Stdout, body); err != nil {
 		return err
 	}
-	_, err = io.WriteString(os.Stderr, shellNotes(resp.Notes))
+	_, err = io.WriteString(os.Stderr, escapeControls(shellNotes(resp.Notes), true))
 	return err
 }
 
