@@ -36,6 +36,7 @@ type Globals struct {
 	CacheDir       string           `name:"cache-dir" placeholder:"DIR" help:"Where tool catalogs are cached (default: dispatch in the platform cache directory: ~/.cache, ~/Library/Caches, %LocalAppData%)."`
 	NoCache        bool             `name:"no-cache" help:"Do not read or write the catalog cache: list and search start every server."`
 	Eager          bool             `name:"eager" help:"Serve mode: start every server at startup instead of on first use."`
+	MaxRequest     string           `name:"max-request" default:"64MiB" help:"Serve mode: largest message accepted from the agent; a longer one is answered with an error and skipped (pass large inputs with argumentsFile)."`
 	MaxInFlight    int              `name:"max-in-flight" default:"256" help:"Serve mode: requests served at once; past it a request is answered at once that dispatch is busy."`
 	JSON           bool             `name:"json" help:"Print JSON instead of text (one-shot commands)."`
 	LogLevel       string           `name:"log-level" default:"warn" enum:"debug,info,warn,error" help:"Log level (logs go to stderr, credentials masked): ${enum}."`

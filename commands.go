@@ -21,6 +21,10 @@ import (
 type ServeCmd struct{}
 
 func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
+	maxRequest, err := parseLimitFlag("--max-request", g.MaxRequest, "it bounds one message from the agent")
+	if err != nil {
+		return err
+	}
 	a, err := g.newApp(storePrivate, confinePaths)
 	if err != nil {
 		return err
@@ -46,7 +50,7 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 
 	srv := dispatch.NewMCPServer(a.svc, buildVersion())
 	// It returns at stdin EOF (the agent went away) or on a signal.
-	opts := dispatch.StdioOptions{MaxInFlight: g.MaxInFlight, Logger: a.log}
+	opts := dispatch.StdioOptions{MaxInFlight: g.MaxInFlight, MaxRequestBytes: maxRequest, Logger: a.log}
 	if err := dispatch.ServeStdio(ctx, srv, os.Stdin, os.Stdout, opts); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("serve stdio: %w", err)
 	}
@@ -218,10 +222,14 @@ func (c *ReadresultCmd) Run(g *Globals) error {
 	}
 	// Data on stdout, notes (what was cut, how to get the rest) on
 	// stderr: $(dispatch readresult F --op query --path total) is the value.
-	if _, err := io.WriteString(os.Stdout, resp.Body); err != nil {
+	body := resp.Body
+	if isTerminal(os.Stdout) {
+		body = escapeControls(body, true)
+	}
+	if _, err := io.WriteString(os.Stdout, body); err != nil {
 		return err
 	}
-	_, err = io.WriteString(os.Stderr, shellNotes(resp.Notes))
+	_, err = io.WriteString(os.Stderr, escapeControls(shellNotes(resp.Notes), true))
 	return err
 }
 

@@ -66,7 +66,7 @@ func run(args []string) int {
 		return exited
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "dispatch: %s\nRun 'dispatch --help' for usage.\n", err)
+		fmt.Fprintf(os.Stderr, "dispatch: %s\nRun 'dispatch --help' for usage.\n", escapeControls(err.Error(), true))
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), shutdownSignals()...)
@@ -84,6 +84,7 @@ func run(args []string) int {
 	case err == nil:
 		return exitOK
 	}
-	fmt.Fprintln(os.Stderr, "dispatch:", err)
+	// Errors quote servers and tools: escaped, so none can drive the terminal.
+	fmt.Fprintln(os.Stderr, "dispatch:", escapeControls(err.Error(), true))
 	return classify(err)
 }

@@ -20,6 +20,12 @@ func (g *Globals) render(w io.Writer, resp any) error {
 		enc.SetEscapeHTML(false)
 		return enc.Encode(resp)
 	}
+	// A tool's result is its data, kept byte-exact unless a person reads
+	// it on a terminal; everything else a server wrote is always escaped.
+	data := func(text string) string { return text }
+	if isTerminal(w) {
+		data = func(text string) string { return escapeControls(text, true) }
+	}
 	switch r := resp.(type) {
 	case *dispatch.ListResponse:
 		return renderList(w, r)
@@ -28,9 +34,9 @@ func (g *Globals) render(w io.Writer, resp any) error {
 	case *dispatch.InfoResponse:
 		return renderJSON(w, r.Tool)
 	case *dispatch.CallResponse:
-		return renderCall(w, r)
+		return renderCall(w, r, data)
 	case *dispatch.ReadResponse:
-		_, err := fmt.Fprintln(w, strings.TrimRight(r.Text, "\n"))
+		_, err := fmt.Fprintln(w, data(strings.TrimRight(r.Text, "\n")))
 		return err
 	case *dispatch.SavedPayload:
 		return renderSaved(w, r)
@@ -44,7 +50,9 @@ func renderJSON(w io.Writer, raw json.RawMessage) error {
 		return fmt.Errorf("format JSON: %w", err)
 	}
 	out.WriteByte('\n')
-	_, err := w.Write(out.Bytes())
+	// JSON holds no raw C0 characters; DEL and C1 ones become \u escapes,
+	// which leave it valid and meaning the same.
+	_, err := io.WriteString(w, escapeControls(out.String(), true))
 	return err
 }
 
@@ -52,20 +60,20 @@ func renderList(w io.Writer, r *dispatch.ListResponse) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ALIAS\tNAME\tSTATUS\tTOOLS\tSERVER\tERROR")
 	for _, c := range r.Connections {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", c.Alias, dash(c.Name), c.Status, c.ToolCount, dash(c.Server), oneLine(c.Error))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", cell(c.Alias), cell(dash(c.Name)), cell(c.Status), c.ToolCount, cell(dash(c.Server)), cell(oneLine(c.Error)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, c := range r.Connections {
 		if len(c.ToolNames) > 0 {
-			fmt.Fprintf(w, "\n%s: %s\n", c.Alias, strings.Join(c.ToolNames, ", "))
+			fmt.Fprintf(w, "\n%s: %s\n", cell(c.Alias), cell(strings.Join(c.ToolNames, ", ")))
 		}
 	}
 	if len(r.Tools) > 0 {
 		fmt.Fprintln(w)
 		for _, t := range r.Tools {
-			fmt.Fprintf(w, "%s/%s(%s)\n    %s\n", t.Connection, t.Name, t.Params, t.Description)
+			fmt.Fprintf(w, "%s/%s(%s)\n    %s\n", cell(t.Connection), cell(t.Name), cell(t.Params), escapeControls(t.Description, true))
 			renderToolExtras(w, t)
 		}
 	}
@@ -85,16 +93,16 @@ func renderSearch(w io.Writer, r *dispatch.SearchResponse) error {
 		fmt.Fprintf(w, "no tools match %q among %d tools; try other words (what the tool does), or dispatch list --tools\n", r.Query, r.Total)
 	}
 	for i, h := range r.Hits {
-		fmt.Fprintf(w, "%2d. %s/%s(%s)  score %.3f\n    %s\n", i+1, h.Connection, h.Name, h.Params, h.Score, h.Description)
+		fmt.Fprintf(w, "%2d. %s/%s(%s)  score %.3f\n    %s\n", i+1, cell(h.Connection), cell(h.Name), cell(h.Params), h.Score, escapeControls(h.Description, true))
 		renderToolExtras(w, h)
 	}
 	for _, u := range r.Unreachable {
-		fmt.Fprintf(w, "not searched: %s\n", u)
+		fmt.Fprintf(w, "not searched: %s\n", cell(u))
 	}
 	return nil
 }
 
-func renderCall(w io.Writer, r *dispatch.CallResponse) error {
+func renderCall(w io.Writer, r *dispatch.CallResponse, data func(string) string) error {
 	if r.Spill != nil {
 		return renderSpill(w, r.Spill.ResultFile, r.Spill)
 	}
@@ -104,7 +112,7 @@ func renderCall(w io.Writer, r *dispatch.CallResponse) error {
 			Text string `json:"text"`
 		}
 		if err := json.Unmarshal(item, &text); err == nil && text.Type == "text" {
-			fmt.Fprintln(w, strings.TrimRight(text.Text, "\n"))
+			fmt.Fprintln(w, data(strings.TrimRight(text.Text, "\n")))
 			continue
 		}
 		if err := renderJSON(w, item); err != nil {
@@ -125,15 +133,15 @@ func renderSpill(w io.Writer, path string, s *dispatch.SpillInfo) error {
 	fmt.Fprintln(w)
 	switch {
 	case len(s.TopLevelKeys) > 0:
-		fmt.Fprintf(w, "  keys: %s\n", strings.Join(s.TopLevelKeys, ", "))
+		fmt.Fprintf(w, "  keys: %s\n", cell(strings.Join(s.TopLevelKeys, ", ")))
 	case s.Elements != nil:
 		fmt.Fprintf(w, "  array of %d elements", *s.Elements)
 		if len(s.FirstElementKeys) > 0 {
-			fmt.Fprintf(w, "; first has keys: %s", strings.Join(s.FirstElementKeys, ", "))
+			fmt.Fprintf(w, "; first has keys: %s", cell(strings.Join(s.FirstElementKeys, ", ")))
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "preview:\n%s\n", indent(s.Preview, "  "))
+	fmt.Fprintf(w, "preview:\n%s\n", indent(escapeControls(s.Preview, true), "  "))
 	fmt.Fprintf(w, "read it with: dispatch readresult %s --op head\n", path)
 	return nil
 }
@@ -145,6 +153,10 @@ func renderSaved(w io.Writer, s *dispatch.SavedPayload) error {
 func indent(s, prefix string) string {
 	return prefix + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+prefix)
 }
+
+// cell is one line of text a server wrote (a name, a table cell), with
+// every control character escaped: a newline in it would forge a line.
+func cell(s string) string { return escapeControls(s, false) }
 
 func dash(s string) string {
 	if s == "" {

@@ -823,6 +823,7 @@ func TestServe_ArgumentsFile(t *testing.T) {
 	writeFile(t, filepath.Join(work, "list.json"), `[1, 2]`)
 	writeFile(t, filepath.Join(work, "bad.json"), `{"a": 1,`)
 	writeFile(t, filepath.Join(work, "big.json"), `{"a": 1, "b": 2, "pad": "`+strings.Repeat("x", 9000)+`"}`)
+	writeFile(t, filepath.Join(work, "big.toon"), "a: 1\nb: 2\npad: "+strings.Repeat("x", 9000)+"\n")
 	writeFile(t, filepath.Join(work, "notes.txt"), "line one <b>\nline two & \"three\"\n")
 	writeFile(t, filepath.Join(elsewhere, "add.json"), `{"a": 100, "b": 200}`)
 	writeFile(t, filepath.Join(argsDir, "add.json"), `{"a": 10, "b": 20}`)
@@ -934,6 +935,9 @@ func TestServe_ArgumentsFile(t *testing.T) {
 			{"path too long", map[string]any{"argumentsFile": "add.json", "argumentsPath": strings.Repeat("a.", 3000) + "a", "argumentsKey": "a"}, []string{"MaxPathBytes"}},
 			{"selected part too large", map[string]any{"argumentsFile": "big.json", "argumentsPath": "pad", "argumentsKey": "a"}, []string{"more than the limit of 8.0 KiB", "--max-args-file"}},
 			{"multipath builds too much", map[string]any{"argumentsFile": "big.json", "argumentsPath": "[pad,pad]", "argumentsKey": "a"}, []string{"builds more than 8.0 KiB", "--max-args-file"}},
+			{"TOON too large", map[string]any{"argumentsFile": "big.toon"}, []string{"larger than 8.0 KiB", "TOON files are decoded whole", "--max-args-file", `"op":"query"`, "without --toon"}},
+			{"TOON too large with argumentsPath", map[string]any{"argumentsFile": "big.toon", "argumentsPath": "a", "argumentsKey": "a"},
+				[]string{"larger than 8.0 KiB", "TOON files are decoded whole, with or without argumentsPath", `"op":"query"`, "without --toon"}},
 			{"text without argumentsKey", map[string]any{"argumentsFile": "notes.txt"}, []string{"holds text", `"argumentsKey":"NAME"`}},
 			{"argumentsPath in text", map[string]any{"argumentsFile": "notes.txt", "argumentsPath": "a", "argumentsKey": "a"}, []string{"holds text, not JSON"}},
 		}
@@ -943,6 +947,9 @@ func TestServe_ArgumentsFile(t *testing.T) {
 				text := tc.mustError(tt.req, tt.want...)
 				// Only a part too large is helped by a larger limit.
 				tooLarge := strings.Contains(tt.name, "too large") || strings.Contains(tt.name, "too much")
+				if strings.Contains(tt.name, "TOON") && strings.Contains(text, "reads the part, not the whole file") {
+					t.Errorf("refusal of a TOON file recommends argumentsPath, which decodes it whole too: %s", text)
+				}
 				if mentions := strings.Contains(text, "--max-args-file"); mentions != tooLarge {
 					t.Errorf("refusal mentions --max-args-file: %v, want %v: %s", mentions, tooLarge, text)
 				}

@@ -18,7 +18,7 @@ const Mask = "***"
 const minSecretLen = 4
 
 // secretName matches parameter, flag and header names that carry credentials.
-var secretName = regexp.MustCompile(`(?i)(token|secret|passw(or)?d|^pass$|passphrase|^pw$|pwd|api[-_]?key|apikey|access[-_]?key|private[-_]?key|client[-_]?secret|auth|credential|session|cookie|signature|^sig$|^key$|^code$|bearer|jwt)`)
+var secretName = regexp.MustCompile(`(?i)(token|secret|passw(or)?d|^pass$|passphrase|^pw$|pwd|api[-_]?key|apikey|access[-_]?key|private[-_]?key|client[-_]?secret|auth|credential|session|cookie|signature|^sig$|^key$|^code$|bearer|jwt|^creds?$|(^|[-_])pat$)`)
 
 // secretShape matches values that look like credentials whatever their name:
 // well-known token prefixes, JWTs and bearer values.
@@ -220,7 +220,8 @@ func rawUserinfo(raw string) []string {
 // argSecrets returns the secret-looking values in a command's arguments:
 // values of secret-named flags (--token=abc, --api-key abc, -password abc)
 // and of the short password flag (-p abc), KEY=value pairs with a secret
-// name, header values (--header "X-Api-Key: abc", -H "Authorization: Basic
+// name, also inside a ;-separated connection string (Server=db;Password=abc),
+// header values (--header "X-Api-Key: abc", -H "Authorization: Basic
 // abc"), the password of -u/--user NAME:PASSWORD, values with a
 // credential's shape, and URLs with user info, token parameters or
 // token-like path segments.
@@ -232,6 +233,7 @@ func argSecrets(args []string) []string {
 		for _, u := range urlInArg.FindAllString(arg, -1) {
 			found = append(found, urlSecrets(u)...)
 		}
+		found = append(found, connStringSecrets(arg)...)
 		next := ""
 		if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 			next = args[i+1]

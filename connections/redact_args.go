@@ -192,3 +192,29 @@ func maskPathTokens(u *url.URL) {
 	}
 	u.Path, u.RawPath = plain, escaped
 }
+
+// connPair is one KEY=value pair of a ;-separated connection string (ADO,
+// ODBC, JDBC properties): "Server=db;User ID=sa;Password=pw". A value in
+// braces or quotes may hold a ";" ({a;b}, "a;b").
+var connPair = regexp.MustCompile(`([A-Za-z][A-Za-z0-9 _.-]*)=\s*(\{[^}]*\}|"[^"]*"|[^;]*)`)
+
+// connStringSecrets returns the values of the secret-named pairs (Password,
+// Pwd, ...) of a connection string in arg. The pairs after the first are
+// not flags, so flagValueSecrets, which judges one NAME=VALUE, misses them.
+func connStringSecrets(arg string) []string {
+	if !strings.Contains(arg, ";") {
+		return nil
+	}
+	var found []string
+	for _, m := range connPair.FindAllStringSubmatch(arg, -1) {
+		name, value := strings.TrimSpace(m[1]), strings.TrimSpace(m[2])
+		if value == "" || !secretName.MatchString(name) {
+			continue
+		}
+		found = append(found, value)
+		if unwrapped := strings.Trim(value, `{}"`); unwrapped != value && unwrapped != "" {
+			found = append(found, unwrapped)
+		}
+	}
+	return found
+}

@@ -178,10 +178,22 @@ func readLimited(path string, f *os.File, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("argumentsFile %s: %w", path, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, usagef(`Raise --max-args-file, or pass only the part you need with "argumentsPath" (it reads the part, not the whole file)`,
-			"argumentsFile %s is larger than %s", path, humanize.IBytes(uint64(limit)))
+		return nil, tooLargeErr(path, limit)
 	}
 	return data, nil
+}
+
+// tooLargeErr refuses an argumentsFile over limit. argumentsPath reads
+// only its part of a JSON file, but a TOON file is decoded whole first,
+// so for one it is no way around the limit.
+func tooLargeErr(path string, limit int64) error {
+	size := humanize.IBytes(uint64(limit))
+	if strings.EqualFold(filepath.Ext(path), ".toon") {
+		return usagef(fmt.Sprintf(`Raise --max-args-file; or select the part you need first with {"action":"readresult","resultFile":%q,"op":"query","path":"..."} and pass it in "arguments"; or have results saved as JSON (start dispatch without --toon), from which argumentsPath reads only the part`, path),
+			"argumentsFile %s is larger than %s, and TOON files are decoded whole, with or without argumentsPath, so --max-args-file bounds the whole file", path, size)
+	}
+	return usagef(`Raise --max-args-file, or pass only the part you need with "argumentsPath" (it reads the part, not the whole file)`,
+		"argumentsFile %s is larger than %s", path, size)
 }
 
 // openArgumentsFile opens path if dispatch may read it: a result file of

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"dispatch/spill"
 )
@@ -128,6 +130,11 @@ func ParseRequest(raw json.RawMessage) (Request, error) {
 	var req Request
 	if err := json.Unmarshal(raw, &req); err != nil {
 		return Request{}, usagef(examples[action], "invalid parameter: %s", describeDecodeErr(err))
+	}
+	if given, ok := fields["argumentsFile"]; ok && req.ArgumentsFile == "" && string(given) != "null" {
+		// An empty path used to be taken for no file, and the call went
+		// downstream without the inputs the agent meant to give.
+		return Request{}, usagef(examples["call"], "argumentsFile is empty: give a path or leave it out")
 	}
 	return req, req.Check()
 }
@@ -397,6 +404,13 @@ func (r *Request) Check() error {
 			return usagef("Use a number of seconds, "+example, "%s must not be negative", name)
 		case r.Timeout > float64(MaxTimeoutSeconds):
 			return usagef("Use a number of seconds, "+example, "%s of %g seconds is too long: at most %d (about 292 years)", name, r.Timeout, MaxTimeoutSeconds)
+		}
+		if i := strings.IndexFunc(r.ArgumentsFile, unicode.IsControl); i >= 0 {
+			// The OS answered "invalid argument" for a NUL and nothing for
+			// the rest: no real path the agent means holds one.
+			c, _ := utf8.DecodeRuneInString(r.ArgumentsFile[i:])
+			return usagef("Give the path of a file; paths with control characters are refused",
+				"argumentsFile %q holds a control character (%U at byte %d)", r.ArgumentsFile, c, i)
 		}
 		if (r.ArgumentsPath != "" || r.ArgumentsKey != "") && r.ArgumentsFile == "" {
 			return usagef(`Example: {"action":"call","tool":"t","argumentsFile":"/tmp/r1.json","argumentsPath":"items","argumentsKey":"rows"}`,

@@ -26,6 +26,8 @@ func TestParseRequest_Valid(t *testing.T) {
 				IncludeAnnotations: true, Format: "detail", Limit: 20, Offset: 40},
 		},
 		{name: "search", raw: `{"action":"search","query":"read a file"}`, want: Request{Action: "search", Query: "read a file"}},
+		{name: "argumentsFile with spaces and accents", raw: `{"action":"call","tool":"t","argumentsFile":"/tmp/my résumé (1).json"}`,
+			want: Request{Action: "call", Tool: "t", ArgumentsFile: "/tmp/my résumé (1).json"}},
 		{
 			name: "search with everything",
 			raw:  `{"action":"search","query":"q","connection":"fs","refresh":true,"includeInputSchema":true,"format":"compact","limit":5}`,
@@ -245,6 +247,16 @@ func TestParseRequest_Invalid(t *testing.T) {
 		{name: "timeout a string", raw: `{"action":"call","tool":"t","timeout":"30s"}`, want: []string{`"timeout" must be of type number, not string`}},
 		{name: "threshold a string", raw: `{"action":"call","tool":"t","resultSizeThreshold":"1MB"}`, want: []string{`"resultSizeThreshold" must be of type integer, not string`}},
 		{name: "meta an array", raw: `{"action":"call","tool":"t","meta":[1]}`, want: []string{`"meta" must be of type object, not array`}},
+		{name: "argumentsFile empty", raw: `{"action":"call","tool":"t","argumentsFile":""}`,
+			want: []string{"argumentsFile is empty: give a path or leave it out"}},
+		{name: "argumentsFile NUL", raw: `{"action":"call","tool":"t","argumentsFile":"\u0000x"}`,
+			want: []string{`argumentsFile "\x00x" holds a control character (U+0000 at byte 0)`, "Give the path of a file"}, not: []string{"invalid argument"}},
+		{name: "argumentsFile newline", raw: `{"action":"call","tool":"t","argumentsFile":"/tmp/a\nb.json"}`,
+			want: []string{`holds a control character (U+000A at byte 6)`}},
+		{name: "argumentsFile ESC", raw: `{"action":"call","tool":"t","argumentsFile":"r\u001b[31m.json"}`,
+			want: []string{`holds a control character (U+001B at byte 1)`}},
+		{name: "argumentsFile C1", raw: `{"action":"call","tool":"t","argumentsFile":"r\u009b.json"}`,
+			want: []string{`holds a control character (U+009B at byte 1)`}},
 		{name: "lines a string", raw: `{"action":"readresult","resultFile":"/r","lines":"all"}`, want: []string{`"lines" must be of type integer, not string`}},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -26,6 +27,20 @@ const DefaultMaxInFlight = 256
 // is the right trade for progress.
 const notificationQueue = 100
 
+// DefaultMaxRequestBytes bounds one message from the agent (--max-request).
+// A message is read whole before it is parsed, so without a bound one long
+// line could take all memory. Inline "arguments" travel in the message;
+// inputs larger than this belong in an argumentsFile.
+const DefaultMaxRequestBytes = 64 << 20
+
+// MaxRequestNesting is the deepest nesting of arrays and objects a message
+// may have: encoding/json, which decodes every message, refuses more.
+const MaxRequestNesting = 10000
+
+// idScanBytes is how much of a message too large to read is kept to find
+// its id in, so that the refusal reaches the request it answers.
+const idScanBytes = 64 << 10
+
 // StdioOptions tune ServeStdio.
 type StdioOptions struct {
 	// MaxInFlight bounds the requests served at once. A request past it is
@@ -36,7 +51,11 @@ type StdioOptions struct {
 	// DrainTimeout bounds the wait, once the agent has gone or ctx has
 	// ended, for requests still running (DefaultDrainTimeout when 0).
 	DrainTimeout time.Duration
-	Logger       *slog.Logger
+	// MaxRequestBytes bounds one message from the agent
+	// (DefaultMaxRequestBytes when 0). A longer one is answered with an
+	// error and skipped without being held in memory.
+	MaxRequestBytes int64
+	Logger          *slog.Logger
 }
 
 // DefaultDrainTimeout is how long serving waits at the end for requests it
@@ -59,6 +78,9 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = DefaultDrainTimeout
 	}
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = DefaultMaxRequestBytes
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -74,6 +96,7 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 		srv:      srv,
 		out:      out,
 		log:      opts.Logger,
+		maxBytes: opts.MaxRequestBytes,
 		slots:    make(chan struct{}, opts.MaxInFlight),
 		inFlight: make(map[string]context.CancelFunc),
 	}
@@ -107,8 +130,9 @@ func (s *stdioServer) drain(timeout time.Duration, notifier *sync.WaitGroup) {
 }
 
 type stdioServer struct {
-	srv *server.MCPServer
-	log *slog.Logger
+	srv      *server.MCPServer
+	log      *slog.Logger
+	maxBytes int64 // one message, MaxRequestBytes
 
 	writeMu sync.Mutex
 	out     io.Writer
@@ -124,15 +148,15 @@ type stdioServer struct {
 // runs on its own goroutine, which ends when in does, so that a signal
 // ends serving at once.
 func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
-	lines := make(chan []byte)
+	lines := make(chan incoming)
 	readErr := make(chan error, 1)
 	go func() {
-		r := bufio.NewReader(in)
+		r := bufio.NewReaderSize(in, 64<<10)
 		for {
-			line, err := r.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
+			msg, err := readMessage(r, s.maxBytes)
+			if msg.oversize || len(bytes.TrimSpace(msg.data)) > 0 {
 				select {
-				case lines <- line:
+				case lines <- msg:
 				case <-ctx.Done():
 					return
 				}
@@ -152,8 +176,140 @@ func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 				return nil
 			}
 			return fmt.Errorf("read stdin: %w", err)
-		case line := <-lines:
-			s.handle(ctx, line)
+		case msg := <-lines:
+			if msg.oversize {
+				s.write(errorAnswer(recoverID(msg.data), mcp.INVALID_REQUEST, tooLargeText(s.maxBytes)))
+				continue
+			}
+			s.handle(ctx, msg.data)
+		}
+	}
+}
+
+// incoming is one line from the agent, or for a line longer than the
+// limit (oversize) its first idScanBytes.
+type incoming struct {
+	data     []byte
+	oversize bool
+}
+
+// readMessage reads one line of at most limit bytes. A longer line is
+// read to its end in the reader's buffer and dropped, keeping only its
+// start, so its size costs no memory.
+func readMessage(r *bufio.Reader, limit int64) (incoming, error) {
+	var msg incoming
+	for {
+		chunk, err := r.ReadSlice('\n')
+		switch {
+		case msg.oversize:
+			// Skipping: nothing more is kept.
+		case int64(len(msg.data))+int64(len(chunk)) > limit:
+			msg.oversize = true
+			whole := append(msg.data, chunk...)
+			msg.data = bytes.Clone(whole[:min(len(whole), idScanBytes)])
+		default:
+			msg.data = append(msg.data, chunk...)
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return msg, err
+		}
+	}
+}
+
+func tooLargeText(limit int64) string {
+	return fmt.Sprintf("request too large: one message may hold at most %s (the limit, --max-request); this one was skipped, not run. Pass large inputs in a file with \"argumentsFile\" instead of inline \"arguments\", or restart dispatch with a larger --max-request.",
+		humanize.IBytes(uint64(limit)))
+}
+
+func tooDeepText() string {
+	return fmt.Sprintf("request nested too deeply: more than %d levels of arrays and objects (the limit, MaxRequestNesting); it was not run. Flatten the data, or pass it as a JSON string or in an \"argumentsFile\".", MaxRequestNesting)
+}
+
+// nestedTooDeep says whether data nests arrays and objects more than limit
+// levels deep. It reads data as JSON only far enough to skip strings.
+func nestedTooDeep(data []byte, limit int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, c := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '[' || c == '{':
+			if depth++; depth > limit {
+				return true
+			}
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return false
+}
+
+// recoverID finds the top-level "id" of a message that cannot be decoded
+// (too large, too deep, or broken further on), so that the error answers
+// the request it is about. Without one it is null.
+func recoverID(data []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil
+	}
+	for {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if name, ok := key.(string); ok && name == "id" {
+			return scalarID(dec)
+		}
+		if skipValue(dec) != nil {
+			return nil
+		}
+	}
+}
+
+// scalarID reads the value of "id": a string or a number, else nothing.
+func scalarID(dec *json.Decoder) json.RawMessage {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil
+	}
+	switch tok.(type) {
+	case string, json.Number:
+		id, err := json.Marshal(tok)
+		if err != nil {
+			return nil
+		}
+		return id
+	}
+	return nil
+}
+
+// skipValue reads past one value. Token walks nesting without the depth
+// limit of Decode, keeping only a small stack.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch tok {
+		case json.Delim('['), json.Delim('{'):
+			depth++
+		case json.Delim(']'), json.Delim('}'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
 		}
 	}
 }
@@ -171,8 +327,7 @@ type message struct {
 func (s *stdioServer) handle(ctx context.Context, line []byte) {
 	var msg message
 	if err := json.Unmarshal(line, &msg); err != nil {
-		s.write(mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil),
-			Error: mcp.NewJSONRPCErrorDetails(mcp.PARSE_ERROR, "Parse error: each line must be one JSON-RPC message", nil)})
+		s.write(undecodable(line))
 		return
 	}
 	isRequest := len(msg.ID) > 0 && string(msg.ID) != "null"
@@ -189,6 +344,16 @@ func (s *stdioServer) handle(ctx context.Context, line []byte) {
 	default:
 		s.serve(ctx, msg, line)
 	}
+}
+
+// undecodable answers a line that is not a JSON-RPC message dispatch can
+// decode, to its id when that can be found.
+func undecodable(line []byte) mcp.JSONRPCMessage {
+	id := recoverID(line)
+	if nestedTooDeep(line, MaxRequestNesting) {
+		return errorAnswer(id, mcp.INVALID_REQUEST, tooDeepText())
+	}
+	return errorAnswer(id, mcp.PARSE_ERROR, "Parse error: each line must be one JSON-RPC message")
 }
 
 // serve runs a request on its own goroutine, or answers at once that

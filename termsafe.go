@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"unicode/utf8"
+)
+
+// escapeControls returns s with the C0 and C1 control characters, DEL and
+// bytes that are not UTF-8 written as visible escapes (\u001b, \xff), so
+// that text from a server (a tool name, a description, an error) cannot
+// move the cursor, recolor or retitle the user's terminal. keepLines
+// keeps newlines and tabs, for text of several lines.
+func escapeControls(s string, keepLines bool) string {
+	if !needsEscape(s, keepLines) {
+		return s
+	}
+	var b strings.Builder
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[0])
+		case isControl(r, keepLines):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[:size])
+		}
+		s = s[size:]
+	}
+	return b.String()
+}
+
+func needsEscape(s string, keepLines bool) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	for _, r := range s {
+		if isControl(r, keepLines) {
+			return true
+		}
+	}
+	return false
+}
+
+func isControl(r rune, keepLines bool) bool {
+	if keepLines && (r == '\n' || r == '\t') {
+		return false
+	}
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f)
+}
+
+// isTerminal says whether w is a terminal. A tool's result printed
+// elsewhere (a pipe, a file) is data and stays byte-exact; on a terminal
+// it is escaped like everything else a server wrote.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}

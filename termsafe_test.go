@@ -1,0 +1,87 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestEscapeControls is the rule for text a server wrote reaching a
+// terminal: control characters become visible escapes, printable text
+// (any script) stays, and newlines and tabs stay only in multi-line text.
+func TestEscapeControls(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        string
+		keepLines bool
+		want      string
+	}{
+		{"plain", "read_file", false, "read_file"},
+		{"unicode letters and symbols", "café — 東京 ✓ ∑", false, "café — 東京 ✓ ∑"},
+		{"ESC color", "t\x1b[31mred", false, `t\u001b[31mred`},
+		{"BEL", "a\x07", false, `a\u0007`},
+		{"OSC title", "\x1b]0;pwned\x07", true, `\u001b]0;pwned\u0007`},
+		{"C1 CSI", "a\u009b2J", true, `a\u009b2J`},
+		{"DEL", "a\x7fb", true, `a\u007fb`},
+		{"carriage return overwrites a line", "ok\rFAKE", true, `ok\u000dFAKE`},
+		{"NUL", "a\x00b", false, `a\u0000b`},
+		{"invalid UTF-8 byte", "a\x9bb", true, `a\x9bb`},
+		{"newline in one line", "a\nb", false, `a\u000ab`},
+		{"tab in one line", "a\tb", false, `a\u0009b`},
+		{"newline and tab in text", "a\n\tb", true, "a\n\tb"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := escapeControls(tt.in, tt.keepLines); got != tt.want {
+				t.Errorf("escapeControls(%q, %v) = %q, want %q", tt.in, tt.keepLines, got, tt.want)
+			}
+		})
+	}
+}
+
+// A server whose tool names, descriptions and errors hold escape
+// sequences cannot drive the user's terminal through the CLI; a tool's
+// result piped elsewhere stays byte-exact.
+func TestCLI_EscapesServerControls(t *testing.T) {
+	const escape = "\x1b[31mred\x1b]0;pwned\x07\u009b2J" // the fixture's EscapeText
+	mcp := fixture("--escape-tools")
+	raw := func(s string) bool { return strings.ContainsAny(s, "\x1b\x07\u009b") }
+	tests := []struct {
+		name       string
+		args       []string
+		wantOut    []string
+		wantErr    []string
+		rawStdout  bool // the tool's data, piped: byte-exact
+		wantFailed bool
+	}{
+		{name: "list --tools", args: []string{"list", "--tools"}, wantOut: []string{`t\u001b[31mred\u001b]0;pwned\u0007\u009b2J`}},
+		{name: "list -C", args: []string{"list", "-C", "c1"}, wantOut: []string{`t\u001b[31mred`}},
+		{name: "search", args: []string{"search", "colors terminal"}, wantOut: []string{`Colors \u001b[31mred`}},
+		{name: "call error", args: []string{"call", "esc_error"}, wantErr: []string{`failed \u001b[31mred`}, wantFailed: true},
+		{name: "unknown tool named with escapes", args: []string{"call", "x" + escape}, wantErr: []string{`no tool named "x\x1b[31mred`, `did you mean c1/t\u001b[31mred`}, wantFailed: true},
+		{name: "call result piped stays exact", args: []string{"call", "esc_result"}, wantOut: []string{"data " + escape + " end"}, rawStdout: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, "", append([]string{"--no-cache", "--mcp", mcp}, tt.args...)...)
+			if (code != 0) != tt.wantFailed {
+				t.Fatalf("exit %d, want failure %v\nstdout:\n%q\nstderr:\n%q", code, tt.wantFailed, stdout, stderr)
+			}
+			if raw(stdout) != tt.rawStdout {
+				t.Errorf("stdout holds raw control characters: %v, want %v: %q", raw(stdout), tt.rawStdout, stdout)
+			}
+			if raw(stderr) {
+				t.Errorf("stderr holds raw control characters: %q", stderr)
+			}
+			for _, w := range tt.wantOut {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout %q lacks %q", stdout, w)
+				}
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+		})
+	}
+}
