@@ -124,7 +124,7 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (*CallResp
 	if req.ResultToFile || auto {
 		info, err := s.spillResult(&result, auto)
 		if err != nil {
-			return nil, fmt.Errorf("%s: call %s: save result (%s): %w", conn.Alias, req.Tool, humanize.IBytes(uint64(resp.Bytes)), err)
+			return nil, fmt.Errorf("%s: call %s: save result (server sent %s): %w", conn.Alias, req.Tool, humanize.IBytes(uint64(resp.Bytes)), err)
 		}
 		resp.Spill = info
 		resp.Meta = result.Meta
