@@ -145,9 +145,9 @@ func (s *Service) List(ctx context.Context, req Request) (*ListResponse, error) 
 		}
 		return resp, nil
 	}
-	limit := req.Limit
-	if limit == 0 {
-		limit = DefaultListLimit
+	limit := DefaultListLimit
+	if req.Limit != nil {
+		limit = *req.Limit
 	}
 	if limit > MaxListLimit {
 		limit = MaxListLimit

@@ -103,9 +103,9 @@ func readOpened(f *os.File, req Request, limits spill.Limits) (*ReadResponse, er
 	if err := checkOpParams(op, allowed, req); err != nil {
 		return nil, err
 	}
-	lines := req.Lines
-	if lines == 0 {
-		lines = DefaultReadLines
+	lines := DefaultReadLines
+	if req.Lines != nil {
+		lines = *req.Lines
 	}
 	// Each op's result: its body, and notes about it (what was cut, how
 	// to get the rest). The agent gets both in one text; the CLI prints the
@@ -146,7 +146,11 @@ func readOpened(f *os.File, req Request, limits spill.Limits) (*ReadResponse, er
 		}
 		out, err = limits.Grep(f, spill.GrepOptions{Pattern: req.Pattern, Context: req.Context, MaxMatches: maxMatches, From: req.FromLine})
 	case "read":
-		out, err = limits.Read(f, req.Offset, req.MaxBytes)
+		var maxBytes int64 // the default
+		if req.MaxBytes != nil {
+			maxBytes = *req.MaxBytes
+		}
+		out, err = limits.Read(f, req.Offset, maxBytes)
 	case "query":
 		if req.Path == "" {
 			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"query","path":"items.#(size>1000)#.name"}`, "query needs a gjson \"path\"")
@@ -240,9 +244,9 @@ func readErr(err error) error {
 
 func checkOpParams(op string, allowed []string, req Request) error {
 	given := map[string]bool{
-		"lines": req.Lines != 0, "fromLine": req.FromLine != 0, "toLine": req.ToLine != 0,
+		"lines": req.Lines != nil, "fromLine": req.FromLine != 0, "toLine": req.ToLine != 0,
 		"pattern": req.Pattern != "", "context": req.Context != 0, "maxMatches": req.MaxMatches != nil,
-		"offset": req.Offset != 0, "maxBytes": req.MaxBytes != 0, "path": req.Path != "",
+		"offset": req.Offset != 0, "maxBytes": req.MaxBytes != nil, "path": req.Path != "",
 	}
 	ok := map[string]bool{}
 	for _, p := range allowed {
