@@ -148,6 +148,11 @@ func TestCLI_ListText(t *testing.T) {
 			t.Errorf("list --schema --annotations lacks %q:\n%s", want, stdout)
 		}
 	}
+	// A page past the end says so, in flags.
+	stdout, stderr, code = runCLI(t, "", "--no-cache", "--mcp", fixture(), "list", "--tools", "--offset", "100000")
+	if code != 0 || !strings.Contains(stdout, "The --offset is past the end: there are 18 tools; page from --offset 0") {
+		t.Errorf("list --offset past the end: exit %d\n%s%s", code, stdout, stderr)
+	}
 	stdout, _, code = runCLI(t, "", "--no-cache", "--mcp", fixture(), "search", "add", "numbers", "--schema", "--limit", "1")
 	if code != 0 || !strings.Contains(stdout, "c1/add(a, b)") || !strings.Contains(stdout, `input schema: {"type":"object"`) {
 		t.Errorf("search --schema:\n%s", stdout)
