@@ -135,6 +135,9 @@ func readOpened(f *os.File, req Request, limits spill.Limits) (*ReadResponse, er
 		if to == 0 {
 			to = req.FromLine + DefaultReadLines - 1
 		}
+		if err := checkSliceRange(req.FromLine, to); err != nil {
+			return nil, err
+		}
 		out, err = limits.Slice(f, req.FromLine, to)
 	case "grep":
 		if req.Pattern == "" {
@@ -226,6 +229,20 @@ func lineTexts(lines []spill.Line, matchesOnly bool) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// checkSliceRange refuses a slice the spill package would refuse, in the
+// request's own terms: its message says "from" and "to", which are not
+// parameters an agent can find.
+func checkSliceRange(from, to int64) error {
+	const example = `Example: {"action":"readresult","resultFile":"...","op":"slice","fromLine":100,"toLine":150}`
+	switch {
+	case from < 1:
+		return usagef(example, "\"fromLine\" must be at least 1 (lines are numbered from 1), got %d", from)
+	case to < from:
+		return usagef(example, "\"toLine\" (%d) is before \"fromLine\" (%d)", to, from)
+	}
+	return nil
 }
 
 // statBody gives stat's answer, which has no notes, the shape of the others.
