@@ -456,3 +456,43 @@ func TestServe_StdinEOFStopsEveryProcess(t *testing.T) {
 	}
 	waitFor(t, "the grandchild to die", 15*time.Second, func() bool { return !processAlive(pid) })
 }
+
+// A stray top-level key of a call is only said to belong in "arguments"
+// when the tool's schema has it (or the tool is unknown); otherwise the
+// error says it is neither call's nor the tool's, listing the tool's.
+func TestServe_StrayCallParamsCheckedAgainstSchema(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture())
+	const notEither = `are not parameters of action call`
+	tests := []struct {
+		name      string
+		args      map[string]any
+		wants     []string
+		forbidden []string
+	}{
+		{"key the tool lacks, arguments given",
+			map[string]any{"action": "call", "tool": "add", "arguments": map[string]any{"a": 2, "b": 3}, "query": "x"},
+			[]string{`"query" ` + notEither, `nor of tool "add", which takes: a, b`}, []string{`"arguments":{"a":2,"b":3,"query"`}},
+		{"keys the tool has",
+			map[string]any{"action": "call", "tool": "add", "a": 2, "b": 3},
+			[]string{`Put the tool's inputs inside "arguments"`, `"arguments":{"a":2,"b":3}`}, []string{notEither}},
+		{"one of each",
+			map[string]any{"action": "call", "tool": "add", "a": 2, "limit": 3},
+			[]string{`"limit" ` + notEither, `Put the tool's inputs "a" inside "arguments"`, `"arguments":{"a":2}`}, []string{`"limit":3}`}},
+		{"qualified tool name",
+			map[string]any{"action": "call", "tool": "c1/echo", "message": "m", "query": "x"},
+			[]string{`"query" ` + notEither, `tool "echo", which takes: message`, `"arguments":{"message":"m"}`}, nil},
+		{"unknown tool: schema unknown, so move",
+			map[string]any{"action": "call", "tool": "no_such_tool", "query": "x"},
+			[]string{`Put the tool's inputs inside "arguments"`, `"arguments":{"query":"x"}`}, []string{notEither}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := tc.mustError(tt.args, tt.wants...)
+			for _, f := range tt.forbidden {
+				if strings.Contains(text, f) {
+					t.Errorf("error %q contains %q", text, f)
+				}
+			}
+		})
+	}
+}

@@ -196,7 +196,11 @@ func checkParams(action string, allowed []string, fields map[string]json.RawMess
 		if len(foreign) > 0 {
 			format = "parameter(s) %s do not apply to action call"
 		}
-		return usagef("Put the tool's inputs inside \"arguments\": "+string(example), format, quoteAll(stray))
+		return &StrayParamsError{
+			UsageError: usagef("Put the tool's inputs inside \"arguments\": "+string(example), format, quoteAll(stray)).(*UsageError),
+			Stray:      stray,
+			fields:     fields,
+		}
 	}
 	if len(unknown) > 0 {
 		return usagef("Parameters for "+action+": "+strings.Join(allowed, ", ")+". "+examples[action],
