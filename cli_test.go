@@ -46,12 +46,20 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"--timeout 0", "", []string{"--mcp", fx, "--timeout", "0", "list"}, exitUsage, "", "--timeout must be a positive duration"},
 		{"--connect-timeout 0", "", []string{"--mcp", fx, "--connect-timeout", "0s", "list"}, exitUsage, "", "--connect-timeout must be a positive duration"},
 		{"--max-restarts 0", "", []string{"--mcp", fx, "--max-restarts", "0", "list"}, exitUsage, "", "--max-restarts must be at least 1"},
-		{"negative call timeout", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout=-1"}, exitUsage, "", "--call-timeout must not be negative"},
+		{"negative call timeout", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout=-1"}, exitUsage, "", "--call-timeout must be more than 0 seconds, got -1"},
+		// Zero is no longer a silent "use the default": each says the range
+		// and that leaving the flag out gives the default.
+		{"--call-timeout 0", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout", "0"}, exitUsage, "", "--call-timeout must be more than 0 seconds, got 0. Use a number of seconds more than 0"},
+		{"list --limit 0", "", []string{"--mcp", fx, "list", "--limit", "0"}, exitUsage, "", `--limit must be at least 1, got 0. Use 1 to 500, or leave it out for 50`},
+		{"search --limit 0", "", []string{"--mcp", fx, "search", "echo", "--limit", "0"}, exitUsage, "", `--limit must be at least 1, got 0. Use 1 to 50, or leave it out for 10`},
+		{"readresult head --lines 0", "", []string{"readresult", kept, "--op", "head", "--lines", "0"}, exitUsage, "", `--lines must be at least 1, got 0. Leave it out for 50 lines`},
+		{"readresult read --max-bytes 0", "", []string{"readresult", kept, "--op", "read", "--max-bytes", "0"}, exitUsage, "", `--max-bytes must be at least 1, got 0. Leave it out for 16384 bytes`},
+		{"readresult head --lines 1", "", []string{"readresult", kept, "--op", "head", "--lines", "1"}, exitOK, "1:{\n", ""},
 		{"readresult query", "", []string{"readresult", kept, "--op", "query", "--path", "items.1"}, exitOK, "2\n", ""},
 		{"readresult query matches nothing", "", []string{"readresult", kept, "--op", "query", "--path", "nope"}, exitUsage, "", `"nope" matches nothing`},
 		{"readresult malformed query path", "", []string{"readresult", kept, "--op", "query", "--path", "items.#("}, exitUsage, "", "invalid gjson path"},
 		{"readresult slice past the end", "", []string{"readresult", kept, "--op", "slice", "--from-line", "9"}, exitUsage, "", "past the end of the file"},
-		{"readresult grep --max-matches 0", "", []string{"readresult", kept, "--op", "grep", "--pattern", "1", "--max-matches", "0"}, exitUsage, "", `"maxMatches" (--max-matches) must be at least 1`},
+		{"readresult grep --max-matches 0", "", []string{"readresult", kept, "--op", "grep", "--pattern", "1", "--max-matches", "0"}, exitUsage, "", `--max-matches must be at least 1, got 0. Leave it out`},
 		{"readresult grep --max-matches 1", "", []string{"readresult", kept, "--op", "grep", "--pattern", "[{}]", "--max-matches", "1"}, exitOK, "", "2 matching lines in all; showing the first 1"},
 		{"readresult read past the end", "", []string{"readresult", kept, "--op", "read", "--offset", "999"}, exitUsage, "", "offsets run from 0 to"},
 		{"readresult invalid pattern", "", []string{"readresult", kept, "--op", "grep", "--pattern", "("}, exitUsage, "", "invalid regular expression"},
@@ -139,6 +147,11 @@ func TestCLI_ListText(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("list --schema --annotations lacks %q:\n%s", want, stdout)
 		}
+	}
+	// A page past the end says so, in flags.
+	stdout, stderr, code = runCLI(t, "", "--no-cache", "--mcp", fixture(), "list", "--tools", "--offset", "100000")
+	if code != 0 || !strings.Contains(stdout, "The --offset is past the end: there are 18 tools; page from --offset 0") {
+		t.Errorf("list --offset past the end: exit %d\n%s%s", code, stdout, stderr)
 	}
 	stdout, _, code = runCLI(t, "", "--no-cache", "--mcp", fixture(), "search", "add", "numbers", "--schema", "--limit", "1")
 	if code != 0 || !strings.Contains(stdout, "c1/add(a, b)") || !strings.Contains(stdout, `input schema: {"type":"object"`) {

@@ -64,7 +64,7 @@ type ListCmd struct {
 	Schema      bool   `help:"Include each tool's input schema."`
 	Annotations bool   `help:"Include each tool's annotations."`
 	Format      string `enum:"compact,detail" default:"compact" help:"compact or detail."`
-	Limit       int    `help:"Tools per page (default 50)."`
+	Limit       *int   `help:"Tools per page (default 50, at most 500)."`
 	Offset      int64  `help:"Skip this many tools."`
 	Refresh     bool   `help:"Re-read tool lists from the servers."`
 }
@@ -82,7 +82,7 @@ func (c *ListCmd) Run(ctx context.Context, g *Globals) error {
 type SearchCmd struct {
 	Query      []string `arg:"" help:"What you want to do, in words."`
 	Connection string   `short:"C" help:"Only this connection."`
-	Limit      int      `help:"Most hits to show (default 10)."`
+	Limit      *int     `help:"Most hits to show (default 10, at most 50)."`
 	Format     string   `enum:"compact,detail" default:"compact" help:"compact or detail."`
 	Schema     bool     `help:"Include each hit's input schema."`
 	Refresh    bool     `help:"Re-read tool lists from the servers."`
@@ -113,7 +113,7 @@ type CallCmd struct {
 	ArgumentsKey  string   `name:"arguments-key" placeholder:"KEY" help:"Place the selected value under this key."`
 	Meta          string   `help:"JSON object forwarded as the request's _meta."`
 	ResultToFile  string   `name:"result-to-file" short:"o" placeholder:"PATH" help:"Write the result's payload to PATH (kept) and print a summary."`
-	CallTimeout   float64  `name:"call-timeout" help:"Seconds before this call is cancelled (overrides --timeout)."`
+	CallTimeout   *float64 `name:"call-timeout" help:"Seconds before this call is cancelled (overrides --timeout)."`
 }
 
 // Help is shown under call's usage line, before its flags and the global
@@ -198,13 +198,13 @@ func (g *Globals) checkOneShotThreshold(given, toFile bool) error {
 type ReadresultCmd struct {
 	File       string `arg:"" type:"existingfile" help:"The file."`
 	Op         string `default:"stat" enum:"stat,head,tail,slice,grep,read,query" help:"${enum}."`
-	Lines      int    `short:"n" help:"head/tail: lines (default 50)."`
+	Lines      *int   `short:"n" help:"head/tail: lines (default 50, at least 1)."`
 	FromLine   int64  `name:"from-line" help:"slice: first line (1-based)."`
 	ToLine     int64  `name:"to-line" help:"slice: last line."`
 	Pattern    string `short:"e" help:"grep: case-insensitive regular expression."`
 	Context    int    `short:"C" help:"grep: lines around each match."`
 	MaxMatches *int   `name:"max-matches" help:"grep: matches to show (default 50, at least 1)."`
-	MaxBytes   int64  `name:"max-bytes" help:"read: bytes to return."`
+	MaxBytes   *int64 `name:"max-bytes" help:"read: bytes to return (default 16384, at least 1)."`
 	Offset     int64  `help:"read: byte offset."`
 	Path       string `help:"query: gjson path."`
 }

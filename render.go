@@ -82,6 +82,8 @@ func renderList(w io.Writer, r *dispatch.ListResponse) error {
 	switch {
 	case r.NextOffset > 0:
 		fmt.Fprintf(w, "\nMore tools: repeat with --offset %d\n", r.NextOffset)
+	case r.PastEnd:
+		fmt.Fprintf(w, "\nThe --offset is past the end: there are %d tools; page from --offset 0 (or leave it out) with --limit N\n", r.TotalTools)
 	case r.Hint != "" && len(r.Tools) == 0:
 		fmt.Fprintln(w, "\nToo many tools to name here: use dispatch search WORDS, or dispatch list -C ALIAS")
 	}

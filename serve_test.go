@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -30,6 +31,7 @@ type listResponse struct {
 	}
 	TotalTools int
 	NextOffset int64
+	Hint       string
 }
 
 func TestServe_ToolDefinition(t *testing.T) {
@@ -132,6 +134,44 @@ args = ["--demo"]
 	decodeText(t, tc.mustOK(map[string]any{"action": "list", "connection": "c2", "limit": 3, "offset": 3, "includeInputSchema": true}), &next)
 	if len(next.Tools) != 3 || len(next.Tools[0].InputSchema) == 0 || next.Tools[0].Name == page.Tools[0].Name {
 		t.Fatalf("second page = %+v", next.Tools)
+	}
+}
+
+// An offset at or past the last tool gets a note saying so, with the total
+// and how to page, instead of an empty page that looks like no tools.
+func TestServe_ListOffsetPastEnd(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture())
+	var all listResponse
+	decodeText(t, tc.mustOK(map[string]any{"action": "list", "includeTools": true, "limit": 500}), &all)
+	total := all.TotalTools
+	if total < 2 || len(all.Tools) != total {
+		t.Fatalf("fixture lists %d of %d tools", len(all.Tools), total)
+	}
+	pastEnd := fmt.Sprintf(`"offset" %%d is past the end: there are %d tools (offsets 0 to %d)`, total, total-1)
+	tests := []struct {
+		offset    int
+		tools     int
+		wantHint  string // "" means: no past-the-end note
+		wantEmpty bool
+	}{
+		{offset: 0, tools: total},
+		{offset: total - 1, tools: 1},
+		{offset: total, wantHint: fmt.Sprintf(pastEnd, total)},
+		{offset: total + 1, wantHint: fmt.Sprintf(pastEnd, total+1)},
+		{offset: 100000, wantHint: fmt.Sprintf(pastEnd, 100000)},
+	}
+	for _, tt := range tests {
+		var page listResponse
+		decodeText(t, tc.mustOK(map[string]any{"action": "list", "includeTools": true, "offset": tt.offset}), &page)
+		if len(page.Tools) != tt.tools || page.TotalTools != total {
+			t.Errorf("offset %d: %d tools of %d, want %d of %d", tt.offset, len(page.Tools), page.TotalTools, tt.tools, total)
+		}
+		switch {
+		case tt.wantHint == "" && strings.Contains(page.Hint, "past the end"):
+			t.Errorf("offset %d: hint %q, want no past-the-end note", tt.offset, page.Hint)
+		case tt.wantHint != "" && (!strings.Contains(page.Hint, tt.wantHint) || !strings.Contains(page.Hint, `"offset": 0`)):
+			t.Errorf("offset %d: hint %q, want it to contain %q and how to page", tt.offset, page.Hint, tt.wantHint)
+		}
 	}
 }
 
@@ -417,4 +457,44 @@ func TestServe_StdinEOFStopsEveryProcess(t *testing.T) {
 		t.Logf("close: %v", err)
 	}
 	waitFor(t, "the grandchild to die", 15*time.Second, func() bool { return !processAlive(pid) })
+}
+
+// A stray top-level key of a call is only said to belong in "arguments"
+// when the tool's schema has it (or the tool is unknown); otherwise the
+// error says it is neither call's nor the tool's, listing the tool's.
+func TestServe_StrayCallParamsCheckedAgainstSchema(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture())
+	const notEither = `are not parameters of action call`
+	tests := []struct {
+		name      string
+		args      map[string]any
+		wants     []string
+		forbidden []string
+	}{
+		{"key the tool lacks, arguments given",
+			map[string]any{"action": "call", "tool": "add", "arguments": map[string]any{"a": 2, "b": 3}, "query": "x"},
+			[]string{`"query" ` + notEither, `nor of tool "add", which takes: a, b`}, []string{`"arguments":{"a":2,"b":3,"query"`}},
+		{"keys the tool has",
+			map[string]any{"action": "call", "tool": "add", "a": 2, "b": 3},
+			[]string{`Put the tool's inputs inside "arguments"`, `"arguments":{"a":2,"b":3}`}, []string{notEither}},
+		{"one of each",
+			map[string]any{"action": "call", "tool": "add", "a": 2, "limit": 3},
+			[]string{`"limit" ` + notEither, `Put the tool's inputs "a" inside "arguments"`, `"arguments":{"a":2}`}, []string{`"limit":3}`}},
+		{"qualified tool name",
+			map[string]any{"action": "call", "tool": "c1/echo", "message": "m", "query": "x"},
+			[]string{`"query" ` + notEither, `tool "echo", which takes: message`, `"arguments":{"message":"m"}`}, nil},
+		{"unknown tool: schema unknown, so move",
+			map[string]any{"action": "call", "tool": "no_such_tool", "query": "x"},
+			[]string{`Put the tool's inputs inside "arguments"`, `"arguments":{"query":"x"}`}, []string{notEither}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := tc.mustError(tt.args, tt.wants...)
+			for _, f := range tt.forbidden {
+				if strings.Contains(text, f) {
+					t.Errorf("error %q contains %q", text, f)
+				}
+			}
+		})
+	}
 }

@@ -783,7 +783,9 @@ func TestServe_SweepsDirectoriesOfKilledProcesses(t *testing.T) {
 func TestServe_SpillMax(t *testing.T) {
 	parent := t.TempDir()
 	tc := startDispatch(t, nil, "--no-cache", "--threshold", "50KiB", "--spill-max", "100KiB", "--spill-dir", parent, "--mcp", fixture())
-	tc.mustError(callLarge(200_000, "", nil), "100 KiB", "--spill-max")
+	// The error reports what the store really holds, not the refused
+	// file's bytes written before the limit was hit.
+	tc.mustError(callLarge(200_000, "", nil), "limit is 100 KiB", "holds 0 B in 0 file(s)", "--spill-max")
 	dirs, err := filepath.Glob(filepath.Join(parent, "dispatch-spill-*"))
 	if err != nil || len(dirs) != 1 {
 		t.Fatalf("spill directories %v (%v), want one", dirs, err)
@@ -808,7 +810,10 @@ func TestServe_SpillMax(t *testing.T) {
 	if first.Bytes < 51200 || first.Bytes > 100<<10 {
 		t.Fatalf("first file has %d bytes; the test wants 50-100 KiB", first.Bytes)
 	}
-	tc.mustError(callLarge(40_000, "", map[string]any{"resultToFile": true}), "100 KiB", "--spill-max")
+	// The same result again: the error names the size of the file it would
+	// have written (the first one's) and the first file as what is held.
+	tc.mustError(callLarge(40_000, "", map[string]any{"resultToFile": true}),
+		"would be "+first.Size+",", "limit is 100 KiB", "holds "+first.Size+" in 1 file(s)", "--spill-max")
 	if names := listing(); len(names) != 2 {
 		t.Errorf("directory holds %v, want .owner and the first file", names)
 	}

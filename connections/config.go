@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -165,6 +166,18 @@ type fileServer struct {
 	Disabled        bool              `toml:"disabled" json:"disabled"`
 }
 
+// fileServerKeys returns the keys a server table accepts, read from
+// fileServer's tags so the unknown-key message cannot miss one (it once
+// left out "transport").
+func fileServerKeys() []string {
+	t := reflect.TypeOf(fileServer{})
+	keys := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		keys = append(keys, t.Field(i).Tag.Get("toml"))
+	}
+	return keys
+}
+
 func (f fileServer) toConfig(name string) (ServerConfig, error) {
 	c := ServerConfig{
 		Name: name, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, InheritEnv: f.InheritEnv,
@@ -238,7 +251,7 @@ func parseServersTOML(data []byte) ([]ServerConfig, error) {
 		return nil, tomlProblem(err)
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
-		return nil, fmt.Errorf("unknown key %q (servers take type, command, args, env, inheritEnv, cwd, url, headers, timeout, protocolVersion, disabled)", undecoded[0].String())
+		return nil, fmt.Errorf("unknown key %q (servers take %s)", undecoded[0].String(), strings.Join(fileServerKeys(), ", "))
 	}
 	if len(doc.Servers) == 0 {
 		return nil, errors.New("no servers: add a [servers.NAME] table with a command or url")

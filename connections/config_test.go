@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -735,5 +736,47 @@ func TestLoadFile_InheritEnv(t *testing.T) {
 	}
 	if sum := md5.Sum([]byte(`{"transport":"stdio","command":"a"}`)); plain.ID() != hex.EncodeToString(sum[:]) {
 		t.Errorf("a config without inheritEnv has a new ID %s: every cached catalog would be lost", plain.ID())
+	}
+}
+
+// The unknown-key message lists every key a server table accepts, and
+// only those: each key, written in a table, is taken, and each is named in
+// the message.
+func TestLoadFile_TOMLUnknownKeyListsEveryAcceptedKey(t *testing.T) {
+	accepted := []struct{ key, line string }{
+		{"type", `type = "stdio"`},
+		{"transport", `transport = "stdio"`},
+		{"command", ``}, // in every table
+		{"args", `args = ["x"]`},
+		{"env", `env = { A = "1" }`},
+		{"cwd", `cwd = "/tmp"`},
+		{"inheritEnv", `inheritEnv = true`},
+		{"url", ``}, // with command it would be invalid: checked in its own table below
+		{"headers", `headers = { X = "1" }`},
+		{"timeout", `timeout = "5s"`},
+		{"protocolVersion", `protocolVersion = "2025-06-18"`},
+		{"disabled", `disabled = false`},
+	}
+	_, err := LoadFile(writeConfig(t, "servers.toml", "[servers.a]\ncommand = \"a\"\ncomand = \"typo\"\n"), envLookup(nil))
+	if err == nil {
+		t.Fatal("LoadFile accepted an unknown key")
+	}
+	listed := strings.TrimSuffix(strings.SplitN(err.Error(), "(servers take ", 2)[1], ")")
+	if got, want := len(strings.Split(listed, ", ")), len(accepted); got != want {
+		t.Errorf("the message lists %d keys (%s), want %d", got, listed, want)
+	}
+	for _, a := range accepted {
+		t.Run(a.key, func(t *testing.T) {
+			if !slices.Contains(strings.Split(listed, ", "), a.key) {
+				t.Errorf("the unknown-key message does not list %q: %s", a.key, listed)
+			}
+			content := "[servers.b]\ncommand = \"b\"\n" + a.line + "\n"
+			if a.key == "url" {
+				content = "[servers.b]\nurl = \"http://127.0.0.1:1/mcp\"\n"
+			}
+			if _, err := LoadFile(writeConfig(t, "servers.toml", content), envLookup(nil)); err != nil {
+				t.Errorf("key %q is refused: %v", a.key, err)
+			}
+		})
 	}
 }

@@ -92,7 +92,8 @@ func MeasureBudget(ctx context.Context, catalogDir string, listServers int, quer
 
 	total := 0
 	for _, c := range set.Conns() {
-		resp, err := svc.Do(ctx, Request{Action: "list", Connection: c.Alias, Limit: MaxListLimit}, Hooks{})
+		limit := MaxListLimit
+		resp, err := svc.Do(ctx, Request{Action: "list", Connection: c.Alias, Limit: &limit}, Hooks{})
 		if err != nil {
 			return Budget{}, err
 		}

@@ -124,7 +124,7 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (*CallResp
 	if req.ResultToFile || auto {
 		info, err := s.spillResult(&result, auto)
 		if err != nil {
-			return nil, fmt.Errorf("%s: call %s: save result (%s): %w", conn.Alias, req.Tool, humanize.IBytes(uint64(resp.Bytes)), err)
+			return nil, fmt.Errorf("%s: call %s: save result (server sent %s): %w", conn.Alias, req.Tool, humanize.IBytes(uint64(resp.Bytes)), err)
 		}
 		resp.Spill = info
 		resp.Meta = result.Meta
@@ -145,9 +145,9 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (*CallResp
 func (s *Service) callLimit(conn *connections.Conn, req Request) (time.Duration, string) {
 	name, _ := req.timeoutParam()
 	switch {
-	case req.Timeout > 0:
+	case req.Timeout != nil:
 		// Check bounds it; a value below a nanosecond still means a limit.
-		return max(time.Duration(req.Timeout*float64(time.Second)), time.Nanosecond),
+		return max(time.Duration(*req.Timeout*float64(time.Second)), time.Nanosecond),
 			fmt.Sprintf("the limit set by %s for this call; pass a larger one", name)
 	case conn.Config.Timeout > 0:
 		return conn.Config.Timeout, fmt.Sprintf("the limit is the \"timeout\" setting of server %s in its config; raise it there, or pass %s in seconds for this call",

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,9 @@ type ListResponse struct {
 	TotalTools int         `json:"totalTools"`
 	NextOffset int64       `json:"nextOffset,omitempty"`
 	Hint       string      `json:"hint,omitempty"`
+	// PastEnd says the offset asked for was at or past the last tool, so
+	// the CLI can say so in its own terms; the agent reads Hint.
+	PastEnd bool `json:"-"`
 }
 
 // ConnectionEntry describes one server without any of its config: no
@@ -145,9 +149,9 @@ func (s *Service) List(ctx context.Context, req Request) (*ListResponse, error) 
 		}
 		return resp, nil
 	}
-	limit := req.Limit
-	if limit == 0 {
-		limit = DefaultListLimit
+	limit := DefaultListLimit
+	if req.Limit != nil {
+		limit = *req.Limit
 	}
 	if limit > MaxListLimit {
 		limit = MaxListLimit
@@ -165,7 +169,21 @@ func (s *Service) List(ctx context.Context, req Request) (*ListResponse, error) 
 		resp.NextOffset = next
 		resp.Hint = "More tools: repeat with \"offset\": " + itoa(next)
 	}
+	if req.Offset > 0 && req.Offset >= index {
+		resp.PastEnd = true
+		resp.Hint = pastEndHint(req.Offset, index)
+	}
 	return resp, nil
+}
+
+// pastEndHint explains an empty page: without it an offset past the end
+// looks like a server with no tools.
+func pastEndHint(offset, total int64) string {
+	if total == 0 {
+		return fmt.Sprintf(`"offset" %d is past the end: there are no tools to list. Leave "offset" out`, offset)
+	}
+	return fmt.Sprintf(`"offset" %d is past the end: there are %d tools (offsets 0 to %d). Page from "offset": 0 (or leave it out), with "limit" up to %d, and repeat with each answer's "nextOffset"`,
+		offset, total, total-1, MaxListLimit)
 }
 
 // connectionEntry describes a connection; detail adds its ID, transport

@@ -42,7 +42,7 @@ func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (
 			return errorResult(fmt.Errorf("arguments: %w", err)), nil
 		}
 	}
-	req, err := ParseRequest(raw)
+	req, err := s.Parse(ctx, raw)
 	if err != nil {
 		return errorResult(err), nil
 	}

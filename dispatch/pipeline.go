@@ -102,7 +102,7 @@ func (s *Service) runStep(ctx context.Context, raw json.RawMessage, answers map[
 	if err != nil {
 		return fmt.Errorf("encode step: %w", err)
 	}
-	req, err := ParseRequest(data)
+	req, err := s.Parse(ctx, data)
 	if err != nil {
 		return err
 	}

@@ -103,9 +103,9 @@ func readOpened(f *os.File, req Request, limits spill.Limits) (*ReadResponse, er
 	if err := checkOpParams(op, allowed, req); err != nil {
 		return nil, err
 	}
-	lines := req.Lines
-	if lines == 0 {
-		lines = DefaultReadLines
+	lines := DefaultReadLines
+	if req.Lines != nil {
+		lines = *req.Lines
 	}
 	// Each op's result: its body, and notes about it (what was cut, how
 	// to get the rest). The agent gets both in one text; the CLI prints the
@@ -135,6 +135,9 @@ func readOpened(f *os.File, req Request, limits spill.Limits) (*ReadResponse, er
 		if to == 0 {
 			to = req.FromLine + DefaultReadLines - 1
 		}
+		if err := checkSliceRange(req.FromLine, to); err != nil {
+			return nil, err
+		}
 		out, err = limits.Slice(f, req.FromLine, to)
 	case "grep":
 		if req.Pattern == "" {
@@ -146,7 +149,11 @@ func readOpened(f *os.File, req Request, limits spill.Limits) (*ReadResponse, er
 		}
 		out, err = limits.Grep(f, spill.GrepOptions{Pattern: req.Pattern, Context: req.Context, MaxMatches: maxMatches, From: req.FromLine})
 	case "read":
-		out, err = limits.Read(f, req.Offset, req.MaxBytes)
+		var maxBytes int64 // the default
+		if req.MaxBytes != nil {
+			maxBytes = *req.MaxBytes
+		}
+		out, err = limits.Read(f, req.Offset, maxBytes)
 	case "query":
 		if req.Path == "" {
 			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"query","path":"items.#(size>1000)#.name"}`, "query needs a gjson \"path\"")
@@ -224,6 +231,20 @@ func lineTexts(lines []spill.Line, matchesOnly bool) string {
 	return b.String()
 }
 
+// checkSliceRange refuses a slice the spill package would refuse, in the
+// request's own terms: its message says "from" and "to", which are not
+// parameters an agent can find.
+func checkSliceRange(from, to int64) error {
+	const example = `Example: {"action":"readresult","resultFile":"...","op":"slice","fromLine":100,"toLine":150}`
+	switch {
+	case from < 1:
+		return usagef(example, "\"fromLine\" must be at least 1 (lines are numbered from 1), got %d", from)
+	case to < from:
+		return usagef(example, "\"toLine\" (%d) is before \"fromLine\" (%d)", to, from)
+	}
+	return nil
+}
+
 // statBody gives stat's answer, which has no notes, the shape of the others.
 type statBody struct{ *spill.StatInfo }
 
@@ -240,9 +261,9 @@ func readErr(err error) error {
 
 func checkOpParams(op string, allowed []string, req Request) error {
 	given := map[string]bool{
-		"lines": req.Lines != 0, "fromLine": req.FromLine != 0, "toLine": req.ToLine != 0,
+		"lines": req.Lines != nil, "fromLine": req.FromLine != 0, "toLine": req.ToLine != 0,
 		"pattern": req.Pattern != "", "context": req.Context != 0, "maxMatches": req.MaxMatches != nil,
-		"offset": req.Offset != 0, "maxBytes": req.MaxBytes != 0, "path": req.Path != "",
+		"offset": req.Offset != 0, "maxBytes": req.MaxBytes != nil, "path": req.Path != "",
 	}
 	ok := map[string]bool{}
 	for _, p := range allowed {

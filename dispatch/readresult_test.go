@@ -34,3 +34,32 @@ func TestReadFile_QueryTOONIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// A slice's range errors name the request's parameters, fromLine and
+// toLine, not the spill package's "from" and "to".
+func TestReadFile_SliceRangeErrorsNameParameters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.txt")
+	if err := os.WriteFile(path, []byte("1\n2\n3\n4\n5\n6\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		from, to int64
+		want     string // "" means: the slice is read
+	}{
+		{5, 2, `"toLine" (2) is before "fromLine" (5)`},
+		{2, 1, `"toLine" (1) is before "fromLine" (2)`},
+		{-1, 3, `"fromLine" must be at least 1 (lines are numbered from 1), got -1`},
+		{-4, 0, `"fromLine" must be at least 1`},
+		{2, 2, ""},
+		{5, 0, ""}, // toLine left out: the default count
+	}
+	for _, tt := range tests {
+		_, err := ReadFile(path, Request{Action: "readresult", ResultFile: path, Op: "slice", FromLine: tt.from, ToLine: tt.to}, spill.Limits{})
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("slice %d-%d: %v", tt.from, tt.to, err)
+		case tt.want != "" && (!IsUsage(err) || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("slice %d-%d = %v, want a usage error containing %q", tt.from, tt.to, err, tt.want)
+		}
+	}
+}

@@ -28,7 +28,7 @@ type Request struct {
 	IncludeInputSchema bool   `json:"includeInputSchema,omitempty"`
 	IncludeAnnotations bool   `json:"includeAnnotations,omitempty"`
 	Format             string `json:"format,omitempty"`
-	Limit              int    `json:"limit,omitempty"`
+	Limit              *int   `json:"limit,omitempty"` // nil: the default; given, at least 1
 	Offset             int64  `json:"offset,omitempty"`
 
 	// info and call
@@ -40,7 +40,7 @@ type Request struct {
 	Meta                map[string]any  `json:"meta,omitempty"`
 	ResultToFile        bool            `json:"resultToFile,omitempty"`
 	ResultSizeThreshold *int64          `json:"resultSizeThreshold,omitempty"`
-	Timeout             float64         `json:"timeout,omitempty"`
+	Timeout             *float64        `json:"timeout,omitempty"` // nil: the server's or --timeout; given, more than 0
 	// TimeoutName is how the caller spells Timeout, for messages: the
 	// CLI sets "--call-timeout"; empty means the parameter "timeout".
 	TimeoutName string `json:"-"`
@@ -48,13 +48,13 @@ type Request struct {
 	// readresult
 	ResultFile string `json:"resultFile,omitempty"`
 	Op         string `json:"op,omitempty"`
-	Lines      int    `json:"lines,omitempty"`
+	Lines      *int   `json:"lines,omitempty"` // nil: DefaultReadLines; given, at least 1
 	FromLine   int64  `json:"fromLine,omitempty"`
 	ToLine     int64  `json:"toLine,omitempty"`
 	Pattern    string `json:"pattern,omitempty"`
 	Context    int    `json:"context,omitempty"`
 	MaxMatches *int   `json:"maxMatches,omitempty"` // nil: the default; given, at least 1
-	MaxBytes   int64  `json:"maxBytes,omitempty"`
+	MaxBytes   *int64 `json:"maxBytes,omitempty"`   // nil: spill.DefaultReadBytes; given, at least 1
 	Path       string `json:"path,omitempty"`
 }
 
@@ -203,7 +203,11 @@ func checkParams(action string, allowed []string, fields map[string]json.RawMess
 		if len(foreign) > 0 {
 			format = "parameter(s) %s do not apply to action call"
 		}
-		return usagef("Put the tool's inputs inside \"arguments\": "+string(example), format, quoteAll(stray))
+		return &StrayParamsError{
+			UsageError: usagef("Put the tool's inputs inside \"arguments\": "+string(example), format, quoteAll(stray)).(*UsageError),
+			Stray:      stray,
+			fields:     fields,
+		}
 	}
 	if len(unknown) > 0 {
 		return usagef("Parameters for "+action+": "+strings.Join(allowed, ", ")+". "+examples[action],
@@ -365,8 +369,8 @@ func (r *Request) Check() error {
 		}
 		r.Arguments = obj
 	}
-	if r.Limit < 0 {
-		return usagef(examples[r.Action], "\"limit\" must not be negative")
+	if err := r.checkLimit(); err != nil {
+		return err
 	}
 	if r.Offset < 0 {
 		example := examples[r.Action]
@@ -396,14 +400,8 @@ func (r *Request) Check() error {
 		if r.ResultSizeThreshold != nil && *r.ResultSizeThreshold < 0 {
 			return usagef(`Use a byte count, or 0 to never save to a file`, "\"resultSizeThreshold\" must not be negative")
 		}
-		name, example := r.timeoutParam()
-		switch {
-		case math.IsNaN(r.Timeout):
-			return usagef("Use a number of seconds, "+example, "%s is not a number", name)
-		case r.Timeout < 0:
-			return usagef("Use a number of seconds, "+example, "%s must not be negative", name)
-		case r.Timeout > float64(MaxTimeoutSeconds):
-			return usagef("Use a number of seconds, "+example, "%s of %g seconds is too long: at most %d (about 292 years)", name, r.Timeout, MaxTimeoutSeconds)
+		if err := r.checkTimeout(); err != nil {
+			return err
 		}
 		if i := strings.IndexFunc(r.ArgumentsFile, unicode.IsControl); i >= 0 {
 			// The OS answered "invalid argument" for a NUL and nothing for
@@ -422,8 +420,49 @@ func (r *Request) Check() error {
 		}
 		if r.MaxMatches != nil && *r.MaxMatches < 1 {
 			return usagef(fmt.Sprintf(`Leave it out to show the first %d; grep always reports the total number of matching lines`, spill.DefaultMaxMatches),
-				"\"maxMatches\" (--max-matches) must be at least 1, got %d", *r.MaxMatches)
+				"\"maxMatches\" must be at least 1, got %d", *r.MaxMatches)
 		}
+		if r.Lines != nil && *r.Lines < 1 {
+			return usagef(fmt.Sprintf("Leave it out for %d lines; at most %d are returned per call", DefaultReadLines, spill.DefaultMaxLines),
+				"\"lines\" must be at least 1, got %d", *r.Lines)
+		}
+		if r.MaxBytes != nil && *r.MaxBytes < 1 {
+			return usagef(fmt.Sprintf("Leave it out for %d bytes; at most %d are returned per call", spill.DefaultReadBytes, spill.DefaultMaxReadBytes),
+				"\"maxBytes\" must be at least 1, got %d", *r.MaxBytes)
+		}
+	}
+	return nil
+}
+
+// checkLimit refuses a page size below 1: zero used to mean the default,
+// unlike every other count, so it now says to leave the parameter out.
+func (r *Request) checkLimit() error {
+	if r.Limit == nil || *r.Limit >= 1 {
+		return nil
+	}
+	def, most := DefaultListLimit, MaxListLimit
+	if r.Action == "search" {
+		def, most = DefaultSearchLimit, MaxSearchLimit
+	}
+	return usagef(fmt.Sprintf("Use 1 to %d, or leave it out for %d. %s", most, def, examples[r.Action]),
+		"\"limit\" must be at least 1, got %d", *r.Limit)
+}
+
+// checkTimeout bounds a call's own time limit. Zero is refused like
+// --timeout 0: it used to fall back to the default silently.
+func (r *Request) checkTimeout() error {
+	if r.Timeout == nil {
+		return nil
+	}
+	name, example := r.timeoutParam()
+	hint := fmt.Sprintf("Use a number of seconds more than 0 and at most %d, %s; leave it out for the server's \"timeout\" setting or --timeout", MaxTimeoutSeconds, example)
+	switch t := *r.Timeout; {
+	case math.IsNaN(t):
+		return usagef(hint, "%s is not a number", name)
+	case t <= 0:
+		return usagef(hint, "%s must be more than 0 seconds, got %g", name, t)
+	case t > float64(MaxTimeoutSeconds):
+		return usagef(hint, "%s of %g seconds is too long: at most %d (about 292 years)", name, t, MaxTimeoutSeconds)
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ func TestParseRequest_Valid(t *testing.T) {
 			raw: `{"action":"list","connection":"c1","refresh":true,"includeTools":false,"includeInputSchema":true,
 				"includeAnnotations":true,"format":"detail","limit":20,"offset":40}`,
 			want: Request{Action: "list", Connection: "c1", Refresh: true, IncludeTools: boolPtr(false), IncludeInputSchema: true,
-				IncludeAnnotations: true, Format: "detail", Limit: 20, Offset: 40},
+				IncludeAnnotations: true, Format: "detail", Limit: ptr(20), Offset: 40},
 		},
 		{name: "search", raw: `{"action":"search","query":"read a file"}`, want: Request{Action: "search", Query: "read a file"}},
 		{name: "argumentsFile with spaces and accents", raw: `{"action":"call","tool":"t","argumentsFile":"/tmp/my résumé (1).json"}`,
@@ -31,7 +31,7 @@ func TestParseRequest_Valid(t *testing.T) {
 		{
 			name: "search with everything",
 			raw:  `{"action":"search","query":"q","connection":"fs","refresh":true,"includeInputSchema":true,"format":"compact","limit":5}`,
-			want: Request{Action: "search", Query: "q", Connection: "fs", Refresh: true, IncludeInputSchema: true, Format: "compact", Limit: 5},
+			want: Request{Action: "search", Query: "q", Connection: "fs", Refresh: true, IncludeInputSchema: true, Format: "compact", Limit: ptr(5)},
 		},
 		{name: "info", raw: `{"action":"info","tool":"read_file"}`, want: Request{Action: "info", Tool: "read_file"}},
 		{name: "info on a connection", raw: `{"action":"info","tool":"t","connection":"c2"}`, want: Request{Action: "info", Tool: "t", Connection: "c2"}},
@@ -72,7 +72,7 @@ func TestParseRequest_Valid(t *testing.T) {
 				"argumentsKey":"rows","meta":{"progressToken":"p"},"resultToFile":true,"resultSizeThreshold":0,"timeout":1.5}`,
 			want: Request{Action: "call", Tool: "t", Connection: "c1", ArgumentsFile: "/tmp/r1.json", ArgumentsPath: "items",
 				ArgumentsKey: "rows", Meta: map[string]any{"progressToken": "p"}, ResultToFile: true,
-				ResultSizeThreshold: int64Ptr(0), Timeout: 1.5},
+				ResultSizeThreshold: int64Ptr(0), Timeout: ptr(1.5)},
 		},
 		{
 			name: "readresult",
@@ -83,8 +83,8 @@ func TestParseRequest_Valid(t *testing.T) {
 			name: "readresult with everything",
 			raw: `{"action":"readresult","resultFile":"/r","op":"grep","lines":5,"fromLine":1,"toLine":9,"pattern":"err",
 				"context":2,"maxMatches":3,"maxBytes":100,"offset":7,"path":"a.b"}`,
-			want: Request{Action: "readresult", ResultFile: "/r", Op: "grep", Lines: 5, FromLine: 1, ToLine: 9, Pattern: "err",
-				Context: 2, MaxMatches: ptr(3), MaxBytes: 100, Offset: 7, Path: "a.b"},
+			want: Request{Action: "readresult", ResultFile: "/r", Op: "grep", Lines: ptr(5), FromLine: 1, ToLine: 9, Pattern: "err",
+				Context: 2, MaxMatches: ptr(3), MaxBytes: int64Ptr(100), Offset: 7, Path: "a.b"},
 		},
 		{name: "padded input", raw: "\n  {\"action\" : \"list\"}  \n", want: Request{Action: "list"}},
 	}
@@ -109,9 +109,9 @@ func TestParseRequest_Invalid(t *testing.T) {
 		not  []string // substrings that must not appear
 	}{
 		{name: "maxMatches zero", raw: `{"action":"readresult","resultFile":"/r","op":"grep","pattern":"x","maxMatches":0}`,
-			want: []string{`"maxMatches" (--max-matches) must be at least 1, got 0`, `Leave it out to show the first 50`}},
+			want: []string{`"maxMatches" must be at least 1, got 0`, `Leave it out to show the first 50`}},
 		{name: "maxMatches negative", raw: `{"action":"readresult","resultFile":"/r","op":"grep","pattern":"x","maxMatches":-3}`,
-			want: []string{`"maxMatches" (--max-matches) must be at least 1, got -3`}},
+			want: []string{`"maxMatches" must be at least 1, got -3`}},
 		{name: "empty input", raw: ``, want: []string{"must be a JSON object", `"action"`, "Example:"}},
 		{name: "null", raw: `null`, want: []string{"must be a JSON object"}},
 		{name: "array", raw: `[{"action":"list"}]`, want: []string{"must be a JSON object"}},
@@ -226,11 +226,11 @@ func TestParseRequest_Invalid(t *testing.T) {
 		{name: "search with blank query", raw: `{"action":"search","query":"  \t"}`, want: []string{`search needs a "query"`}},
 		{name: "info without tool", raw: `{"action":"info"}`, want: []string{`info needs a "tool"`, `{"action":"info","tool":`}},
 		{name: "call without tool", raw: `{"action":"call","arguments":{}}`, want: []string{`call needs a "tool"`, `{"action":"call","tool":`}},
-		{name: "negative limit", raw: `{"action":"list","limit":-1}`, want: []string{`"limit" must not be negative`}},
-		{name: "negative search limit", raw: `{"action":"search","query":"q","limit":-5}`, want: []string{`"limit" must not be negative`}},
+		{name: "negative limit", raw: `{"action":"list","limit":-1}`, want: []string{`"limit" must be at least 1, got -1`}},
+		{name: "negative search limit", raw: `{"action":"search","query":"q","limit":-5}`, want: []string{`"limit" must be at least 1, got -5`}},
 		{name: "negative offset", raw: `{"action":"list","offset":-10}`, want: []string{`"offset" must not be negative`}},
 		{name: "negative readresult offset", raw: `{"action":"readresult","resultFile":"/r","offset":-1}`, want: []string{`"offset" must not be negative`}},
-		{name: "negative timeout", raw: `{"action":"call","tool":"t","timeout":-1}`, want: []string{`"timeout" must not be negative`, `"timeout": 120`}},
+		{name: "negative timeout", raw: `{"action":"call","tool":"t","timeout":-1}`, want: []string{`"timeout" must be more than 0 seconds, got -1`, `"timeout": 120`}},
 		{name: "timeout longer than a time.Duration", raw: `{"action":"call","tool":"t","timeout":1e11}`, want: []string{`"timeout" of 1e+11 seconds is too long`, "at most 9223372036", `"timeout": 120`}},
 		{name: "negative threshold", raw: `{"action":"call","tool":"t","resultSizeThreshold":-1}`, want: []string{`"resultSizeThreshold" must not be negative`, "0 to never"}},
 		{name: "bad format", raw: `{"action":"list","format":"json"}`, want: []string{`unknown format "json"`, `"compact"`, `"detail"`}},
@@ -321,10 +321,10 @@ func TestRequest_Check(t *testing.T) {
 		{name: "zero threshold allowed", req: Request{Action: "call", Tool: "t", ResultSizeThreshold: int64Ptr(0)}},
 		{name: "negative threshold", req: Request{Action: "call", Tool: "t", ResultSizeThreshold: int64Ptr(-2)}, wantErr: "resultSizeThreshold"},
 		{name: "argumentsPath with file", req: Request{Action: "call", Tool: "t", ArgumentsFile: "/f", ArgumentsPath: "a"}},
-		{name: "negative limit", req: Request{Action: "search", Query: "q", Limit: -1}, wantErr: `"limit"`},
+		{name: "negative limit", req: Request{Action: "search", Query: "q", Limit: ptr(-1)}, wantErr: `"limit"`},
 		{name: "bad format", req: Request{Action: "search", Query: "q", Format: "Detail"}, wantErr: `unknown format "Detail"`},
 		{name: "maxMatches one", req: Request{Action: "readresult", ResultFile: "/r", Op: "grep", Pattern: "x", MaxMatches: ptr(1)}},
-		{name: "maxMatches zero", req: Request{Action: "readresult", ResultFile: "/r", Op: "grep", Pattern: "x", MaxMatches: ptr(0)}, wantErr: `"maxMatches" (--max-matches) must be at least 1`},
+		{name: "maxMatches zero", req: Request{Action: "readresult", ResultFile: "/r", Op: "grep", Pattern: "x", MaxMatches: ptr(0)}, wantErr: `"maxMatches" must be at least 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -368,3 +368,46 @@ func TestActionParams_InSchema(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Zero and negative counts and time limits are refused alike, each naming
+// the allowed range and the default that leaving the parameter out gives;
+// zero used to mean the default for some of them and not for others.
+func TestParseRequest_zeroIsNotDefault(t *testing.T) {
+	tests := []struct {
+		raw   string
+		wants []string
+	}{
+		{`{"action":"list","limit":0}`, []string{`"limit" must be at least 1, got 0`, "Use 1 to 500, or leave it out for 50"}},
+		{`{"action":"list","limit":-3}`, []string{`"limit" must be at least 1, got -3`, "Use 1 to 500, or leave it out for 50"}},
+		{`{"action":"search","query":"q","limit":0}`, []string{`"limit" must be at least 1, got 0`, "Use 1 to 50, or leave it out for 10"}},
+		{`{"action":"call","tool":"t","timeout":0}`, []string{`"timeout" must be more than 0 seconds, got 0`, "more than 0 and at most 9223372036", "leave it out for the server's"}},
+		{`{"action":"call","tool":"t","timeout":-5}`, []string{`"timeout" must be more than 0 seconds, got -5`, "leave it out"}},
+		{`{"action":"readresult","resultFile":"/r","op":"head","lines":0}`, []string{`"lines" must be at least 1, got 0`, "Leave it out for 50 lines; at most 200"}},
+		{`{"action":"readresult","resultFile":"/r","op":"tail","lines":-5}`, []string{`"lines" must be at least 1, got -5`, "Leave it out for 50 lines"}},
+		{`{"action":"readresult","resultFile":"/r","op":"read","maxBytes":0}`, []string{`"maxBytes" must be at least 1, got 0`, "Leave it out for 16384 bytes; at most 32768"}},
+		{`{"action":"readresult","resultFile":"/r","op":"read","maxBytes":-1}`, []string{`"maxBytes" must be at least 1, got -1`}},
+		{`{"action":"readresult","resultFile":"/r","op":"grep","pattern":"x","maxMatches":0}`, []string{`"maxMatches" must be at least 1, got 0`, "Leave it out"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw, func(t *testing.T) {
+			_, err := ParseRequest(json.RawMessage(tt.raw))
+			if !IsUsage(err) {
+				t.Fatalf("ParseRequest = %v, want a usage error", err)
+			}
+			for _, w := range tt.wants {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+	// The smallest allowed values pass.
+	for _, raw := range []string{
+		`{"action":"list","limit":1}`, `{"action":"search","query":"q","limit":1}`, `{"action":"call","tool":"t","timeout":0.001}`,
+		`{"action":"readresult","resultFile":"/r","op":"head","lines":1}`, `{"action":"readresult","resultFile":"/r","op":"read","maxBytes":1}`,
+	} {
+		if _, err := ParseRequest(json.RawMessage(raw)); err != nil {
+			t.Errorf("ParseRequest(%s): %v", raw, err)
+		}
+	}
+}

@@ -81,9 +81,9 @@ func (s *Service) Search(ctx context.Context, req Request) (*SearchResponse, err
 	}
 	idx := s.index.get(cats)
 	resp.Total = idx.index.Len()
-	limit := req.Limit
-	if limit == 0 {
-		limit = DefaultSearchLimit
+	limit := DefaultSearchLimit
+	if req.Limit != nil {
+		limit = *req.Limit
 	}
 	limit = min(limit, MaxSearchLimit)
 	for _, hit := range idx.index.Search(req.Query, limit) {

@@ -216,8 +216,12 @@ func (s *Store) Files() []File {
 
 // Create writes a new spill file of the given format by streaming write's
 // output into it: nothing is buffered beyond a small write buffer. It counts
-// bytes and lines as they go and stops as soon as the store would exceed
-// MaxBytes; then, and whenever write fails, the partial file is removed.
+// bytes and lines as they go and stops writing as soon as the store would
+// exceed MaxBytes; then, and whenever write fails, the partial file is
+// removed. Past the limit it still lets write finish, counting but
+// discarding its output, so the error can say how large the file would have
+// been (write must therefore end on its own, as one that encodes a value in
+// memory does).
 // The file is 0600 with an unguessable name and the format's extension.
 func (s *Store) Create(format Format, write func(w io.Writer) error) (*File, error) {
 	ext, err := format.Ext()
@@ -238,24 +242,34 @@ func (s *Store) Create(format Format, write func(w io.Writer) error) (*File, err
 	}
 	cw := &countingWriter{store: s, w: f}
 	bw := bufio.NewWriterSize(cw, 64<<10)
-	fail := func(err error) (*File, error) {
+	// fail gives back the file's reservation before it builds the error, so
+	// the error sees what the other files hold.
+	fail := func(mkErr func() error) (*File, error) {
 		s.used.Add(-cw.bytes)
-		return nil, errors.Join(fmt.Errorf("create spill file: %w", err), f.Close(), removeIfExists(path))
+		return nil, errors.Join(fmt.Errorf("create spill file: %w", mkErr()), f.Close(), removeIfExists(path))
 	}
+	failWith := func(err error) (*File, error) { return fail(func() error { return err }) }
 	werr := write(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
+	if cw.full {
+		// The limit failed, whatever write made of it. Flushing past the
+		// limit only counts what bw still holds.
+		complete := werr == nil
+		_ = bw.Flush()
+		return fail(func() error { return s.fullError(cw.bytes+cw.over, complete) })
+	}
 	if cw.err != nil {
-		// The limit (or the disk) failed, whatever write made of it.
-		return fail(cw.err)
+		// The disk failed, whatever write made of it.
+		return failWith(cw.err)
 	}
 	if werr != nil {
-		return fail(werr)
-	}
-	if err := bw.Flush(); err != nil {
-		return fail(err)
+		return failWith(werr)
 	}
 	info, err := f.Stat()
 	if err != nil {
-		return fail(err)
+		return failWith(err)
 	}
 	if err := f.Close(); err != nil {
 		s.used.Add(-cw.bytes)
@@ -300,12 +314,32 @@ func randomName(ext string) (string, error) {
 	return hex.EncodeToString(b[:]) + ext, nil
 }
 
+// fullError is Create's error for a file of size bytes that does not fit:
+// it names the file's size, the limit, and what the other files hold (the
+// failed file's own bytes are already given back).
+// When write failed after the limit was hit, size is only a lower bound.
+func (s *Store) fullError(size int64, complete bool) error {
+	s.mu.Lock()
+	files := len(s.files)
+	s.mu.Unlock()
+	would := "would be " + humanBytes(size)
+	if !complete {
+		would = "would be more than " + humanBytes(size)
+	}
+	return fmt.Errorf("%w: the result file %s, the limit is %s and the store already holds %s in %d file(s); raise the limit with --spill-max",
+		ErrSpillFull, would, humanBytes(s.maxBytes), humanBytes(s.used.Load()), files)
+}
+
 // countingWriter counts what goes to the file and enforces the store's
-// MaxBytes before any byte is written. Its first error sticks.
+// MaxBytes before any byte is written. Once the limit is hit it writes
+// nothing more but keeps counting (in over), so Create can report the size
+// the file would have had. Its first disk error sticks.
 type countingWriter struct {
 	store  *Store
 	w      io.Writer
-	bytes  int64
+	bytes  int64 // written to the file and reserved in store.used
+	over   int64 // counted and discarded after the limit was hit
+	full   bool
 	lines  int64
 	last   byte
 	prefix []byte
@@ -320,11 +354,15 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 		return 0, nil
 	}
 	n := int64(len(p))
+	if c.full {
+		c.over += n
+		return len(p), nil
+	}
 	if used := c.store.used.Add(n); used > c.store.maxBytes {
 		c.store.used.Add(-n)
-		c.err = fmt.Errorf("%w: this result would take the store past its limit of %s (%s already held); raise the limit with --spill-max",
-			ErrSpillFull, humanBytes(c.store.maxBytes), humanBytes(used-n))
-		return 0, c.err
+		c.full = true
+		c.over += n
+		return len(p), nil
 	}
 	written, err := c.w.Write(p)
 	c.store.used.Add(int64(written) - n)

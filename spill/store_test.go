@@ -388,3 +388,57 @@ func TestStore_Files(t *testing.T) {
 		t.Errorf("Files = %v, want %s and %s", files, a.Name, b.Name)
 	}
 }
+
+// The error for a file that does not fit names the size the whole file
+// would have had and what the other files hold, never the bytes of the
+// refused file that happened to be written before the limit was hit.
+func TestStore_Create_fullErrorNumbers(t *testing.T) {
+	chunked := func(chunk string, n int) func(io.Writer) error {
+		return func(w io.Writer) error {
+			for i := 0; i < n; i++ {
+				if _, err := io.WriteString(w, chunk); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	tests := []struct {
+		name  string
+		max   int64
+		held  []int // sizes of files created first
+		write func(io.Writer) error
+		wants []string
+	}{
+		{"empty store, one big write", 100 << 10, nil, chunked(strings.Repeat("x", 150<<10), 1),
+			[]string{"would be 150 KiB", "limit is 100 KiB", "holds 0 B in 0 file(s)"}},
+		{"empty store, many small writes", 100 << 10, nil, chunked(strings.Repeat("y\n", 512), 103),
+			[]string{"would be 103 KiB", "limit is 100 KiB", "holds 0 B in 0 file(s)"}},
+		{"one file held", 1000, []int{600}, chunked("b\n", 500),
+			[]string{"would be 1000 B", "limit is 1000 B", "holds 600 B in 1 file(s)"}},
+		{"two files held", 1000, []int{300, 200}, chunked("c", 501),
+			[]string{"would be 501 B", "holds 500 B in 2 file(s)"}},
+		{"write fails past the limit", 1000, nil, func(w io.Writer) error {
+			if _, err := io.WriteString(w, strings.Repeat("d", 70000)); err != nil {
+				return err
+			}
+			return errors.New("encoder broke")
+		}, []string{"would be more than 68 KiB", "holds 0 B in 0 file(s)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := openTest(t, Options{MaxBytes: tt.max})
+			for _, n := range tt.held {
+				create(t, s, FormatText, strings.Repeat("h", n))
+			}
+			_, err := s.Create(FormatText, tt.write)
+			if !errors.Is(err, ErrSpillFull) {
+				t.Fatalf("err = %v, want ErrSpillFull", err)
+			}
+			mustContain(t, "error", err.Error(), append(tt.wants, "--spill-max")...)
+			if len(s.Files()) != len(tt.held) {
+				t.Errorf("files = %d, want %d", len(s.Files()), len(tt.held))
+			}
+		})
+	}
+}
