@@ -51,7 +51,7 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"readresult query matches nothing", "", []string{"readresult", kept, "--op", "query", "--path", "nope"}, exitUsage, "", `"nope" matches nothing`},
 		{"readresult malformed query path", "", []string{"readresult", kept, "--op", "query", "--path", "items.#("}, exitUsage, "", "invalid gjson path"},
 		{"readresult slice past the end", "", []string{"readresult", kept, "--op", "slice", "--from-line", "9"}, exitUsage, "", "past the end of the file"},
-		{"readresult grep --max-matches 0", "", []string{"readresult", kept, "--op", "grep", "--pattern", "1", "--max-matches", "0"}, exitUsage, "", `"maxMatches" (--max-matches) must be at least 1`},
+		{"readresult grep --max-matches 0", "", []string{"readresult", kept, "--op", "grep", "--pattern", "1", "--max-matches", "0"}, exitUsage, "", "dispatch: --max-matches must be at least 1, got 0"},
 		{"readresult grep --max-matches 1", "", []string{"readresult", kept, "--op", "grep", "--pattern", "[{}]", "--max-matches", "1"}, exitOK, "", "2 matching lines in all; showing the first 1"},
 		{"readresult read past the end", "", []string{"readresult", kept, "--op", "read", "--offset", "999"}, exitUsage, "", "offsets run from 0 to"},
 		{"readresult invalid pattern", "", []string{"readresult", kept, "--op", "grep", "--pattern", "("}, exitUsage, "", "invalid regular expression"},

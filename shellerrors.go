@@ -43,6 +43,10 @@ var agentTerms = strings.NewReplacer(
 // further than the example's closing brace.
 var agentExample = regexp.MustCompile(`(Example: )?\{"action":"(\w+)"[^{}]*(\{[^{}]*\}[^{}]*)*\}`)
 
+// bothForms is a parameter an error already names in both forms,
+// `"maxMatches" (--max-matches)`: the shell keeps the flag alone.
+var bothForms = regexp.MustCompile(`"\w+" \((--[\w-]+)\)`)
+
 // shellErr is an error reworded for the command line; it unwraps to the
 // original, so the exit code is the same.
 type shellErr struct {
@@ -61,7 +65,8 @@ func shellError(err error) error {
 	if !errors.As(err, &usage) && !errors.As(err, &notFound) {
 		return err
 	}
-	msg := agentTerms.Replace(err.Error())
+	msg := bothForms.ReplaceAllString(err.Error(), "$1")
+	msg = agentTerms.Replace(msg)
 	msg = agentExample.ReplaceAllString(msg, "See 'dispatch $2 --help' for examples")
 	msg = shellNotes(msg)
 	if msg == err.Error() {
