@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -82,6 +83,9 @@ var allParams = func() map[string]bool {
 type UsageError struct {
 	Msg  string
 	Hint string // the correct form, e.g. an example request
+	// ShellHint is Hint for a person at a shell (flags and commands),
+	// where rewording the agent's JSON would not make a sentence.
+	ShellHint string
 }
 
 func (e *UsageError) Error() string {
@@ -93,6 +97,12 @@ func (e *UsageError) Error() string {
 
 func usagef(hint, format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// usageBoth is usagef with the hint in both forms: hint for the agent,
+// shell for the command line.
+func usageBoth(hint, shell, format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...), Hint: hint, ShellHint: shell}
 }
 
 var examples = map[string]string{
@@ -412,4 +422,15 @@ func (r *Request) Check() error {
 		}
 	}
 	return nil
+}
+
+// shellSafe is what a shell word may hold unquoted.
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:@%+=,-]+$`)
+
+// shellQuote writes s as one shell word, for commands a hint suggests.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -69,7 +69,9 @@ func (s *Service) resolveTool(ctx context.Context, connKey, tool string) (*conne
 		for _, m := range matches {
 			names = append(names, describeConn(m.conn))
 		}
-		return nil, toolDef{}, usagef(fmt.Sprintf(`Add "connection":%q, or write the tool as %q`, matches[0].conn.Alias, matches[0].conn.Alias+"/"+tool),
+		alias := matches[0].conn.Alias
+		return nil, toolDef{}, usageBoth(fmt.Sprintf(`Add "connection":%q, or write the tool as %q`, alias, alias+"/"+tool),
+			fmt.Sprintf("Add -C %s, or write the tool as %s", shellQuote(alias), shellQuote(alias+"/"+tool)),
 			"tool %q exists on %d connections: %s", tool, len(matches), strings.Join(names, ", "))
 	}
 	if connKey != "" && cats[0].err != nil {

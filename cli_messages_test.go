@@ -1,0 +1,60 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The shell's error messages are sentences with commands that run as
+// written, not an agent's JSON hints reworded word by word.
+func TestCLI_ShellHints(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree.json")
+	writeFile(t, tree, `{"a": [1, 2]}`)
+	array := filepath.Join(dir, "array.json")
+	writeFile(t, array, `[1, 2]`)
+	text := filepath.Join(dir, "notes.txt")
+	writeFile(t, text, "hello\n")
+	fx := fixture()
+	tests := []struct {
+		name  string
+		args  []string
+		want  []string
+		avoid []string
+	}{
+		{"path selects nothing", []string{"--mcp", fx, "call", "echo", "-f", tree, "--arguments-path", "99", "--arguments-key", "message"},
+			[]string{"--arguments-path \"99\" selects nothing", "dispatch readresult " + tree + " --op stat shows its top-level keys", "dispatch readresult " + tree + " --op query --path PATH tries a path"},
+			[]string{"See 'dispatch", `"op"`, "resultFile"}},
+		{"array without a key", []string{"--mcp", fx, "call", "add", "-f", array},
+			[]string{"-f/--arguments-file " + array + " holds a JSON array", "Add --arguments-key NAME to pass it", "--arguments-path GJSON to select"},
+			[]string{`:"NAME"`, "argumentsKey", "argumentsPath"}},
+		{"text without a key", []string{"--mcp", fx, "call", "add", "-f", text},
+			[]string{"holds text, not a JSON object", "Add --arguments-key NAME to pass the text"},
+			[]string{`:"NAME"`, "argumentsKey"}},
+		{"text with a path", []string{"--mcp", fx, "call", "add", "-f", text, "--arguments-path", "x"},
+			[]string{"Drop --arguments-path and give --arguments-key NAME"},
+			[]string{`:"NAME"`, "argumentsKey", "argumentsPath"}},
+		{"tool on two connections", []string{"--no-cache", "--mcp", fx, "--mcp", fixture("--instructions", "x"), "call", "echo", "message=hi"},
+			[]string{`tool "echo" exists on 2 connections`, "Add -C c1, or write the tool as c1/echo"},
+			[]string{`:"c1"`, "-C/--connection", `"c1/echo"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, "", tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit code %d, want %d; stderr: %s", code, exitUsage, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			for _, a := range tt.avoid {
+				if strings.Contains(stderr, a) {
+					t.Errorf("stderr has %q:\n%s", a, stderr)
+				}
+			}
+		})
+	}
+}
