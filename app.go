@@ -98,7 +98,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	}
 	threshold, err := parseSizeFlag("--threshold", g.Threshold)
 	if err != nil {
-		return nil, err
+		return nil, &usageErr{fmt.Errorf("%w, or 0 to never save results to files", err)}
 	}
 	spillMax, err := parseLimitFlag("--spill-max", g.SpillMax, "it bounds the result files of one process")
 	if err != nil {
@@ -138,6 +138,9 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	}
 	if err != nil {
 		conns.Close()
+		if g.SpillDir != "" {
+			return nil, &usageErr{fmt.Errorf("--spill-dir %s: %w; give a directory dispatch can create and write to", g.SpillDir, err)}
+		}
 		return nil, fmt.Errorf("spill directory: %w", err)
 	}
 	// Every start sweeps what a dispatch killed with SIGKILL left where a

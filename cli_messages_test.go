@@ -58,3 +58,49 @@ func TestCLI_ShellHints(t *testing.T) {
 		})
 	}
 }
+
+// Startup flags name themselves in their errors, say what they accept, and
+// exit 2; --threshold 0 (never save) needs no --spill-dir.
+func TestCLI_StartupFlags(t *testing.T) {
+	notDir := filepath.Join(t.TempDir(), "file")
+	writeFile(t, notDir, "x")
+	fx := fixture()
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		want   []string
+		avoid  []string
+	}{
+		{"--spill-dir is a file", []string{"--mcp", fx, "--spill-dir", notDir, "list"}, exitUsage, "",
+			[]string{"--spill-dir " + notDir + ":", "not a directory", "give a directory dispatch can create"}, nil},
+		{"--threshold abc", []string{"--mcp", fx, "--threshold", "abc", "list"}, exitUsage, "",
+			[]string{`--threshold: parse size "abc": want a byte count like 51200, 50KiB`, "or 0 to never save"}, []string{"strconv", `parsing ""`}},
+		{"--threshold 0 in a one-shot call", []string{"--mcp", fx, "--threshold", "0", "call", "echo", "message=hi"}, exitOK, "hi\n", nil, nil},
+		{"--threshold 0B in a one-shot call", []string{"--mcp", fx, "--threshold", "0B", "call", "echo", "message=hi"}, exitOK, "hi\n", nil, nil},
+		{"--threshold 1KiB still needs --spill-dir", []string{"--mcp", fx, "--threshold", "1KiB", "call", "echo", "message=hi"}, exitUsage, "",
+			[]string{"--threshold needs --spill-dir"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, "", tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr: %s", code, tt.code, stderr)
+			}
+			if tt.stdout != "" && stdout != tt.stdout {
+				t.Errorf("stdout = %q, want %q", stdout, tt.stdout)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			for _, a := range tt.avoid {
+				if strings.Contains(stderr, a) {
+					t.Errorf("stderr has %q:\n%s", a, stderr)
+				}
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"dispatch/connections"
 	"dispatch/dispatch"
 	"dispatch/safefile"
+	"dispatch/spill"
 )
 
 // ServeCmd serves proxy-dispatch over MCP on stdio.
@@ -129,7 +130,7 @@ func (c *CallCmd) Help() string {
 func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 	req := dispatch.Request{Action: "call", Tool: c.Tool, Connection: c.Connection, ArgumentsFile: c.ArgumentsFile,
 		ArgumentsPath: c.ArgumentsPath, ArgumentsKey: c.ArgumentsKey, Timeout: c.CallTimeout, TimeoutName: "--call-timeout"}
-	if err := g.checkOneShotThreshold(flagGiven(k, "threshold"), c.ResultToFile != ""); err != nil {
+	if err := g.checkOneShotThreshold(flagGiven(k, "threshold") && !thresholdNever(g.Threshold), c.ResultToFile != ""); err != nil {
 		return err
 	}
 	object, pairs, err := splitCallArgs(c.Arguments, os.Stdin)
@@ -176,6 +177,13 @@ func inputSchema(ctx context.Context, a *app, req dispatch.Request) (json.RawMes
 		}
 	}
 	return def.InputSchema, nil
+}
+
+// thresholdNever reports whether --threshold is 0, "never save", which
+// needs nowhere to keep files. A malformed value is newApp's to report.
+func thresholdNever(value string) bool {
+	n, err := spill.ParseSize(value)
+	return err == nil && n == 0
 }
 
 // checkOneShotThreshold refuses --threshold on a one-shot call that has
