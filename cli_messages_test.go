@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,5 +103,62 @@ func TestCLI_StartupFlags(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// -o is checked before the tool runs: a tool's side effects must not
+// happen when its result has nowhere to go. The crash tool shows whether
+// the tool ran (it would exit 3). A call that fails leaves no empty file
+// behind, and an existing file as it was.
+func TestCLI_ResultFileCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "old.json")
+	writeFile(t, existing, "old\n")
+	fresh := filepath.Join(dir, "new.json")
+	fx := fixture()
+	tests := []struct {
+		name string
+		out  string
+		code int
+		want string
+	}{
+		{"directory missing", filepath.Join(dir, "nope", "x.json"), exitUsage, "-o/--result-to-file: open " + filepath.Join(dir, "nope", "x.json") + ": no such file or directory; name a file in a directory that exists"},
+		{"a directory", dir, exitUsage, "-o/--result-to-file " + dir + " is not a regular file"},
+		{"fresh file, call fails", fresh, exitServer, "server connection lost"},
+		{"existing file, call fails", existing, exitServer, "server connection lost"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fx, "call", "crash", "-o", tt.out)
+			if code != tt.code || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, tt.code, tt.want, stderr)
+			}
+		})
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("a failed call left %s behind (stat: %v)", fresh, err)
+	}
+	if data, err := os.ReadFile(existing); err != nil || string(data) != "old\n" {
+		t.Errorf("a failed call changed %s: %q, %v", existing, data, err)
+	}
+}
+
+// A one-shot call prints the full result: structured content that the
+// text only summarizes is printed too, as indented JSON; text that holds
+// it already is not followed by a copy.
+func TestCLI_CallPrintsStructuredContent(t *testing.T) {
+	fx := fixture()
+	stdout, stderr, code := runCLI(t, "", "--mcp", fx, "call", "large_structured", "bytes=200")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"3 items, 203 bytes of structuredContent\n{\n  \"items\": [", `"name": "item-3"`, `"total": 3`} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	stdout, _, code = runCLI(t, "", "--mcp", fx, "call", "add", "a=2", "b=3")
+	if code != exitOK || stdout != "5\n" {
+		t.Errorf("add: exit %d, stdout %q; want only the text 5", code, stdout)
 	}
 }

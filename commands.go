@@ -259,10 +259,44 @@ func (g *Globals) oneShot(ctx context.Context, req dispatch.Request) error {
 }
 
 // callToFile runs a call and writes its payload to a file the user keeps.
-func (g *Globals) callToFile(ctx context.Context, build requestBuilder, path string) error {
+// The file is checked first: a tool's side effects must not happen when
+// its result has nowhere to go.
+func (g *Globals) callToFile(ctx context.Context, build requestBuilder, path string) (err error) {
+	created, err := checkResultFile(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// An empty file left by a failed call would pass for a result.
+		if err != nil && created {
+			os.Remove(path)
+		}
+	}()
 	return g.withRequest(ctx, build, func(a *app, resp any) (any, error) {
 		return a.svc.SavePayload(resp.(*dispatch.CallResponse), path)
 	})
+}
+
+// checkResultFile makes sure -o PATH can be written, creating it when it
+// does not exist (created says so); an existing file is left as it is
+// until the result replaces it.
+func checkResultFile(path string) (created bool, err error) {
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return false, &usageErr{fmt.Errorf("-o/--result-to-file %s is not a regular file (a directory?); name a file to write the result to", path)}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if errors.Is(err, os.ErrExist) {
+		f, err = os.OpenFile(path, os.O_WRONLY, 0)
+	} else if err == nil {
+		created = true
+	}
+	if err != nil {
+		return false, &usageErr{fmt.Errorf("-o/--result-to-file: %w; name a file in a directory that exists and that you can write to (nothing was called)", err)}
+	}
+	if err := f.Close(); err != nil {
+		return created, fmt.Errorf("-o/--result-to-file %s: %w", path, err)
+	}
+	return created, nil
 }
 
 // withAnswer runs req in a fresh app, lets then turn the answer into what
