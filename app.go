@@ -125,6 +125,8 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		ClientVersion:        version,
 		Logger:               log,
 		Redactor:             redactor,
+		// A one-shot command prints a failed start in its answer.
+		StartFailuresReported: paths == userPaths,
 	})
 	if err != nil {
 		return nil, &usageErr{err}
@@ -284,10 +286,14 @@ func (e *usageErr) Unwrap() error { return e.err }
 
 // serversDownError says that an answer already printed is missing the
 // servers that could not be started (exit code 3).
-type serversDownError struct{ aliases []string }
+// It carries the servers' errors whole: the answer may have cut them, and
+// a one-shot command does not also log them.
+type serversDownError struct {
+	errs []string // "c1: initialize: ..."
+}
 
 func (e *serversDownError) Error() string {
-	return fmt.Sprintf("could not reach %s; see the error above", strings.Join(e.aliases, ", "))
+	return "could not reach " + strings.Join(e.errs, "; ")
 }
 
 // classify maps an error to an exit code.

@@ -162,3 +162,35 @@ func TestCLI_CallPrintsStructuredContent(t *testing.T) {
 		t.Errorf("add: exit %d, stdout %q; want only the text 5", code, stdout)
 	}
 }
+
+// A server that cannot start is the cause a one-shot command leads with,
+// said once (not also as a WARN log line), whole, with exit code 3.
+func TestCLI_UnreachableServerLeads(t *testing.T) {
+	down := "http://127.0.0.1:1/mcp"
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"call of a tool it may have", []string{"call", "get-sum", "a=2", "b=3"},
+			`dispatch: could not reach c1 to look for tool "get-sum" there, so it may yet exist: c1: initialize: cannot reach ` + down},
+		{"call with a JSON object", []string{"call", "get-sum", `{"a":2}`},
+			`dispatch: could not reach c1 to look for tool "get-sum" there`},
+		{"list", []string{"list"}, "dispatch: could not reach c1: initialize: cannot reach " + down},
+		{"search", []string{"search", "sum"}, "dispatch: could not reach c1: initialize: cannot reach " + down},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, "", append([]string{"--no-cache", "--mcp", down}, tt.args...)...)
+			if code != exitServer {
+				t.Errorf("exit code %d, want %d; stderr: %s", code, exitServer, stderr)
+			}
+			if !strings.HasPrefix(stderr, tt.want) {
+				t.Errorf("stderr does not start with %q:\n%s", tt.want, stderr)
+			}
+			if n := strings.Count(stderr, "connection refused"); n != 1 || strings.Contains(stderr, "level=WARN") {
+				t.Errorf("the cause is said %d times (want once, no WARN line):\n%s", n, stderr)
+			}
+		})
+	}
+}

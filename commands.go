@@ -354,26 +354,25 @@ func (g *Globals) withRequest(ctx context.Context, build requestBuilder, then fu
 // server failed, search when it found nothing and some server was not
 // searched (hits from the others are still an answer).
 func incompleteAnswer(resp any) error {
-	var failed []string
+	down := &serversDownError{}
 	switch r := resp.(type) {
 	case *dispatch.ListResponse:
 		for _, c := range r.Connections {
 			if c.Status == string(connections.StatusFailed) {
-				failed = append(failed, c.Alias)
+				down.errs = append(down.errs, c.Error)
 			}
 		}
 	case *dispatch.SearchResponse:
 		if len(r.Hits) == 0 {
 			for _, u := range r.Unreachable {
-				alias, _, _ := strings.Cut(u, ":")
-				failed = append(failed, alias)
+				down.errs = append(down.errs, u)
 			}
 		}
 	}
-	if len(failed) == 0 {
+	if len(down.errs) == 0 {
 		return nil
 	}
-	return &serversDownError{aliases: failed}
+	return down
 }
 
 // openNamed opens a file named on the command line. A FIFO or device is
