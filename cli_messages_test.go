@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,6 +191,41 @@ func TestCLI_UnreachableServerLeads(t *testing.T) {
 			}
 			if n := strings.Count(stderr, "connection refused"); n != 1 || strings.Contains(stderr, "level=WARN") {
 				t.Errorf("the cause is said %d times (want once, no WARN line):\n%s", n, stderr)
+			}
+		})
+	}
+}
+
+// --toon -o NAME with a name that says nothing of the format writes TOON,
+// the summary says so, and readresult reads the file as TOON by what it
+// holds.
+func TestCLI_TOONUnderAnyName(t *testing.T) {
+	dir := t.TempDir()
+	fx := fixture()
+	tests := []struct {
+		name  string
+		call  []string
+		query string
+		want  string
+	}{
+		{"an object", []string{"large_structured", "bytes=200"}, "total", "3\n"},
+		{"a root array", []string{"large", "bytes=300", "shape=array"}, "0.name", "\"item-1\"\n"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, fmt.Sprintf("tree%d.out", i))
+			args := append(append([]string{"--no-cache", "--mcp", fx, "--toon", "call"}, tt.call...), "-o", out)
+			stdout, stderr, code := runCLI(t, "", args...)
+			if code != exitOK || !strings.Contains(stdout, " lines, toon, the result's") {
+				t.Fatalf("exit %d; the summary does not say toon:\n%s%s", code, stdout, stderr)
+			}
+			stdout, stderr, code = runCLI(t, "", "readresult", out)
+			if code != exitOK || !strings.Contains(stdout, "format: toon (guessed from the content)") {
+				t.Errorf("stat: exit %d:\n%s%s", code, stdout, stderr)
+			}
+			stdout, stderr, code = runCLI(t, "", "readresult", out, "--op", "query", "--path", tt.query)
+			if code != exitOK || stdout != tt.want {
+				t.Errorf("query %s: exit %d, stdout %q, want %q; stderr: %s", tt.query, code, stdout, tt.want, stderr)
 			}
 		})
 	}
