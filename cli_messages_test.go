@@ -230,3 +230,33 @@ func TestCLI_TOONUnderAnyName(t *testing.T) {
 		})
 	}
 }
+
+// JSON that the shell commands cannot parse is named by line and column;
+// readresult's help says which ops --from-line serves.
+func TestCLI_JSONErrorsSayWhere(t *testing.T) {
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"run, a bad value", "[{\"action\":\"list\"},\n {\"action\": }]", []string{"--mcp", fixture(), "run", "-"},
+			"steps: invalid JSON at line 2, column 13: invalid character '}'"},
+		{"run, cut short", "{\"action\":\"list\"}\n{\"action\":\"search\",\n", []string{"--mcp", fixture(), "run", "-"},
+			"steps: invalid JSON at line 3, column 1: unexpected EOF"},
+		{"toon, a bad value", "{\"a\":\n [1,}\n", []string{"toon"}, "line 2, column 5 (offset 10): invalid character '}'"},
+		{"toon, cut short", "{\"a\":\n [1,\n", []string{"toon"}, "line 3, column 1 (offset 11): unexpected end of JSON input"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, tt.stdin, tt.args...)
+			if code != exitUsage || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, exitUsage, tt.want, stderr)
+			}
+		})
+	}
+	stdout, _, _ := runCLI(t, "", "readresult", "--help")
+	if !strings.Contains(stdout, "grep: line to start searching at") {
+		t.Errorf("readresult --help does not say grep uses --from-line:\n%s", stdout)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -203,7 +204,7 @@ type ReadresultCmd struct {
 	File       string `arg:"" type:"existingfile" help:"The file."`
 	Op         string `default:"stat" enum:"stat,head,tail,slice,grep,read,query" help:"${enum}."`
 	Lines      int    `short:"n" help:"head/tail: lines (default 50)."`
-	FromLine   int64  `name:"from-line" help:"slice: first line (1-based)."`
+	FromLine   int64  `name:"from-line" help:"slice: first line; grep: line to start searching at (1-based; where a cut grep says to continue)."`
 	ToLine     int64  `name:"to-line" help:"slice: last line."`
 	Pattern    string `short:"e" help:"grep: case-insensitive regular expression."`
 	Context    int    `short:"C" help:"grep: lines around each match."`
@@ -409,6 +410,33 @@ func (c *RunCmd) Run(ctx context.Context, g *Globals) error {
 	return a.svc.RunPipeline(ctx, steps, g.SpillDir != "", func(r dispatch.StepResult) error { return enc.Encode(r) })
 }
 
+// maxStepsBytes bounds the pipeline dispatch run reads (a file or stdin).
+const maxStepsBytes = 64 << 20
+
+// errorOffset is the input offset where decoding failed: the byte a
+// syntax error names (its Offset is just past it), the end of the input
+// when it ended early, else the decoder's.
+func errorOffset(err error, dec *json.Decoder, size int) int64 {
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(err, &syntax):
+		return max(0, syntax.Offset-1)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return int64(size)
+	}
+	return dec.InputOffset()
+}
+
+// jsonPosition says where offset is in data, as an editor counts: line
+// and column (in bytes), both from 1.
+func jsonPosition(data []byte, offset int64) string {
+	offset = max(0, min(offset, int64(len(data))))
+	before := data[:offset]
+	line := bytes.Count(before, []byte{'\n'}) + 1
+	col := offset - int64(bytes.LastIndexByte(before, '\n'))
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
 // readSteps reads a pipeline: a JSON array, an object with "steps", or
 // JSON values one after another (JSON lines).
 func readSteps(path string) ([]json.RawMessage, error) {
@@ -421,14 +449,22 @@ func readSteps(path string) ([]json.RawMessage, error) {
 		defer f.Close()
 		in = f
 	}
-	dec := json.NewDecoder(in)
+	// Read whole, so that an error can say on which line it is.
+	data, err := io.ReadAll(io.LimitReader(in, maxStepsBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("steps: read: %w", err)
+	}
+	if len(data) > maxStepsBytes {
+		return nil, &usageErr{fmt.Errorf("steps: more than %d MiB of steps; split the pipeline, or pass large arguments with argumentsFile", maxStepsBytes>>20)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	var values []json.RawMessage
 	for {
 		var v json.RawMessage
 		if err := dec.Decode(&v); err == io.EOF {
 			break
 		} else if err != nil {
-			return nil, &usageErr{fmt.Errorf("steps: invalid JSON: %w", err)}
+			return nil, &usageErr{fmt.Errorf("steps: invalid JSON at %s: %w", jsonPosition(data, errorOffset(err, dec, len(data))), err)}
 		}
 		values = append(values, v)
 	}
