@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,29 +197,34 @@ func TestCLI_UnreachableServerLeads(t *testing.T) {
 
 // --toon -o NAME with a name that says nothing of the format writes TOON,
 // the summary says so, and readresult reads the file as TOON by what it
-// holds.
+// holds. A result --toon would make TOON inline (list_files: a uniform
+// table) is saved from what the server sent, in the format the name picks.
 func TestCLI_TOONUnderAnyName(t *testing.T) {
 	dir := t.TempDir()
-	fx := fixture()
 	tests := []struct {
-		name  string
-		call  []string
-		query string
-		want  string
+		name   string
+		server string
+		call   []string
+		file   string
+		format string
+		query  string
+		want   string
 	}{
-		{"an object", []string{"large_structured", "bytes=200"}, "total", "3\n"},
-		{"a root array", []string{"large", "bytes=300", "shape=array"}, "0.name", "\"item-1\"\n"},
+		{"an object", fixture(), []string{"large_structured", "bytes=200"}, "tree0.out", "toon", "total", "3\n"},
+		{"a root array", fixture(), []string{"large", "bytes=300", "shape=array"}, "tree1.out", "toon", "0.name", "\"item-1\"\n"},
+		{"a table made TOON inline", fixture("--demo"), []string{"list_files", "{}"}, "tree2.out", "toon", "#", "2000\n"},
+		{"a table made TOON inline, to .json", fixture("--demo"), []string{"list_files", "{}"}, "tree3.json", "json", "1.type", "\"file\"\n"},
 	}
-	for i, tt := range tests {
+	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out := filepath.Join(dir, fmt.Sprintf("tree%d.out", i))
-			args := append(append([]string{"--no-cache", "--mcp", fx, "--toon", "call"}, tt.call...), "-o", out)
+			out := filepath.Join(dir, tt.file)
+			args := append(append([]string{"--no-cache", "--mcp", tt.server, "--toon", "call"}, tt.call...), "-o", out)
 			stdout, stderr, code := runCLI(t, "", args...)
-			if code != exitOK || !strings.Contains(stdout, " lines, toon, the result's") {
-				t.Fatalf("exit %d; the summary does not say toon:\n%s%s", code, stdout, stderr)
+			if code != exitOK || !strings.Contains(stdout, " lines, "+tt.format+", the result's") {
+				t.Fatalf("exit %d; the summary does not say %s:\n%s%s", code, tt.format, stdout, stderr)
 			}
 			stdout, stderr, code = runCLI(t, "", "readresult", out)
-			if code != exitOK || !strings.Contains(stdout, "format: toon (guessed from the content)") {
+			if code != exitOK || !strings.Contains(stdout, "format: "+tt.format+" (") {
 				t.Errorf("stat: exit %d:\n%s%s", code, stdout, stderr)
 			}
 			stdout, stderr, code = runCLI(t, "", "readresult", out, "--op", "query", "--path", tt.query)
@@ -256,7 +260,8 @@ func TestCLI_JSONErrorsSayWhere(t *testing.T) {
 		})
 	}
 	stdout, _, _ := runCLI(t, "", "readresult", "--help")
-	if !strings.Contains(stdout, "grep: line to start searching at") {
+	// Help wraps its lines; compare the words.
+	if !strings.Contains(strings.Join(strings.Fields(stdout), " "), "grep: line to start searching at") {
 		t.Errorf("readresult --help does not say grep uses --from-line:\n%s", stdout)
 	}
 }

@@ -158,6 +158,7 @@ func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 		return req, err
 	}
 	if c.ResultToFile != "" {
+		req.AsSent = true
 		return g.callToFile(ctx, build, c.ResultToFile)
 	}
 	return g.withRequest(ctx, build, func(_ *app, resp any) (any, error) { return resp, nil })

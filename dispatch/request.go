@@ -31,15 +31,20 @@ type Request struct {
 	Offset             int64  `json:"offset,omitempty"`
 
 	// info and call
-	Tool                string          `json:"tool,omitempty"`
-	Arguments           json.RawMessage `json:"arguments,omitempty"`
-	ArgumentsFile       string          `json:"argumentsFile,omitempty"`
-	ArgumentsPath       string          `json:"argumentsPath,omitempty"`
-	ArgumentsKey        string          `json:"argumentsKey,omitempty"`
-	Meta                map[string]any  `json:"meta,omitempty"`
-	ResultToFile        bool            `json:"resultToFile,omitempty"`
-	ResultSizeThreshold *int64          `json:"resultSizeThreshold,omitempty"`
-	Timeout             float64         `json:"timeout,omitempty"`
+	Tool          string          `json:"tool,omitempty"`
+	Arguments     json.RawMessage `json:"arguments,omitempty"`
+	ArgumentsFile string          `json:"argumentsFile,omitempty"`
+	ArgumentsPath string          `json:"argumentsPath,omitempty"`
+	ArgumentsKey  string          `json:"argumentsKey,omitempty"`
+	Meta          map[string]any  `json:"meta,omitempty"`
+	ResultToFile  bool            `json:"resultToFile,omitempty"`
+	// AsSent keeps an inline result as the server sent it, not made TOON
+	// by --toon: the CLI's -o saves it with SavePayload, whose file name
+	// picks the format, and TOON text there would be saved as text. Not
+	// part of the tool's JSON.
+	AsSent              bool    `json:"-"`
+	ResultSizeThreshold *int64  `json:"resultSizeThreshold,omitempty"`
+	Timeout             float64 `json:"timeout,omitempty"`
 	// TimeoutName is how the caller spells Timeout, for messages: the
 	// CLI sets "--call-timeout"; empty means the parameter "timeout".
 	TimeoutName string `json:"-"`
