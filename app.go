@@ -99,7 +99,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	}
 	threshold, err := parseSizeFlag("--threshold", g.Threshold)
 	if err != nil {
-		return nil, err
+		return nil, &usageErr{fmt.Errorf("%w, or 0 to never save results to files", err)}
 	}
 	spillMax, err := parseLimitFlag("--spill-max", g.SpillMax, "it bounds the result files of one process")
 	if err != nil {
@@ -126,6 +126,8 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		ClientVersion:        buildVersion(),
 		Logger:               log,
 		Redactor:             redactor,
+		// A one-shot command prints a failed start in its answer.
+		StartFailuresReported: paths == userPaths,
 	})
 	if err != nil {
 		return nil, &usageErr{err}
@@ -139,6 +141,9 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	}
 	if err != nil {
 		conns.Close()
+		if g.SpillDir != "" {
+			return nil, &usageErr{fmt.Errorf("--spill-dir %s: %w; give a directory dispatch can create and write to", g.SpillDir, err)}
+		}
 		return nil, fmt.Errorf("spill directory: %w", err)
 	}
 	// Every start sweeps what a dispatch killed with SIGKILL left where a
@@ -282,10 +287,14 @@ func (e *usageErr) Unwrap() error { return e.err }
 
 // serversDownError says that an answer already printed is missing the
 // servers that could not be started (exit code 3).
-type serversDownError struct{ aliases []string }
+// It carries the servers' errors whole: the answer may have cut them, and
+// a one-shot command does not also log them.
+type serversDownError struct {
+	errs []string // "c1: initialize: ..."
+}
 
 func (e *serversDownError) Error() string {
-	return fmt.Sprintf("could not reach %s; see the error above", strings.Join(e.aliases, ", "))
+	return "could not reach " + strings.Join(e.errs, "; ")
 }
 
 // classify maps an error to an exit code.

@@ -31,7 +31,7 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"no servers", "", []string{"list"}, exitUsage, "", "no servers configured"},
 		{"unknown flag", "", []string{"--bogus"}, exitUsage, "", "unknown flag"},
 		{"server cannot start", "", []string{"--mcp", "/nonexistent/cmd", "call", "x", "-C", "c1"}, exitServer, "", `command "cmd" not found`},
-		{"tool maybe on a server that cannot start", "", []string{"--mcp", "/nonexistent/cmd", "--mcp", fx, "call", "x"}, exitServer, "", "servers unreachable"},
+		{"tool maybe on a server that cannot start", "", []string{"--mcp", "/nonexistent/cmd", "--mcp", fx, "call", "x"}, exitServer, "", `dispatch: could not reach c1 to look for tool "x" there, so it may yet exist: c1: `},
 		{"list", "", []string{"--mcp", fx, "list"}, exitOK, "", ""},
 		{"list with a server down", "", []string{"--mcp", "/nonexistent/cmd", "--mcp", fx, "list"}, exitServer, "", "could not reach c1"},
 		{"search with every server down", "", []string{"--mcp", "/nonexistent/cmd", "search", "echo"}, exitServer, "", "could not reach c1"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"dispatch/connections"
 	"dispatch/dispatch"
 	"dispatch/safefile"
+	"dispatch/spill"
 )
 
 // ServeCmd serves proxy-dispatch over MCP on stdio.
@@ -133,7 +135,7 @@ func (c *CallCmd) Help() string {
 func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 	req := dispatch.Request{Action: "call", Tool: c.Tool, Connection: c.Connection, ArgumentsFile: c.ArgumentsFile,
 		ArgumentsPath: c.ArgumentsPath, ArgumentsKey: c.ArgumentsKey, Timeout: c.CallTimeout, TimeoutName: "--call-timeout"}
-	if err := g.checkOneShotThreshold(flagGiven(k, "threshold"), c.ResultToFile != ""); err != nil {
+	if err := g.checkOneShotThreshold(flagGiven(k, "threshold") && !thresholdNever(g.Threshold), c.ResultToFile != ""); err != nil {
 		return err
 	}
 	object, pairs, err := splitCallArgs(c.Arguments, os.Stdin)
@@ -160,6 +162,7 @@ func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 		return req, err
 	}
 	if c.ResultToFile != "" {
+		req.AsSent = true
 		return g.callToFile(ctx, build, c.ResultToFile)
 	}
 	return g.withRequest(ctx, build, func(_ *app, resp any) (any, error) { return resp, nil })
@@ -182,6 +185,13 @@ func inputSchema(ctx context.Context, a *app, req dispatch.Request) (json.RawMes
 	return def.InputSchema, nil
 }
 
+// thresholdNever reports whether --threshold is 0, "never save", which
+// needs nowhere to keep files. A malformed value is newApp's to report.
+func thresholdNever(value string) bool {
+	n, err := spill.ParseSize(value)
+	return err == nil && n == 0
+}
+
 // checkOneShotThreshold refuses --threshold on a one-shot call that has
 // nowhere to keep a result file: the file would be deleted when the
 // command ends, so the whole result is printed whatever --threshold says.
@@ -199,7 +209,7 @@ type ReadresultCmd struct {
 	File       string `arg:"" type:"existingfile" help:"The file."`
 	Op         string `default:"stat" enum:"stat,head,tail,slice,grep,read,query" help:"${enum}."`
 	Lines      *int   `short:"n" help:"head/tail: lines (default 50, at least 1)."`
-	FromLine   int64  `name:"from-line" help:"slice: first line (1-based)."`
+	FromLine   int64  `name:"from-line" help:"slice: first line; grep: line to start searching at (1-based; where a cut grep says to continue)."`
 	ToLine     int64  `name:"to-line" help:"slice: last line."`
 	Pattern    string `short:"e" help:"grep: case-insensitive regular expression."`
 	Context    int    `short:"C" help:"grep: lines around each match."`
@@ -259,10 +269,44 @@ func (g *Globals) oneShot(ctx context.Context, req dispatch.Request) error {
 }
 
 // callToFile runs a call and writes its payload to a file the user keeps.
-func (g *Globals) callToFile(ctx context.Context, build requestBuilder, path string) error {
+// The file is checked first: a tool's side effects must not happen when
+// its result has nowhere to go.
+func (g *Globals) callToFile(ctx context.Context, build requestBuilder, path string) (err error) {
+	created, err := checkResultFile(path)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// An empty file left by a failed call would pass for a result.
+		if err != nil && created {
+			os.Remove(path)
+		}
+	}()
 	return g.withRequest(ctx, build, func(a *app, resp any) (any, error) {
 		return a.svc.SavePayload(resp.(*dispatch.CallResponse), path)
 	})
+}
+
+// checkResultFile makes sure -o PATH can be written, creating it when it
+// does not exist (created says so); an existing file is left as it is
+// until the result replaces it.
+func checkResultFile(path string) (created bool, err error) {
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return false, &usageErr{fmt.Errorf("-o/--result-to-file %s is not a regular file (a directory?); name a file to write the result to", path)}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+	if errors.Is(err, os.ErrExist) {
+		f, err = os.OpenFile(path, os.O_WRONLY, 0)
+	} else if err == nil {
+		created = true
+	}
+	if err != nil {
+		return false, &usageErr{fmt.Errorf("-o/--result-to-file: %w; name a file in a directory that exists and that you can write to (nothing was called)", err)}
+	}
+	if err := f.Close(); err != nil {
+		return created, fmt.Errorf("-o/--result-to-file %s: %w", path, err)
+	}
+	return created, nil
 }
 
 // withAnswer runs req in a fresh app, lets then turn the answer into what
@@ -320,26 +364,25 @@ func (g *Globals) withRequest(ctx context.Context, build requestBuilder, then fu
 // server failed, search when it found nothing and some server was not
 // searched (hits from the others are still an answer).
 func incompleteAnswer(resp any) error {
-	var failed []string
+	down := &serversDownError{}
 	switch r := resp.(type) {
 	case *dispatch.ListResponse:
 		for _, c := range r.Connections {
 			if c.Status == string(connections.StatusFailed) {
-				failed = append(failed, c.Alias)
+				down.errs = append(down.errs, c.Error)
 			}
 		}
 	case *dispatch.SearchResponse:
 		if len(r.Hits) == 0 {
 			for _, u := range r.Unreachable {
-				alias, _, _ := strings.Cut(u, ":")
-				failed = append(failed, alias)
+				down.errs = append(down.errs, u)
 			}
 		}
 	}
-	if len(failed) == 0 {
+	if len(down.errs) == 0 {
 		return nil
 	}
-	return &serversDownError{aliases: failed}
+	return down
 }
 
 // openNamed opens a file named on the command line. A FIFO or device is
@@ -376,6 +419,33 @@ func (c *RunCmd) Run(ctx context.Context, g *Globals) error {
 	return a.svc.RunPipeline(ctx, steps, g.SpillDir != "", func(r dispatch.StepResult) error { return enc.Encode(r) })
 }
 
+// maxStepsBytes bounds the pipeline dispatch run reads (a file or stdin).
+const maxStepsBytes = 64 << 20
+
+// errorOffset is the input offset where decoding failed: the byte a
+// syntax error names (its Offset is just past it), the end of the input
+// when it ended early, else the decoder's.
+func errorOffset(err error, dec *json.Decoder, size int) int64 {
+	var syntax *json.SyntaxError
+	switch {
+	case errors.As(err, &syntax):
+		return max(0, syntax.Offset-1)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return int64(size)
+	}
+	return dec.InputOffset()
+}
+
+// jsonPosition says where offset is in data, as an editor counts: line
+// and column (in bytes), both from 1.
+func jsonPosition(data []byte, offset int64) string {
+	offset = max(0, min(offset, int64(len(data))))
+	before := data[:offset]
+	line := bytes.Count(before, []byte{'\n'}) + 1
+	col := offset - int64(bytes.LastIndexByte(before, '\n'))
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
 // readSteps reads a pipeline: a JSON array, an object with "steps", or
 // JSON values one after another (JSON lines).
 func readSteps(path string) ([]json.RawMessage, error) {
@@ -388,14 +458,22 @@ func readSteps(path string) ([]json.RawMessage, error) {
 		defer f.Close()
 		in = f
 	}
-	dec := json.NewDecoder(in)
+	// Read whole, so that an error can say on which line it is.
+	data, err := io.ReadAll(io.LimitReader(in, maxStepsBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("steps: read: %w", err)
+	}
+	if len(data) > maxStepsBytes {
+		return nil, &usageErr{fmt.Errorf("steps: more than %d MiB of steps; split the pipeline, or pass large arguments with argumentsFile", maxStepsBytes>>20)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	var values []json.RawMessage
 	for {
 		var v json.RawMessage
 		if err := dec.Decode(&v); err == io.EOF {
 			break
 		} else if err != nil {
-			return nil, &usageErr{fmt.Errorf("steps: invalid JSON: %w", err)}
+			return nil, &usageErr{fmt.Errorf("steps: invalid JSON at %s: %w", jsonPosition(data, errorOffset(err, dec, len(data))), err)}
 		}
 		values = append(values, v)
 	}

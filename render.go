@@ -121,7 +121,9 @@ func renderCall(w io.Writer, r *dispatch.CallResponse, data func(string) string)
 			return err
 		}
 	}
-	if len(r.Content) == 0 && len(r.StructuredContent) > 0 {
+	// The text may only summarize the structured content; the one-shot
+	// promise is the full result.
+	if !r.TextHoldsStructured() {
 		return renderJSON(w, r.StructuredContent)
 	}
 	return nil

@@ -266,7 +266,7 @@ func TestSecrets_NeverShownOverMCP(t *testing.T) {
 	wantErr("call to a URL with user info", echo(secHTTPDown), "cannot reach http://127.0.0.1:", "connection refused")
 	wantErr("call to an SSE URL", echo(secSSEDown))
 	wantErr("call to the --mcp URL", echo("c1"))
-	wantErr("call of an unknown tool", map[string]any{"action": "call", "tool": "no_such_tool"}, "not searched, servers unreachable")
+	wantErr("call of an unknown tool", map[string]any{"action": "call", "tool": "no_such_tool"}, "could not reach", "to look for tool \"no_such_tool\" there")
 	wantErr("call of an ambiguous tool", map[string]any{"action": "call", "tool": "echo"})
 	wantErr("call on an unknown connection", map[string]any{"action": "call", "tool": "echo", "connection": "nope"})
 	// Failing servers are retried on use; the second failure is reported too.

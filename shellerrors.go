@@ -43,6 +43,18 @@ var agentTerms = strings.NewReplacer(
 // further than the example's closing brace.
 var agentExample = regexp.MustCompile(`(Example: )?\{"action":"(\w+)"[^{}]*(\{[^{}]*\}[^{}]*)*\}`)
 
+// bothForms is a parameter an error already names in both forms,
+// `"maxMatches" (--max-matches)`: the shell keeps the flag alone.
+var bothForms = regexp.MustCompile(`"\w+" \((--[\w-]+)\)`)
+
+// bareParams are argumentsFile's parameters named unquoted at the head of
+// a message ("argumentsFile F holds text").
+var bareParams = strings.NewReplacer(
+	"argumentsFile ", "-f/--arguments-file ",
+	"argumentsPath ", "--arguments-path ",
+	"argumentsKey ", "--arguments-key ",
+)
+
 // shellErr is an error reworded for the command line; it unwraps to the
 // original, so the exit code is the same.
 type shellErr struct {
@@ -61,7 +73,18 @@ func shellError(err error) error {
 	if !errors.As(err, &usage) && !errors.As(err, &notFound) {
 		return err
 	}
-	msg := agentTerms.Replace(err.Error())
+	msg := err.Error()
+	if usage != nil && usage.ShellHint != "" {
+		// The hint has its own shell form; only the message is reworded.
+		shell := bareParams.Replace(agentTerms.Replace(bothForms.ReplaceAllString(usage.Msg, "$1"))) + ". " + usage.ShellHint
+		msg = strings.Replace(msg, usage.Error(), shell, 1)
+		if msg == err.Error() {
+			return err
+		}
+		return &shellErr{msg: msg, err: err}
+	}
+	msg = bothForms.ReplaceAllString(msg, "$1")
+	msg = agentTerms.Replace(msg)
 	msg = agentExample.ReplaceAllString(msg, "See 'dispatch $2 --help' for examples")
 	msg = shellNotes(msg)
 	if msg == err.Error() {

@@ -47,6 +47,10 @@ type Options struct {
 	// and info are answered from it without starting servers, and every
 	// live tools/list updates it.
 	Cache *Cache
+	// StartFailuresReported says the caller reports every failed start in
+	// its answer (one-shot commands print it), so it is logged at debug
+	// level rather than printed twice.
+	StartFailuresReported bool
 	// OnToolsChanged is called, outside any read loop, after a server
 	// announced notifications/tools/list_changed and its catalog was
 	// fetched again.
@@ -372,7 +376,11 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 		c.lastErr = err
 		c.failures++
 		c.lastFailure = time.Now()
-		c.log.Warn("server failed to start", "error", err.Error())
+		level := slog.LevelWarn
+		if c.opts.StartFailuresReported {
+			level = slog.LevelDebug
+		}
+		c.log.Log(context.Background(), level, "server failed to start", "error", err.Error())
 		return nil, err
 	}
 	c.sess = sess

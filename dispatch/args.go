@@ -45,7 +45,8 @@ func (s *Service) callArguments(req Request) (json.RawMessage, error) {
 		base = []byte(value.Raw)
 	default:
 		what := "a JSON " + jsonKind(value)
-		return nil, usagef(`Add "argumentsKey":"NAME" to pass it as {"NAME": ...}, or "argumentsPath" to select an object inside it`,
+		return nil, usageBoth(`Add "argumentsKey":"NAME" to pass it as {"NAME": ...}, or "argumentsPath" to select an object inside it`,
+			"Add --arguments-key NAME to pass it as {\"NAME\": ...}, or --arguments-path GJSON to select an object inside it",
 			"argumentsFile %s holds %s, not an object of arguments", req.ArgumentsFile, what)
 	}
 	if len(req.Arguments) == 0 {
@@ -108,7 +109,8 @@ func selectedFrom(path string) func(raw []byte, err error) (gjson.Result, error)
 			return gjson.Result{}, usagef("Select a smaller part, or raise --max-args-file",
 				"argumentsPath %v", err)
 		case errors.Is(err, spill.ErrBadRequest):
-			return gjson.Result{}, usagef(fmt.Sprintf(`Look at the file first: {"action":"readresult","resultFile":%q,"op":"stat"} shows its top-level keys, and "op":"query" with "path" tries a path (gjson syntax: https://github.com/tidwall/gjson/blob/master/SYNTAX.md)`, path),
+			return gjson.Result{}, usageBoth(fmt.Sprintf(`Look at the file first: {"action":"readresult","resultFile":%q,"op":"stat"} shows its top-level keys, and "op":"query" with "path" tries a path (gjson syntax: https://github.com/tidwall/gjson/blob/master/SYNTAX.md)`, path),
+				fmt.Sprintf("Look at the file first: dispatch readresult %s --op stat shows its top-level keys, and dispatch readresult %[1]s --op query --path PATH tries a path (gjson syntax: https://github.com/tidwall/gjson/blob/master/SYNTAX.md)", shellQuote(path)),
 				"argumentsPath %v", err)
 		case err != nil:
 			return gjson.Result{}, fmt.Errorf("argumentsFile %s: %w", path, err)
@@ -123,10 +125,12 @@ func textArgument(req Request, data []byte) (gjson.Result, error) {
 	path := req.ArgumentsFile
 	switch {
 	case req.ArgumentsPath != "":
-		return gjson.Result{}, usagef(`Drop "argumentsPath" and give "argumentsKey":"NAME" to pass the whole text as {"NAME": "..."}`,
+		return gjson.Result{}, usageBoth(`Drop "argumentsPath" and give "argumentsKey":"NAME" to pass the whole text as {"NAME": "..."}`,
+			`Drop --arguments-path and give --arguments-key NAME to pass the whole text as {"NAME": "..."}`,
 			"argumentsFile %s holds text, not JSON, so argumentsPath cannot select in it", path)
 	case req.ArgumentsKey == "":
-		return gjson.Result{}, usagef(`Add "argumentsKey":"NAME" to pass the text as {"NAME": "..."}, or give a file holding a JSON object (or a .toon file)`,
+		return gjson.Result{}, usageBoth(`Add "argumentsKey":"NAME" to pass the text as {"NAME": "..."}, or give a file holding a JSON object (or a .toon file)`,
+			`Add --arguments-key NAME to pass the text as {"NAME": "..."}, or give a file holding a JSON object (or a .toon file)`,
 			"argumentsFile %s holds text, not a JSON object of arguments", path)
 	case !utf8.Valid(data):
 		return gjson.Result{}, usagef("Pass a UTF-8 text file, or a JSON file that holds the value",

@@ -133,7 +133,7 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (*CallResp
 	resp.Content = result.Content
 	resp.StructuredContent = result.StructuredContent
 	resp.Meta = result.Meta
-	if s.opts.Toon && !result.IsError {
+	if s.opts.Toon && !result.IsError && !req.AsSent {
 		s.preferTOON(resp, &result)
 	}
 	return resp, nil

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"reflect"
 	"strings"
 
 	"github.com/tidwall/gjson"
@@ -235,4 +236,59 @@ func htmlEscape(b []byte) (byte, bool) {
 		return '&', true
 	}
 	return 0, false
+}
+
+// TextHoldsStructured reports whether the response's text already carries
+// its structuredContent, so that a reader shown the text misses nothing:
+// there is none, the text is the same JSON value, or the structured
+// content only wraps the text. A text summary of richer structured content
+// ("3 items, 203 bytes") does not hold it; "5" holds {"sum": 5}.
+func (c *CallResponse) TextHoldsStructured() bool {
+	r := callResult{Content: c.Content, StructuredContent: c.StructuredContent}
+	if !r.hasStructured() {
+		return true
+	}
+	for _, item := range c.Content {
+		var t struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if json.Unmarshal(item, &t) != nil || t.Type != "text" {
+			continue
+		}
+		if _, wrapped, ok := textWrapper(c.StructuredContent, t.Text); ok && wrapped == t.Text {
+			return true
+		}
+		if sameJSON([]byte(t.Text), c.StructuredContent) || soleMember(c.StructuredContent, t.Text) {
+			return true
+		}
+	}
+	return false
+}
+
+// soleMember reports whether structured is an object of one member whose
+// value is the text's JSON value, as {"sum": 5} for the text "5".
+func soleMember(structured json.RawMessage, text string) bool {
+	root := gjson.ParseBytes(structured)
+	if !root.IsObject() {
+		return false
+	}
+	var value gjson.Result
+	members := 0
+	root.ForEach(func(_, v gjson.Result) bool {
+		members++
+		value = v
+		return members == 1
+	})
+	return members == 1 && sameJSON([]byte(value.Raw), []byte(text))
+}
+
+// sameJSON reports whether a and b are the same JSON value, whatever
+// their spacing and key order.
+func sameJSON(a, b []byte) bool {
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -32,15 +33,20 @@ type Request struct {
 	Offset             int64  `json:"offset,omitempty"`
 
 	// info and call
-	Tool                string          `json:"tool,omitempty"`
-	Arguments           json.RawMessage `json:"arguments,omitempty"`
-	ArgumentsFile       string          `json:"argumentsFile,omitempty"`
-	ArgumentsPath       string          `json:"argumentsPath,omitempty"`
-	ArgumentsKey        string          `json:"argumentsKey,omitempty"`
-	Meta                map[string]any  `json:"meta,omitempty"`
-	ResultToFile        bool            `json:"resultToFile,omitempty"`
-	ResultSizeThreshold *int64          `json:"resultSizeThreshold,omitempty"`
-	Timeout             *float64        `json:"timeout,omitempty"` // nil: the server's or --timeout; given, more than 0
+	Tool          string          `json:"tool,omitempty"`
+	Arguments     json.RawMessage `json:"arguments,omitempty"`
+	ArgumentsFile string          `json:"argumentsFile,omitempty"`
+	ArgumentsPath string          `json:"argumentsPath,omitempty"`
+	ArgumentsKey  string          `json:"argumentsKey,omitempty"`
+	Meta          map[string]any  `json:"meta,omitempty"`
+	ResultToFile  bool            `json:"resultToFile,omitempty"`
+	// AsSent keeps an inline result as the server sent it, not made TOON
+	// by --toon: the CLI's -o saves it with SavePayload, whose file name
+	// picks the format, and TOON text there would be saved as text. Not
+	// part of the tool's JSON.
+	AsSent              bool     `json:"-"`
+	ResultSizeThreshold *int64   `json:"resultSizeThreshold,omitempty"`
+	Timeout             *float64 `json:"timeout,omitempty"` // nil: the server's or --timeout; given, more than 0
 	// TimeoutName is how the caller spells Timeout, for messages: the
 	// CLI sets "--call-timeout"; empty means the parameter "timeout".
 	TimeoutName string `json:"-"`
@@ -84,6 +90,9 @@ var allParams = func() map[string]bool {
 type UsageError struct {
 	Msg  string
 	Hint string // the correct form, e.g. an example request
+	// ShellHint is Hint for a person at a shell (flags and commands),
+	// where rewording the agent's JSON would not make a sentence.
+	ShellHint string
 }
 
 func (e *UsageError) Error() string {
@@ -95,6 +104,12 @@ func (e *UsageError) Error() string {
 
 func usagef(hint, format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// usageBoth is usagef with the hint in both forms: hint for the agent,
+// shell for the command line.
+func usageBoth(hint, shell, format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...), Hint: hint, ShellHint: shell}
 }
 
 var examples = map[string]string{
@@ -465,4 +480,15 @@ func (r *Request) checkTimeout() error {
 		return usagef(hint, "%s of %g seconds is too long: at most %d (about 292 years)", name, t, MaxTimeoutSeconds)
 	}
 	return nil
+}
+
+// shellSafe is what a shell word may hold unquoted.
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:@%+=,-]+$`)
+
+// shellQuote writes s as one shell word, for commands a hint suggests.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

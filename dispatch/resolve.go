@@ -22,14 +22,21 @@ type ToolNotFoundError struct {
 
 func (e *ToolNotFoundError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "no tool named %q", e.Tool)
-	if len(e.Suggestions) > 0 {
-		fmt.Fprintf(&b, "; did you mean %s?", strings.Join(e.Suggestions, ", "))
-	} else {
-		b.WriteString(`; use {"action":"search","query":"..."} to find one`)
-	}
 	if len(e.Unreachable) > 0 {
-		fmt.Fprintf(&b, " (not searched, servers unreachable: %s)", strings.Join(e.Unreachable, "; "))
+		// The real cause leads: the tool may well be on a server that
+		// could not be asked.
+		fmt.Fprintf(&b, "could not reach %s to look for tool %q there, so it may yet exist: %s",
+			strings.Join(unreachableAliases(e.Unreachable), ", "), e.Tool, strings.Join(e.Unreachable, "; "))
+		if len(e.Suggestions) > 0 {
+			fmt.Fprintf(&b, "; among the tools reached, did you mean %s?", strings.Join(e.Suggestions, ", "))
+		}
+	} else {
+		fmt.Fprintf(&b, "no tool named %q", e.Tool)
+		if len(e.Suggestions) > 0 {
+			fmt.Fprintf(&b, "; did you mean %s?", strings.Join(e.Suggestions, ", "))
+		} else {
+			b.WriteString(`; use {"action":"search","query":"..."} to find one`)
+		}
 	}
 	if len(e.Cached) > 0 {
 		// Not refreshed here: starting every server on a typo would cost
@@ -38,6 +45,16 @@ func (e *ToolNotFoundError) Error() string {
 			strings.Join(e.Cached, ", "))
 	}
 	return b.String()
+}
+
+// unreachableAliases are the aliases that head "c3: connect: ..." errors.
+func unreachableAliases(errs []string) []string {
+	aliases := make([]string, 0, len(errs))
+	for _, e := range errs {
+		alias, _, _ := strings.Cut(e, ":")
+		aliases = append(aliases, alias)
+	}
+	return aliases
 }
 
 // resolveTool finds the connection that serves tool. With connKey it looks
@@ -69,7 +86,9 @@ func (s *Service) resolveTool(ctx context.Context, connKey, tool string) (*conne
 		for _, m := range matches {
 			names = append(names, describeConn(m.conn))
 		}
-		return nil, toolDef{}, usagef(fmt.Sprintf(`Add "connection":%q, or write the tool as %q`, matches[0].conn.Alias, matches[0].conn.Alias+"/"+tool),
+		alias := matches[0].conn.Alias
+		return nil, toolDef{}, usageBoth(fmt.Sprintf(`Add "connection":%q, or write the tool as %q`, alias, alias+"/"+tool),
+			fmt.Sprintf("Add -C %s, or write the tool as %s", shellQuote(alias), shellQuote(alias+"/"+tool)),
 			"tool %q exists on %d connections: %s", tool, len(matches), strings.Join(names, ", "))
 	}
 	if connKey != "" && cats[0].err != nil {

@@ -152,7 +152,12 @@ func TestToolNotFoundError_Error(t *testing.T) {
 		{
 			name: "unreachable servers",
 			err:  ToolNotFoundError{Tool: "x", Unreachable: []string{"c2: connect: refused", "c3: connect: timed out"}},
-			want: `no tool named "x"; use {"action":"search","query":"..."} to find one (not searched, servers unreachable: c2: connect: refused; c3: connect: timed out)`,
+			want: `could not reach c2, c3 to look for tool "x" there, so it may yet exist: c2: connect: refused; c3: connect: timed out`,
+		},
+		{
+			name: "unreachable servers and suggestions",
+			err:  ToolNotFoundError{Tool: "read_fil", Suggestions: []string{"c1/read_file"}, Unreachable: []string{"c2: connect: refused"}},
+			want: `could not reach c2 to look for tool "read_fil" there, so it may yet exist: c2: connect: refused; among the tools reached, did you mean c1/read_file?`,
 		},
 		{
 			name: "cached catalogs",

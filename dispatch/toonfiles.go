@@ -36,7 +36,7 @@ func decodeTOONArguments(path string, data []byte) ([]byte, error) {
 // file decoded to JSON.
 func queryFile(f *os.File, query string, limits spill.Limits) (*spill.QueryResult, error) {
 	path := f.Name()
-	if !strings.EqualFold(filepath.Ext(path), ".toon") {
+	if !isTOONFile(f) {
 		return limits.Query(f, query)
 	}
 	if err := spill.CheckPath(query); err != nil {
@@ -60,6 +60,25 @@ func queryFile(f *os.File, query string, limits spill.Limits) (*spill.QueryResul
 	// The same bounded query as over a JSON file: a TOON file comes from
 	// the same hostile tool output.
 	return limits.QueryBytes(path, js.Bytes(), query)
+}
+
+// sniffBytes is how much of a file's start tells TOON from JSON.
+const sniffBytes = 512
+
+// isTOONFile reports whether f holds TOON: its name ends in .toon, or says
+// nothing of the format (out/tree.out written with --toon) and its first
+// line is TOON's. A .json name is taken at its word.
+func isTOONFile(f *os.File) bool {
+	switch strings.ToLower(filepath.Ext(f.Name())) {
+	case ".toon":
+		return true
+	case ".json":
+		return false
+	}
+	head := make([]byte, sniffBytes)
+	n, _ := f.ReadAt(head, 0) // a short read is the whole start
+	start := bytes.TrimLeft(head[:n], " \t\r\n")
+	return len(start) > 0 && spill.SniffTOON(start)
 }
 
 // preferTOON replaces an inline object or array payload with its TOON form

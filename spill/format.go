@@ -3,6 +3,7 @@ package spill
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -42,10 +43,29 @@ func formatFromExt(path string) (Format, bool) {
 	return "", false
 }
 
-// sniffFormat guesses the format from the first non-space byte.
-func sniffFormat(first byte) Format {
-	if first == '{' || first == '[' {
+// sniffFormat guesses the format from the start of a file, t, which
+// begins with its first non-space byte: TOON when its first line is a
+// TOON header or key line, JSON when it starts with '{' or '[', else text.
+func sniffFormat(t []byte) Format {
+	switch {
+	case SniffTOON(t):
+		return FormatTOON
+	case t[0] == '{' || t[0] == '[':
 		return FormatJSON
 	}
 	return FormatText
+}
+
+// toonFirstLine matches the first line of a TOON document that JSON and
+// most prose cannot start with: a root array header ("[6]:", "[2]{id,name}:",
+// "[3]: a,b,c"), or a key line ("name: x", "items[2]{id}:", "\"a b\": 1",
+// "meta:"). A bare key is a word of letters, digits, _ and dots, as TOON
+// writes keys unquoted.
+var toonFirstLine = regexp.MustCompile(`^(\[\d+[,\t|]?\](\{[^}\n]*\})?:|("(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w.]*)(\[\d+[,\t|]?\](\{[^}\n]*\})?)?:)( |\r?\n|$)`)
+
+// SniffTOON reports whether data, the start of a file from its first
+// non-space byte, looks like TOON. A file whose name says nothing of its
+// format (out/tree.out) is read by what it holds.
+func SniffTOON(data []byte) bool {
+	return toonFirstLine.Match(data)
 }

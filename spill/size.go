@@ -22,8 +22,13 @@ func ParseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("parse size %q: negative sizes are not allowed", s)
 	}
 	n, err := humanize.ParseBytes(t)
+	if err != nil && strings.HasPrefix(err.Error(), "too large") {
+		return 0, fmt.Errorf("parse size %q: too large", s)
+	}
 	if err != nil {
-		return 0, fmt.Errorf("parse size %q: want a byte count like 51200, 50KiB, 50KB or 1.5MiB: %w", s, err)
+		// humanize's own error ("strconv.ParseFloat: parsing \"\"") says
+		// nothing a user can act on.
+		return 0, fmt.Errorf("parse size %q: want a byte count like 51200, 50KiB, 50KB or 1.5MiB", s)
 	}
 	if n > math.MaxInt64 {
 		return 0, fmt.Errorf("parse size %q: too large", s)

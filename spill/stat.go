@@ -86,7 +86,7 @@ func (l Limits) Stat(f *os.File) (*StatInfo, error) {
 		p := buf[:n]
 		if !sniffed && n > 0 {
 			if t := bytes.TrimLeft(p, " \t\r\n"); len(t) > 0 {
-				info.Format, info.Sniffed, sniffed = sniffFormat(t[0]), true, true
+				info.Format, info.Sniffed, sniffed = sniffFormat(t), true, true
 				setup()
 			}
 		}

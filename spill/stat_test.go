@@ -60,6 +60,17 @@ func TestLimits_Stat(t *testing.T) {
 		{name: "toon root array", file: "a.toon", content: "[3]{id,name}:\n  1,a\n  2,b\n  3,c",
 			format: FormatTOON, kind: "array", keys: []string{"id", "name"}, keyCount: 2, length: 3, lines: 4,
 			shapeText: "array of 3 elements; first element keys: id, name"},
+		// A name that says nothing of the format: TOON is told by its
+		// first line, which JSON and prose do not start with.
+		{name: "sniffed toon root array", file: "tree.out", content: "[3]{id,name}:\n  1,a\n  2,b\n  3,c",
+			format: FormatTOON, sniffed: true, kind: "array", keys: []string{"id", "name"}, keyCount: 2, length: 3, lines: 4},
+		{name: "sniffed toon list", file: "tree.out", content: "[2]:\n  - a: 1\n  - a: 2\n", format: FormatTOON, sniffed: true, kind: "array", length: 2, lines: 3},
+		{name: "sniffed toon inline array", file: "tree.out", content: "[3]: a,b,c\n", format: FormatTOON, sniffed: true, kind: "array", length: 3, lines: 1},
+		{name: "sniffed toon object", file: "result", content: "name: x\nitems[2]: a,b\n", format: FormatTOON, sniffed: true, kind: "object",
+			keys: []string{"name", "items"}, keyCount: 2, lines: 2},
+		{name: "sniffed json array of one number", file: "result", content: "[6]\n", format: FormatJSON, sniffed: true, kind: "array", length: 1, lines: 1},
+		{name: "sniffed text with a colon", file: "result", content: "line 1: the quick brown fox\n", format: FormatText, sniffed: true, lines: 1},
+		{name: "sniffed text, a URL", file: "result", content: "https://example.com/\n", format: FormatText, sniffed: true, lines: 1},
 		{name: "toon crlf", file: "a.toon", content: "a: 1\r\nb[2]: x,y\r\n", format: FormatTOON, kind: "object", keys: []string{"a", "b"}, keyCount: 2, lines: 2},
 	}
 	for _, tt := range tests {

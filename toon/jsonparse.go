@@ -1,6 +1,7 @@
 package toon
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -36,18 +37,23 @@ func ParseJSON(r io.Reader) (Value, error) {
 // Scanning code addresses bytes relative to pos, which stays valid when
 // more() moves the unread bytes to the front of buf.
 type jsonParser struct {
-	r      io.Reader
-	buf    []byte
-	pos    int   // next unread byte in buf
-	off    int64 // input offset of buf[0]
-	eof    bool
-	rerr   error
-	keys   map[string]string // interned object keys
-	stack  []Value           // elements and member values being collected
-	kstack []string          // member keys being collected
-	tmp    []byte            // scratch for unescaping strings
-	mem    arena
-	hints  [keyHints]string // last key seen at each member position
+	r   io.Reader
+	buf []byte
+	pos int   // next unread byte in buf
+	off int64 // input offset of buf[0]
+	// lines counts the newlines before buf[0], and lineOff is the input
+	// offset where the line holding buf[0] starts: an error says where
+	// the input is wrong as an editor does.
+	lines   int64
+	lineOff int64
+	eof     bool
+	rerr    error
+	keys    map[string]string // interned object keys
+	stack   []Value           // elements and member values being collected
+	kstack  []string          // member keys being collected
+	tmp     []byte            // scratch for unescaping strings
+	mem     arena
+	hints   [keyHints]string // last key seen at each member position
 	// keySets holds recent objects' key lists, by length: objects in an
 	// array usually have the same keys, and then share one (immutable) list.
 	keySets [8][]string
@@ -73,6 +79,11 @@ func (p *jsonParser) more() bool {
 		return false
 	}
 	if p.pos > 0 {
+		gone := p.buf[:p.pos]
+		if nl := bytes.Count(gone, []byte{'\n'}); nl > 0 {
+			p.lines += int64(nl)
+			p.lineOff = p.off + int64(bytes.LastIndexByte(gone, '\n')) + 1
+		}
 		n := copy(p.buf, p.buf[p.pos:])
 		p.off += int64(p.pos)
 		p.buf = p.buf[:n]
@@ -113,14 +124,27 @@ func (p *jsonParser) fail(format string, args ...any) error {
 	if p.rerr != nil {
 		return fmt.Errorf("read: %w", p.rerr)
 	}
-	return fmt.Errorf("offset %d: %s", p.off+int64(p.pos), fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s: %s", p.where(p.pos), fmt.Sprintf(format, args...))
+}
+
+// where describes the input position of buf[at]: line and column (1-based,
+// the column in bytes) and the byte offset.
+func (p *jsonParser) where(at int) string {
+	before := p.buf[:at]
+	line := p.lines + int64(bytes.Count(before, []byte{'\n'})) + 1
+	start := p.lineOff
+	if i := bytes.LastIndexByte(before, '\n'); i >= 0 {
+		start = p.off + int64(i) + 1
+	}
+	off := p.off + int64(at)
+	return fmt.Sprintf("line %d, column %d (offset %d)", line, off-start+1, off)
 }
 
 func (p *jsonParser) eofError() error {
 	if p.rerr != nil {
 		return fmt.Errorf("read: %w", p.rerr)
 	}
-	return errUnexpectedEOF
+	return fmt.Errorf("%s: %w", p.where(len(p.buf)), errUnexpectedEOF)
 }
 
 // skipSpace skips JSON whitespace and returns the next byte without

@@ -1,0 +1,267 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The shell's error messages are sentences with commands that run as
+// written, not an agent's JSON hints reworded word by word.
+func TestCLI_ShellHints(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree.json")
+	writeFile(t, tree, `{"a": [1, 2]}`)
+	array := filepath.Join(dir, "array.json")
+	writeFile(t, array, `[1, 2]`)
+	text := filepath.Join(dir, "notes.txt")
+	writeFile(t, text, "hello\n")
+	fx := fixture()
+	tests := []struct {
+		name  string
+		args  []string
+		want  []string
+		avoid []string
+	}{
+		{"path selects nothing", []string{"--mcp", fx, "call", "echo", "-f", tree, "--arguments-path", "99", "--arguments-key", "message"},
+			[]string{"--arguments-path \"99\" selects nothing", "dispatch readresult " + tree + " --op stat shows its top-level keys", "dispatch readresult " + tree + " --op query --path PATH tries a path"},
+			[]string{"See 'dispatch", `"op"`, "resultFile"}},
+		{"array without a key", []string{"--mcp", fx, "call", "add", "-f", array},
+			[]string{"-f/--arguments-file " + array + " holds a JSON array", "Add --arguments-key NAME to pass it", "--arguments-path GJSON to select"},
+			[]string{`:"NAME"`, "argumentsKey", "argumentsPath"}},
+		{"text without a key", []string{"--mcp", fx, "call", "add", "-f", text},
+			[]string{"holds text, not a JSON object", "Add --arguments-key NAME to pass the text"},
+			[]string{`:"NAME"`, "argumentsKey"}},
+		{"text with a path", []string{"--mcp", fx, "call", "add", "-f", text, "--arguments-path", "x"},
+			[]string{"Drop --arguments-path and give --arguments-key NAME"},
+			[]string{`:"NAME"`, "argumentsKey", "argumentsPath"}},
+		{"tool on two connections", []string{"--no-cache", "--mcp", fx, "--mcp", fixture("--instructions", "x"), "call", "echo", "message=hi"},
+			[]string{`tool "echo" exists on 2 connections`, "Add -C c1, or write the tool as c1/echo"},
+			[]string{`:"c1"`, "-C/--connection", `"c1/echo"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, "", tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit code %d, want %d; stderr: %s", code, exitUsage, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			for _, a := range tt.avoid {
+				if strings.Contains(stderr, a) {
+					t.Errorf("stderr has %q:\n%s", a, stderr)
+				}
+			}
+		})
+	}
+}
+
+// Startup flags name themselves in their errors, say what they accept, and
+// exit 2; --threshold 0 (never save) needs no --spill-dir.
+func TestCLI_StartupFlags(t *testing.T) {
+	notDir := filepath.Join(t.TempDir(), "file")
+	writeFile(t, notDir, "x")
+	fx := fixture()
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		want   []string
+		avoid  []string
+	}{
+		{"--spill-dir is a file", []string{"--mcp", fx, "--spill-dir", notDir, "list"}, exitUsage, "",
+			[]string{"--spill-dir " + notDir + ":", "not a directory", "give a directory dispatch can create"}, nil},
+		{"--threshold abc", []string{"--mcp", fx, "--threshold", "abc", "list"}, exitUsage, "",
+			[]string{`--threshold: parse size "abc": want a byte count like 51200, 50KiB`, "or 0 to never save"}, []string{"strconv", `parsing ""`}},
+		{"--threshold 0 in a one-shot call", []string{"--mcp", fx, "--threshold", "0", "call", "echo", "message=hi"}, exitOK, "hi\n", nil, nil},
+		{"--threshold 0B in a one-shot call", []string{"--mcp", fx, "--threshold", "0B", "call", "echo", "message=hi"}, exitOK, "hi\n", nil, nil},
+		{"--threshold 1KiB still needs --spill-dir", []string{"--mcp", fx, "--threshold", "1KiB", "call", "echo", "message=hi"}, exitUsage, "",
+			[]string{"--threshold needs --spill-dir"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, "", tt.args...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr: %s", code, tt.code, stderr)
+			}
+			if tt.stdout != "" && stdout != tt.stdout {
+				t.Errorf("stdout = %q, want %q", stdout, tt.stdout)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			for _, a := range tt.avoid {
+				if strings.Contains(stderr, a) {
+					t.Errorf("stderr has %q:\n%s", a, stderr)
+				}
+			}
+		})
+	}
+}
+
+// -o is checked before the tool runs: a tool's side effects must not
+// happen when its result has nowhere to go. The crash tool shows whether
+// the tool ran (it would exit 3). A call that fails leaves no empty file
+// behind, and an existing file as it was.
+func TestCLI_ResultFileCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "old.json")
+	writeFile(t, existing, "old\n")
+	fresh := filepath.Join(dir, "new.json")
+	fx := fixture()
+	tests := []struct {
+		name string
+		out  string
+		code int
+		want string
+	}{
+		{"directory missing", filepath.Join(dir, "nope", "x.json"), exitUsage, "-o/--result-to-file: open " + filepath.Join(dir, "nope", "x.json") + ": no such file or directory; name a file in a directory that exists"},
+		{"a directory", dir, exitUsage, "-o/--result-to-file " + dir + " is not a regular file"},
+		{"fresh file, call fails", fresh, exitServer, "server connection lost"},
+		{"existing file, call fails", existing, exitServer, "server connection lost"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fx, "call", "crash", "-o", tt.out)
+			if code != tt.code || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, tt.code, tt.want, stderr)
+			}
+		})
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("a failed call left %s behind (stat: %v)", fresh, err)
+	}
+	if data, err := os.ReadFile(existing); err != nil || string(data) != "old\n" {
+		t.Errorf("a failed call changed %s: %q, %v", existing, data, err)
+	}
+}
+
+// A one-shot call prints the full result: structured content that the
+// text only summarizes is printed too, as indented JSON; text that holds
+// it already is not followed by a copy.
+func TestCLI_CallPrintsStructuredContent(t *testing.T) {
+	fx := fixture()
+	stdout, stderr, code := runCLI(t, "", "--mcp", fx, "call", "large_structured", "bytes=200")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"3 items, 203 bytes of structuredContent\n{\n  \"items\": [", `"name": "item-3"`, `"total": 3`} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	stdout, _, code = runCLI(t, "", "--mcp", fx, "call", "add", "a=2", "b=3")
+	if code != exitOK || stdout != "5\n" {
+		t.Errorf("add: exit %d, stdout %q; want only the text 5", code, stdout)
+	}
+}
+
+// A server that cannot start is the cause a one-shot command leads with,
+// said once (not also as a WARN log line), whole, with exit code 3.
+func TestCLI_UnreachableServerLeads(t *testing.T) {
+	down := "http://127.0.0.1:1/mcp"
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"call of a tool it may have", []string{"call", "get-sum", "a=2", "b=3"},
+			`dispatch: could not reach c1 to look for tool "get-sum" there, so it may yet exist: c1: initialize: cannot reach ` + down},
+		{"call with a JSON object", []string{"call", "get-sum", `{"a":2}`},
+			`dispatch: could not reach c1 to look for tool "get-sum" there`},
+		{"list", []string{"list"}, "dispatch: could not reach c1: initialize: cannot reach " + down},
+		{"search", []string{"search", "sum"}, "dispatch: could not reach c1: initialize: cannot reach " + down},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, "", append([]string{"--no-cache", "--mcp", down}, tt.args...)...)
+			if code != exitServer {
+				t.Errorf("exit code %d, want %d; stderr: %s", code, exitServer, stderr)
+			}
+			if !strings.HasPrefix(stderr, tt.want) {
+				t.Errorf("stderr does not start with %q:\n%s", tt.want, stderr)
+			}
+			if n := strings.Count(stderr, "connection refused"); n != 1 || strings.Contains(stderr, "level=WARN") {
+				t.Errorf("the cause is said %d times (want once, no WARN line):\n%s", n, stderr)
+			}
+		})
+	}
+}
+
+// --toon -o NAME with a name that says nothing of the format writes TOON,
+// the summary says so, and readresult reads the file as TOON by what it
+// holds. A result --toon would make TOON inline (list_files: a uniform
+// table) is saved from what the server sent, in the format the name picks.
+func TestCLI_TOONUnderAnyName(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		server string
+		call   []string
+		file   string
+		format string
+		query  string
+		want   string
+	}{
+		{"an object", fixture(), []string{"large_structured", "bytes=200"}, "tree0.out", "toon", "total", "3\n"},
+		{"a root array", fixture(), []string{"large", "bytes=300", "shape=array"}, "tree1.out", "toon", "0.name", "\"item-1\"\n"},
+		{"a table made TOON inline", fixture("--demo"), []string{"list_files", "{}"}, "tree2.out", "toon", "#", "2000\n"},
+		{"a table made TOON inline, to .json", fixture("--demo"), []string{"list_files", "{}"}, "tree3.json", "json", "1.type", "\"file\"\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, tt.file)
+			args := append(append([]string{"--no-cache", "--mcp", tt.server, "--toon", "call"}, tt.call...), "-o", out)
+			stdout, stderr, code := runCLI(t, "", args...)
+			if code != exitOK || !strings.Contains(stdout, " lines, "+tt.format+", the result's") {
+				t.Fatalf("exit %d; the summary does not say %s:\n%s%s", code, tt.format, stdout, stderr)
+			}
+			stdout, stderr, code = runCLI(t, "", "readresult", out)
+			if code != exitOK || !strings.Contains(stdout, "format: "+tt.format+" (") {
+				t.Errorf("stat: exit %d:\n%s%s", code, stdout, stderr)
+			}
+			stdout, stderr, code = runCLI(t, "", "readresult", out, "--op", "query", "--path", tt.query)
+			if code != exitOK || stdout != tt.want {
+				t.Errorf("query %s: exit %d, stdout %q, want %q; stderr: %s", tt.query, code, stdout, tt.want, stderr)
+			}
+		})
+	}
+}
+
+// JSON that the shell commands cannot parse is named by line and column;
+// readresult's help says which ops --from-line serves.
+func TestCLI_JSONErrorsSayWhere(t *testing.T) {
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"run, a bad value", "[{\"action\":\"list\"},\n {\"action\": }]", []string{"--mcp", fixture(), "run", "-"},
+			"steps: invalid JSON at line 2, column 13: invalid character '}'"},
+		{"run, cut short", "{\"action\":\"list\"}\n{\"action\":\"search\",\n", []string{"--mcp", fixture(), "run", "-"},
+			"steps: invalid JSON at line 3, column 1: unexpected EOF"},
+		{"toon, a bad value", "{\"a\":\n [1,}\n", []string{"toon"}, "line 2, column 5 (offset 10): invalid character '}'"},
+		{"toon, cut short", "{\"a\":\n [1,\n", []string{"toon"}, "line 3, column 1 (offset 11): unexpected end of JSON input"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, tt.stdin, tt.args...)
+			if code != exitUsage || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, want %d; stderr lacks %q:\n%s", code, exitUsage, tt.want, stderr)
+			}
+		})
+	}
+	stdout, _, _ := runCLI(t, "", "readresult", "--help")
+	// Help wraps its lines; compare the words.
+	if !strings.Contains(strings.Join(strings.Fields(stdout), " "), "grep: line to start searching at") {
+		t.Errorf("readresult --help does not say grep uses --from-line:\n%s", stdout)
+	}
+}
