@@ -336,7 +336,10 @@ func TestSecrets_NeverShownByTheCLI(t *testing.T) {
 		{"call with the wrong header", []string{"call", "echo", `{}`, "-C", secHTTPBad}, 3, nil},
 		{"call to a URL with user info", []string{"call", "echo", `{}`, "-C", secHTTPDown}, 3, []string{"cannot reach http://127.0.0.1:", "connection refused"}},
 		{"call to an SSE URL", []string{"call", "echo", `{}`, "-C", secSSEDown}, 3, nil},
-		{"call of an unknown tool", []string{"call", "no_such_tool", `{}`}, 3, []string{"unreachable"}},
+		{"call of an unknown tool", []string{"call", "no_such_tool", `{}`}, 3, []string{`to look for tool "no_such_tool" there, so it may yet exist`}},
+		// One-shot commands report a failed start in their answer, not as
+		// a WARN line; a crash mid-call is still logged at WARN.
+		{"call that crashes its server", []string{"call", "crash", `{}`, "-C", secGood}, 3, []string{"server connection lost"}},
 		{"list with an --mcp URL", []string{"--mcp", spec, "--json", "list"}, 3, nil},
 		{"call the --mcp URL", []string{"--mcp", spec, "call", "echo", `{}`, "-C", "c1"}, 3, nil},
 		{"a run pipeline", []string{"run", "-"}, 3, nil},

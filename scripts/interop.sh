@@ -94,6 +94,11 @@ seq -f 'poem line %g' 1 60 >"$work/files/poem.txt"
 check "read_text_file resultToFile saves the text, which grep reads" '"text":"42:poem line 42\\n' bash -c "printf '%s\n' '{\"id\":\"f\",\"action\":\"call\",\"tool\":\"read_text_file\",\"arguments\":{\"path\":\"$work/files/poem.txt\"},\"resultToFile\":true}' '{\"action\":\"readresult\",\"resultFile\":\"\$f.resultFile\",\"op\":\"grep\",\"pattern\":\"poem line 42\$\"}' | \"$dispatch\" --mcp \"$bin/mcp-server-filesystem $work/files\" run -"
 check "--toon leaves read_text_file's text as text" '^poem line 2$' "$dispatch" "${stdio[@]}" --toon call read_text_file "{\"path\":\"$work/files/poem.txt\"}"
 check "a stray key get-sum lacks is not moved into arguments" 'nor of tool \\"get-sum\\", which takes: a, b' bash -c "printf '%s\n' '{\"action\":\"call\",\"tool\":\"get-sum\",\"arguments\":{\"a\":2,\"b\":3},\"query\":\"x\"}' | \"$dispatch\" --mcp \"$bin/mcp-server-everything\" run - 2>/dev/null; true"
+# -o is checked before the call: write_file must not write when its result
+# has nowhere to go.
+check "write_file -o into a missing directory: exit 2, nothing written" 'exit=2 absent' bash -c "\"$dispatch\" \"\${@}\" call write_file path=$work/files/new.txt content=hello -o /nonexistent/dir/x.json >/dev/null 2>&1; echo exit=\$? \$([ -e $work/files/new.txt ] && echo present || echo absent)" _ "${stdio[@]}"
+check "directory_tree --toon -o tree.out: the summary says toon" ' lines, toon, ' "$dispatch" "${stdio[@]}" --toon call directory_tree "{\"path\":\"$root/testdata/fixture\"}" -o "$work/tree2.out"
+check "readresult queries the TOON tree under a .out name" '^[0-9]+$' "$dispatch" readresult "$work/tree2.out" --op query --path '#'
 check "ambiguous tool is a usage error (exit 2)" 'exit=2' bash -c "\"$dispatch\" --mcp \"$bin/mcp-server-everything\" --mcp \"$bin/mcp-server-everything stdio\" call echo '{\"message\":\"x\"}' >/dev/null 2>&1; echo exit=\$?"
 
 echo "# environment: the host's tokens do not reach stdio servers"
