@@ -55,16 +55,7 @@ func TestCLI_CallHabits(t *testing.T) {
 			if code != tt.code || (tt.stdout != "" && stdout != tt.stdout) {
 				t.Errorf("exit %d, stdout %q; want %d, %q\nstderr: %s", code, stdout, tt.code, tt.stdout, stderr)
 			}
-			for _, want := range tt.errHas {
-				if !strings.Contains(stderr, want) {
-					t.Errorf("stderr lacks %q: %s", want, stderr)
-				}
-			}
-			for _, not := range tt.errNot {
-				if strings.Contains(stderr, not) {
-					t.Errorf("stderr has %q: %s", not, stderr)
-				}
-			}
+			checkText(t, "stderr", stderr, tt.errHas, tt.errNot)
 		})
 	}
 }

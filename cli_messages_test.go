@@ -46,16 +46,7 @@ func TestCLI_ShellHints(t *testing.T) {
 			if code != exitUsage {
 				t.Errorf("exit code %d, want %d; stderr: %s", code, exitUsage, stderr)
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
-			}
-			for _, a := range tt.avoid {
-				if strings.Contains(stderr, a) {
-					t.Errorf("stderr has %q:\n%s", a, stderr)
-				}
-			}
+			checkText(t, "stderr", stderr, tt.want, tt.avoid)
 		})
 	}
 }
@@ -92,16 +83,7 @@ func TestCLI_StartupFlags(t *testing.T) {
 			if tt.stdout != "" && stdout != tt.stdout {
 				t.Errorf("stdout = %q, want %q", stdout, tt.stdout)
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
-			}
-			for _, a := range tt.avoid {
-				if strings.Contains(stderr, a) {
-					t.Errorf("stderr has %q:\n%s", a, stderr)
-				}
-			}
+			checkText(t, "stderr", stderr, tt.want, tt.avoid)
 		})
 	}
 }

@@ -317,3 +317,19 @@ func (rc *rawClient) rawCall(t *testing.T, method string, params any) toolResult
 	}
 	return r
 }
+
+// checkText fails t for each string of has that text lacks and each string
+// of hasNot that it holds; what names the text ("stderr").
+func checkText(t *testing.T, what, text string, has, hasNot []string) {
+	t.Helper()
+	for _, w := range has {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, text)
+		}
+	}
+	for _, w := range hasNot {
+		if strings.Contains(text, w) {
+			t.Errorf("%s has %q:\n%s", what, w, text)
+		}
+	}
+}
