@@ -15,13 +15,9 @@ import (
 // copy out anything it keeps: the mapping goes when it returns.
 func withMapped(op string, f *os.File, fn func(data []byte) error) error {
 	path := f.Name()
-	fi, err := regularInfo(op, f)
+	size, err := jsonFileSize(op, f)
 	if err != nil {
 		return err
-	}
-	size := fi.Size()
-	if size == 0 {
-		return badRequest("%s: %s is empty, not JSON", op, path)
 	}
 	if int64(int(size)) != size {
 		return fmt.Errorf("%s: %s is too large to map (%s)", op, path, humanBytes(size))

@@ -18,13 +18,9 @@ const MaxUnmappedQueryBytes = DefaultMaxBytes
 // that shrinks is: the bytes would not be one version of the file.
 func withRead(op string, f *os.File, limit int64, fn func(data []byte) error) error {
 	path := f.Name()
-	fi, err := regularInfo(op, f)
+	size, err := jsonFileSize(op, f)
 	if err != nil {
 		return err
-	}
-	size := fi.Size()
-	if size == 0 {
-		return badRequest("%s: %s is empty, not JSON", op, path)
 	}
 	if size > limit {
 		return tooLarge("%s: %s is %s, more than the %s %s reads into memory on this platform; use grep or read instead",
@@ -39,4 +35,18 @@ func withRead(op string, f *os.File, limit int64, fn func(data []byte) error) er
 		return fmt.Errorf("%s: %s changed while being read: it grew past %s", op, path, humanBytes(size))
 	}
 	return fn(data)
+}
+
+// jsonFileSize is the size of the regular file f, which must hold JSON and
+// so cannot be empty: what withMapped and withRead check before they take
+// the bytes.
+func jsonFileSize(op string, f *os.File) (int64, error) {
+	fi, err := regularInfo(op, f)
+	if err != nil {
+		return 0, err
+	}
+	if fi.Size() == 0 {
+		return 0, badRequest("%s: %s is empty, not JSON", op, f.Name())
+	}
+	return fi.Size(), nil
 }
