@@ -449,18 +449,25 @@ func (r *Request) Check() error {
 	return nil
 }
 
-// checkLimit refuses a page size below 1: zero used to mean the default,
-// unlike every other count, so it now says to leave the parameter out.
+// checkLimit refuses a page size outside 1 to the action's most: zero
+// used to mean the default and a larger one was cut to the most, both
+// silently, unlike every other count.
 func (r *Request) checkLimit() error {
-	if r.Limit == nil || *r.Limit >= 1 {
+	if r.Limit == nil {
 		return nil
 	}
 	def, most := DefaultListLimit, MaxListLimit
 	if r.Action == "search" {
 		def, most = DefaultSearchLimit, MaxSearchLimit
 	}
-	return usagef(fmt.Sprintf("Use 1 to %d, or leave it out for %d. %s", most, def, examples[r.Action]),
-		"\"limit\" must be at least 1, got %d", *r.Limit)
+	hint := fmt.Sprintf("Use 1 to %d, or leave it out for %d. %s", most, def, examples[r.Action])
+	switch limit := *r.Limit; {
+	case limit < 1:
+		return usagef(hint, "\"limit\" must be at least 1, got %d", limit)
+	case limit > most:
+		return usagef(hint, "\"limit\" of %s may be at most %d, got %d", r.Action, most, limit)
+	}
+	return nil
 }
 
 // checkTimeout bounds a call's own time limit. Zero is refused like

@@ -379,6 +379,8 @@ func TestParseRequest_zeroIsNotDefault(t *testing.T) {
 	}{
 		{`{"action":"list","limit":0}`, []string{`"limit" must be at least 1, got 0`, "Use 1 to 500, or leave it out for 50"}},
 		{`{"action":"list","limit":-3}`, []string{`"limit" must be at least 1, got -3`, "Use 1 to 500, or leave it out for 50"}},
+		{`{"action":"list","limit":501}`, []string{`"limit" of list may be at most 500, got 501`, "Use 1 to 500"}},
+		{`{"action":"search","query":"q","limit":51}`, []string{`"limit" of search may be at most 50, got 51`, "Use 1 to 50"}},
 		{`{"action":"search","query":"q","limit":0}`, []string{`"limit" must be at least 1, got 0`, "Use 1 to 50, or leave it out for 10"}},
 		{`{"action":"call","tool":"t","timeout":0}`, []string{`"timeout" must be more than 0 seconds, got 0`, "more than 0 and at most 9223372036", "leave it out for the server's"}},
 		{`{"action":"call","tool":"t","timeout":-5}`, []string{`"timeout" must be more than 0 seconds, got -5`, "leave it out"}},
