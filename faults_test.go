@@ -375,8 +375,14 @@ func TestServe_AbandonedStartIsNotAFailure(t *testing.T) {
 	}
 	waitFor(t, "the abandoned start's server to be stopped", 30*time.Second, func() bool { return !processAlive(server) })
 
+	// The start's own goroutine ends a moment after its server: until then
+	// list shows the connection still connecting.
 	var list listResponse
-	decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
+	waitFor(t, "the abandoned start to end", 30*time.Second, func() bool {
+		list = listResponse{}
+		decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
+		return list.Connections[0].Status != "connecting"
+	})
 	if c := list.Connections[0]; c.Status != "idle" || c.Error != "" || c.RetryIn != "" {
 		t.Errorf("after an abandoned start: %+v, want idle with no error", c)
 	}
