@@ -736,8 +736,11 @@ func (c *Conn) wrapRequestErr(op string, ctx context.Context, expired bool, time
 	case expired:
 		return c.fail(op, timedOut, false)
 	default:
-		c.markDead(err)
-		return c.fail(op, fmt.Errorf("%w: %v", ErrServerGone, explainHTTPErr(c.Config, err)), true)
+		lost := c.fail(op, fmt.Errorf("%w: %v", ErrServerGone, explainHTTPErr(c.Config, err)), true)
+		if c.markDead(err) {
+			c.log.Warn("server connection lost", "error", lost.Error())
+		}
+		return lost
 	}
 }
 
@@ -800,23 +803,35 @@ func (c *Conn) Probe(ctx context.Context) {
 		// Answered (an error answer too: the server is there), or the
 		// caller went away, which says nothing about the server.
 	case expired:
-		c.markDead(fmt.Errorf("%w: no answer to ping within %s", ErrServerGone, ProbeTimeout))
+		c.markLost(fmt.Errorf("%w: no answer to ping within %s", ErrServerGone, ProbeTimeout))
 	default:
-		c.markDead(fmt.Errorf("%w: %v", ErrServerGone, explainHTTPErr(c.Config, err)))
+		c.markLost(fmt.Errorf("%w: %v", ErrServerGone, explainHTTPErr(c.Config, err)))
 	}
 }
 
-func (c *Conn) markDead(err error) {
+// markLost is markDead for a server found gone, which is worth a warning.
+func (c *Conn) markLost(err error) {
+	if c.markDead(err) {
+		c.log.Warn("server connection lost", "error", err.Error())
+	}
+}
+
+// markDead marks the live session dead and, if the connection was ready,
+// failed; it says whether it did the latter, so that the caller may log
+// the loss once (watchExit may have seen it first).
+func (c *Conn) markDead(err error) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.sess != nil {
 		c.sess.dead.Store(true)
 	}
-	if c.status == StatusReady {
-		c.status = StatusFailed
-		c.lastErr = c.fail("session", err, true)
-		c.lastFailure = time.Now()
+	if c.status != StatusReady {
+		return false
 	}
+	c.status = StatusFailed
+	c.lastErr = c.fail("session", err, true)
+	c.lastFailure = time.Now()
+	return true
 }
 
 // callerGone explains a request or start abandoned because its caller's
