@@ -20,7 +20,10 @@ const loadServers = 10
 // ambiguous and each call names its connection.
 func startLoadDispatch(t *testing.T) *testClient {
 	t.Helper()
-	args := []string{"--no-cache"}
+	// All 1,000 calls are in flight at once: past --max-in-flight (256 by
+	// default) dispatch would answer some "busy" by design
+	// (TestServe_MaxInFlightAnswersBusy); here every call must be served.
+	args := []string{"--no-cache", "--max-in-flight", "1024"}
 	for i := 1; i <= loadServers; i++ {
 		args = append(args, "--mcp", fixture("--name", fmt.Sprintf("load-%02d", i)))
 	}

@@ -90,7 +90,7 @@ func median(ds []time.Duration) time.Duration {
 func BenchmarkLoadThroughput(b *testing.B) {
 	const loadBurst = 1000
 	direct := make([]*transport.Stdio, loadServers)
-	args := []string{"--no-cache"}
+	args := []string{"--no-cache", "--max-in-flight", "1024"} // a burst is all in flight at once
 	for i := range direct {
 		direct[i], _ = startBenchServer(b, fixtureBin)
 		args = append(args, "--mcp", fixture("--name", fmt.Sprintf("load-%02d", i+1)))
