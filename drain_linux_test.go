@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -20,19 +19,11 @@ import (
 func TestServe_ShutdownWithAnswersUnread(t *testing.T) {
 	parent := t.TempDir()
 	cmd := exec.Command(dispatchBin, "--no-cache", "--spill-dir", parent, "--mcp", fixture())
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	stdout, err := cmd.StdoutPipe() // never read
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stderr := startWithStdin(t, cmd)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {

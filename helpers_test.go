@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -332,4 +333,21 @@ func checkText(t *testing.T, what, text string, has, hasNot []string) {
 			t.Errorf("%s has %q:\n%s", what, w, text)
 		}
 	}
+}
+
+// startWithStdin starts cmd with a pipe to its stdin and its stderr kept
+// in a buffer (read it once cmd has exited). Any stdout pipe must be made
+// before.
+func startWithStdin(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, *bytes.Buffer) {
+	t.Helper()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := new(bytes.Buffer)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdin, stderr
 }

@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -81,15 +80,7 @@ func TestShutdown_StopsServersStillStarting(t *testing.T) {
 				args = append(args, "--eager")
 			}
 			cmd := exec.Command(dispatchBin, args...)
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			stdin, stderr := startWithStdin(t, cmd)
 			exited := make(chan error, 1)
 			go func() { exited <- cmd.Wait() }()
 			var pids []int
@@ -139,19 +130,11 @@ func TestShutdown_ExitsBeforeTheClientsGrace(t *testing.T) {
 	// Under go test -race the binary is race-enabled, whose runtime sleeps
 	// 1 s at exit by default (atexit_sleep_ms): not dispatch's time.
 	cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stderr := startWithStdin(t, cmd)
 	var pids []int
 	t.Cleanup(func() {
 		for _, pid := range append(pids, cmd.Process.Pid) {
