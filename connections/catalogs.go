@@ -138,8 +138,9 @@ func (c *Conn) side(ctx context.Context, k sideKind, refresh bool) ([]json.RawMe
 		if _, err := c.Tools(ctx, false); err != nil {
 			c.log.Debug("list tools beside "+k.list().noun, "error", err.Error())
 		}
-		return items, nil
 	}
+	// Saved even when Tools saved: a refresh of the tools running
+	// meanwhile may have saved before this catalog was in.
 	c.saveCatalog()
 	return items, nil
 }
