@@ -368,3 +368,22 @@ func startConformanceServer(t *testing.T) string {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// type "tool" is the default: list and info answer exactly as without it.
+func TestServe_TypeToolIsTheDefault(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--resources"))
+	for _, args := range []map[string]any{
+		{"action": "list"},
+		{"action": "list", "connection": "c1", "limit": 5},
+		{"action": "info", "tool": "echo"},
+	} {
+		plain := tc.mustOK(args).text()
+		typed := map[string]any{"type": "tool"}
+		for k, v := range args {
+			typed[k] = v
+		}
+		if got := tc.mustOK(typed).text(); got != plain {
+			t.Errorf("%v with type tool =\n%s\nwithout =\n%s", args, got, plain)
+		}
+	}
+}
