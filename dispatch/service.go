@@ -90,6 +90,9 @@ func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error)
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
+	if err := notBuilt(req); err != nil {
+		return nil, err
+	}
 	switch req.Action {
 	case "list":
 		return s.List(ctx, req)

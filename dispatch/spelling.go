@@ -1,0 +1,181 @@
+package dispatch
+
+import (
+	"strings"
+
+	"bytes"
+	"dispatch/connections"
+	"encoding/json"
+	"fmt"
+)
+
+// The kinds of thing list, search, info and call work on.
+const (
+	TypeTool     = "tool"
+	TypeResource = "resource"
+	TypePrompt   = "prompt"
+)
+
+// pathIsToolInput reports whether a call names its tool in "tool" and also
+// has a "path" that is not that name: the agent's own input for the tool,
+// put at the top level.
+func pathIsToolInput(fields map[string]json.RawMessage) bool {
+	if fields["path"] == nil || fields["tool"] == nil {
+		return false
+	}
+	var typ, tool, path string
+	if t, ok := fields["type"]; ok && (json.Unmarshal(t, &typ) != nil || (typ != "" && typ != TypeTool)) {
+		return false
+	}
+	if json.Unmarshal(fields["tool"], &tool) != nil || tool == "" {
+		return false
+	}
+	return json.Unmarshal(fields["path"], &path) != nil || path != tool
+}
+
+// given reports whether a raw JSON value was given: absent and null are
+// the same to every parameter.
+func given(raw json.RawMessage) bool {
+	trimmed := bytes.TrimSpace(raw)
+	return len(trimmed) > 0 && string(trimmed) != "null"
+}
+
+// normalizeSpelling accepts the Proxy Extension's names for dispatch's own
+// ("args" for "arguments", "path" for the tool name, resource URI or
+// prompt name) and infers the type from "uri" or "prompt". It runs in
+// Check, and running it again changes nothing.
+func (r *Request) normalizeSpelling() error {
+	switch r.Type {
+	case "", TypeTool, TypeResource, TypePrompt:
+	default:
+		return usagef(`Use "type": "tool" (the default), "resource" or "prompt"`, "unknown type %q", r.Type)
+	}
+	if r.FilterServer != nil {
+		r.ProxyShape = true
+	}
+	if given(r.Args) {
+		if given(r.Arguments) {
+			return usagef(`Give the inputs once, in "arguments" ("args" is the same parameter under the Proxy Extension's name)`,
+				"both \"arguments\" and \"args\" given")
+		}
+		r.Arguments, r.ProxyShape = r.Args, true
+	}
+	r.Args = nil
+	if r.Action != "info" && r.Action != "call" {
+		return nil
+	}
+	if r.Type == "" {
+		switch {
+		case r.URI != "" && r.Prompt == "" && r.Tool == "":
+			r.Type = TypeResource
+		case r.Prompt != "" && r.URI == "" && r.Tool == "":
+			r.Type = TypePrompt
+		}
+	}
+	if err := r.checkNamedOnce(); err != nil {
+		return err
+	}
+	if r.Path == "" {
+		return nil
+	}
+	target, name := r.nameField()
+	if *target != "" && *target != r.Path {
+		return usagef(fmt.Sprintf(`Give the %s once: "path" is the Proxy Extension's name for %q`, r.typeName(), name),
+			"\"path\" %q and %q %q differ", r.Path, name, *target)
+	}
+	*target, r.Path, r.ProxyShape = r.Path, "", true
+	return nil
+}
+
+// nameField returns the field that names what info or call works on, by
+// type, and that field's parameter name.
+func (r *Request) nameField() (*string, string) {
+	switch r.Type {
+	case TypeResource:
+		return &r.URI, "uri"
+	case TypePrompt:
+		return &r.Prompt, "prompt"
+	}
+	return &r.Tool, "tool"
+}
+
+// ProxyType is Type with its default spelled out: what answers report as
+// proxyType. Search without a type ranks every kind, so it has none.
+func (r *Request) ProxyType() string {
+	if r.Type == "" && r.Action != "search" {
+		return TypeTool
+	}
+	return r.Type
+}
+
+func (r *Request) typeName() string {
+	switch r.Type {
+	case TypeResource:
+		return "resource's URI"
+	case TypePrompt:
+		return "prompt's name"
+	}
+	return "tool's name"
+}
+
+// checkNamedOnce refuses a name given for another type than the request's:
+// {"type":"resource","tool":"x"} or a tool and a uri at once.
+func (r *Request) checkNamedOnce() error {
+	named := map[string]string{TypeTool: r.Tool, TypeResource: r.URI, TypePrompt: r.Prompt}
+	param := map[string]string{TypeTool: "tool", TypeResource: "uri", TypePrompt: "prompt"}
+	want := r.ProxyType()
+	for _, kind := range []string{TypeTool, TypeResource, TypePrompt} {
+		if kind == want || named[kind] == "" {
+			continue
+		}
+		return usagef(fmt.Sprintf(`Use "type": %q with %q, or leave %q out`, kind, param[kind], param[kind]),
+			"%q names a %s, but this request's type is %s", param[kind], kind, want)
+	}
+	return nil
+}
+
+// ProxyShaped reports whether a list or info answer takes the Proxy
+// Extension's shape (one embedded JSON resource) rather than dispatch's
+// compact one: when the request is written in that spelling, that is it
+// uses "path", "args" or "filter_server", or it is a list with "type" and
+// none of dispatch's own list parameters; and it has no "format", which
+// always asks for dispatch's form.
+func (r *Request) ProxyShaped() bool {
+	if r.Action != "list" && r.Action != "info" || r.Format != "" {
+		return false
+	}
+	if r.ProxyShape {
+		return true
+	}
+	return r.Action == "list" && r.Type != "" && r.Connection == "" && !r.Refresh &&
+		r.IncludeTools == nil && !r.IncludeInputSchema && !r.IncludeAnnotations
+}
+
+// notBuilt refuses, with a clear error, what the request layer accepts but
+// this build does not do yet: resources, prompts and run. Each feature's
+// branch removes its case when it lands.
+func notBuilt(req Request) error {
+	if req.Action == "run" {
+		return fmt.Errorf("action run is not available in this build of dispatch; send the steps as separate requests")
+	}
+	if req.Type == TypeResource || req.Type == TypePrompt {
+		return fmt.Errorf("type %s is not available in this build of dispatch", req.Type)
+	}
+	return nil
+}
+
+// filterServer keeps the connections whose alias or configured name starts
+// with prefix: the Proxy Extension's filter_server. "c1" keeps c1 and c10
+// to c19, as a prefix does; nil keeps all.
+func filterServer(conns []*connections.Conn, prefix *string) []*connections.Conn {
+	if prefix == nil || *prefix == "" {
+		return conns
+	}
+	var kept []*connections.Conn
+	for _, c := range conns {
+		if strings.HasPrefix(c.Alias, *prefix) || (c.Config.Name != "" && strings.HasPrefix(c.Config.Name, *prefix)) {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}
