@@ -29,11 +29,12 @@ type Request struct {
 	// The Proxy Extension's spelling (Magg's proxy tool), accepted so a
 	// client written for it works unchanged. Check moves Args into
 	// Arguments and, on info and call, Path into Tool, URI or Prompt by
-	// Type, and records that the request used this spelling in ProxyShape.
+	// Type.
 	Args         json.RawMessage `json:"args,omitempty"`
 	FilterServer *string         `json:"filter_server,omitempty"` // list: connection alias or name prefix; "" matches all
-	// ProxyShape says list and info answer in the Proxy Extension's shape
-	// (see ProxyShaped). Set by Check; not part of the tool's JSON.
+	// ProxyShape says the agent wrote the request in the Proxy
+	// Extension's spelling, so list and info answer in that spec's shape
+	// (see proxySpelled). Set by ParseRequest; not part of the tool's JSON.
 	ProxyShape bool `json:"-"`
 
 	// list and search
@@ -174,6 +175,7 @@ func ParseRequest(raw json.RawMessage) (Request, error) {
 		// downstream without the inputs the agent meant to give.
 		return Request{}, usagef(examples["call"], "argumentsFile is empty: give a path or leave it out")
 	}
+	req.ProxyShape = proxySpelled(action, fields)
 	return req, req.Check()
 }
 

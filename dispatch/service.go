@@ -85,13 +85,17 @@ type Hooks struct {
 }
 
 // Do runs one request and returns its response value: a *ListResponse,
-// *SearchResponse, *InfoResponse, *CallResponse or *ReadResponse.
+// *SearchResponse, *InfoResponse, *CallResponse, *ReadResponse, or for
+// a request in the Proxy Extension's spelling *ProxyQueryResponse.
 func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error) {
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
 	if err := notBuilt(req); err != nil {
 		return nil, err
+	}
+	if req.ProxyShaped() {
+		return s.ProxyQuery(ctx, req)
 	}
 	switch req.Action {
 	case "list":

@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"slices"
 	"strings"
 
 	"bytes"
@@ -50,15 +51,12 @@ func (r *Request) normalizeSpelling() error {
 	default:
 		return usagef(`Use "type": "tool" (the default), "resource" or "prompt"`, "unknown type %q", r.Type)
 	}
-	if r.FilterServer != nil {
-		r.ProxyShape = true
-	}
 	if given(r.Args) {
 		if given(r.Arguments) {
 			return usagef(`Give the inputs once, in "arguments" ("args" is the same parameter under the Proxy Extension's name)`,
 				"both \"arguments\" and \"args\" given")
 		}
-		r.Arguments, r.ProxyShape = r.Args, true
+		r.Arguments = r.Args
 	}
 	r.Args = nil
 	if r.Action != "info" && r.Action != "call" {
@@ -83,7 +81,7 @@ func (r *Request) normalizeSpelling() error {
 		return usagef(fmt.Sprintf(`Give the %s once: "path" is the Proxy Extension's name for %q`, r.typeName(), name),
 			"\"path\" %q and %q %q differ", r.Path, name, *target)
 	}
-	*target, r.Path, r.ProxyShape = r.Path, "", true
+	*target, r.Path = r.Path, ""
 	return nil
 }
 
@@ -134,21 +132,36 @@ func (r *Request) checkNamedOnce() error {
 	return nil
 }
 
-// ProxyShaped reports whether a list or info answer takes the Proxy
-// Extension's shape (one embedded JSON resource) rather than dispatch's
-// compact one: when the request is written in that spelling, that is it
-// uses "path", "args" or "filter_server", or it is a list with "type" and
-// none of dispatch's own list parameters; and it has no "format", which
-// always asks for dispatch's form.
+// ProxyShaped reports whether req's answer takes the Proxy Extension's
+// shape (one embedded JSON resource) rather than dispatch's compact one.
 func (r *Request) ProxyShaped() bool {
-	if r.Action != "list" && r.Action != "info" || r.Format != "" {
+	return r.ProxyShape && (r.Action == "list" || r.Action == "info")
+}
+
+// proxySpelled reports whether an agent's request is written in the Proxy
+// Extension's spelling: it uses "path" (on info or call), "args" or
+// "filter_server", or it is a list with "type" and none of dispatch's own
+// list parameters. "format" always asks for dispatch's own form. Requests
+// built in code (the CLI's) never are.
+func proxySpelled(action string, fields map[string]json.RawMessage) bool {
+	if given(fields["format"]) {
 		return false
 	}
-	if r.ProxyShape {
+	if (action == "info" || action == "call") && given(fields["path"]) {
 		return true
 	}
-	return r.Action == "list" && r.Type != "" && r.Connection == "" && !r.Refresh &&
-		r.IncludeTools == nil && !r.IncludeInputSchema && !r.IncludeAnnotations
+	if given(fields["args"]) || given(fields["filter_server"]) {
+		return true
+	}
+	if action != "list" || !given(fields["type"]) {
+		return false
+	}
+	for _, own := range []string{"connection", "refresh", "includeTools", "includeInputSchema", "includeAnnotations"} {
+		if given(fields[own]) {
+			return false
+		}
+	}
+	return true
 }
 
 // notBuilt refuses, with a clear error, what the request layer accepts but
@@ -164,16 +177,18 @@ func notBuilt(req Request) error {
 	return nil
 }
 
-// filterServer keeps the connections whose alias or configured name starts
-// with prefix: the Proxy Extension's filter_server. "c1" keeps c1 and c10
-// to c19, as a prefix does; nil keeps all.
+// filterServer keeps the connections whose alias, configured name or
+// server name (from its initialize answer) starts with prefix: the Proxy
+// Extension's filter_server. "c1" keeps c1 and c10 to c19, as a prefix
+// does; nil or "" keeps all.
 func filterServer(conns []*connections.Conn, prefix *string) []*connections.Conn {
 	if prefix == nil || *prefix == "" {
 		return conns
 	}
-	var kept []*connections.Conn
+	kept := []*connections.Conn{}
 	for _, c := range conns {
-		if strings.HasPrefix(c.Alias, *prefix) || (c.Config.Name != "" && strings.HasPrefix(c.Config.Name, *prefix)) {
+		names := []string{c.Alias, c.Config.Name, c.State().Info.Name}
+		if slices.ContainsFunc(names, func(n string) bool { return n != "" && strings.HasPrefix(n, *prefix) }) {
 			kept = append(kept, c)
 		}
 	}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// proxyItem is one content item of a Proxy Extension answer, as Magg's
+// client reads it.
+type proxyItem struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	Resource struct {
+		URI      string `json:"uri"`
+		MimeType string `json:"mimeType"`
+		Text     string `json:"text"`
+	} `json:"resource"`
+	Annotations map[string]any `json:"annotations"`
+}
+
+func proxyItems(t *testing.T, r toolResult) []proxyItem {
+	t.Helper()
+	items := make([]proxyItem, len(r.Content))
+	for i, raw := range r.Content {
+		if err := json.Unmarshal(raw, &items[i]); err != nil {
+			t.Fatalf("content item %s: %v", raw, err)
+		}
+	}
+	return items
+}
+
+// wantAnnotations checks that got has every key of want with its value.
+func wantAnnotations(t *testing.T, what string, got, want map[string]any) {
+	t.Helper()
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: annotation %s = %v, want %v (all: %v)", what, k, got[k], v, got)
+		}
+	}
+}
+
+func metaOf(t *testing.T, r toolResult) map[string]any {
+	t.Helper()
+	var meta map[string]any
+	if err := json.Unmarshal(r.Meta, &meta); err != nil {
+		t.Fatalf("_meta %s: %v", r.Meta, err)
+	}
+	return meta
+}
+
+// A client written for Magg's proxy tool (type, path, args, filter_server)
+// works against dispatch unchanged: list and info answer with one embedded
+// JSON resource of the servers' own objects, call with the tool's content
+// annotated, and dispatch's own spelling keeps its compact answers.
+func TestServe_ProxyExtensionClient(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture(), "--mcp", fixture("--tools", "3", "--name", "second"))
+
+	t.Run("list", func(t *testing.T) {
+		r := tc.mustOK(map[string]any{"action": "list", "type": "tool"})
+		items := proxyItems(t, r)
+		if len(items) != 1 || items[0].Type != "resource" {
+			t.Fatalf("want one embedded resource, got %s", r.Content)
+		}
+		res := items[0].Resource
+		if res.URI != "proxy:list/tool" || res.MimeType != "application/json" {
+			t.Errorf("resource uri %q mimeType %q", res.URI, res.MimeType)
+		}
+		var tools []struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if err := json.Unmarshal([]byte(res.Text), &tools); err != nil {
+			t.Fatalf("resource text is not a JSON array of tools: %v\n%s", err, res.Text)
+		}
+		var c1Echo, generated int
+		for _, tool := range tools {
+			if len(tool.InputSchema) == 0 {
+				t.Errorf("tool %s has no inputSchema: the objects must be as published", tool.Name)
+			}
+			if tool.Name == "echo" {
+				c1Echo++
+			}
+			if strings.HasPrefix(tool.Name, "tool_000") {
+				generated++
+			}
+		}
+		if c1Echo != 2 || generated != 3 {
+			t.Errorf("got %d echo tools and %d generated ones, want 2 and 3", c1Echo, generated)
+		}
+		wantAnnotations(t, "list", items[0].Annotations, map[string]any{
+			"proxyAction": "list", "proxyType": "tool", "pythonType": "Tool", "many": true,
+			"totalCount": float64(len(tools)), "offset": float64(0),
+		})
+		wantAnnotations(t, "list _meta", metaOf(t, r), map[string]any{"proxyAction": "list", "proxyType": "tool"})
+	})
+
+	t.Run("list filter_server and pages", func(t *testing.T) {
+		all := tc.mustOK(map[string]any{"action": "list", "type": "tool", "filter_server": "c2"})
+		var tools []struct{ Name string }
+		if err := json.Unmarshal([]byte(proxyItems(t, all)[0].Resource.Text), &tools); err != nil {
+			t.Fatal(err)
+		}
+		byName := tc.mustOK(map[string]any{"action": "list", "type": "tool", "filter_server": "sec"})
+		none := tc.mustOK(map[string]any{"action": "list", "type": "tool", "filter_server": "zz"})
+		page := tc.mustOK(map[string]any{"action": "list", "type": "tool", "filter_server": "c2", "limit": 2, "offset": 1})
+		for _, tool := range tools {
+			if tool.Name == "tool_0001" {
+				goto found
+			}
+		}
+		t.Errorf("filter_server c2 lost the second server's tools: %v", tools)
+	found:
+		if got := proxyItems(t, byName)[0].Annotations["totalCount"]; got != float64(len(tools)) {
+			t.Errorf("filter_server by display name: totalCount %v, want %d", got, len(tools))
+		}
+		if got := proxyItems(t, none)[0].Resource.Text; got != "[]" {
+			t.Errorf("filter_server matching nothing: %s", got)
+		}
+		pageItem := proxyItems(t, page)[0]
+		var pageTools []struct{ Name string }
+		if err := json.Unmarshal([]byte(pageItem.Resource.Text), &pageTools); err != nil {
+			t.Fatal(err)
+		}
+		if len(pageTools) != 2 || pageTools[0].Name != tools[1].Name {
+			t.Errorf("limit 2 offset 1 gave %v of %v", pageTools, tools)
+		}
+		wantAnnotations(t, "page", pageItem.Annotations, map[string]any{"totalCount": float64(len(tools)), "offset": float64(1), "limit": float64(2), "nextOffset": float64(3)})
+	})
+
+	t.Run("info", func(t *testing.T) {
+		r := tc.mustOK(map[string]any{"action": "info", "type": "tool", "path": "tool_0001"})
+		items := proxyItems(t, r)
+		if len(items) != 1 || items[0].Resource.URI != "proxy:info/tool/tool_0001" {
+			t.Fatalf("info answer %s", r.Content)
+		}
+		native := tc.mustOK(map[string]any{"action": "info", "tool": "tool_0001"})
+		var want struct{ Tool json.RawMessage }
+		decodeText(t, native, &want)
+		var got, wantObj any
+		if err := json.Unmarshal([]byte(items[0].Resource.Text), &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(want.Tool, &wantObj); err != nil {
+			t.Fatal(err)
+		}
+		gotJSON, _ := json.Marshal(got)
+		wantJSON, _ := json.Marshal(wantObj)
+		if string(gotJSON) != string(wantJSON) {
+			t.Errorf("info object differs from the published tool:\n got %s\nwant %s", gotJSON, wantJSON)
+		}
+		wantAnnotations(t, "info", items[0].Annotations, map[string]any{
+			"proxyAction": "info", "proxyType": "tool", "proxyPath": "tool_0001", "pythonType": "Tool", "many": false,
+		})
+		wantAnnotations(t, "native info _meta", metaOf(t, native), map[string]any{"proxyAction": "info", "proxyType": "tool", "proxyPath": "tool_0001"})
+	})
+
+	t.Run("call", func(t *testing.T) {
+		r := tc.mustOK(map[string]any{"action": "call", "type": "tool", "path": "c1/echo", "args": map[string]any{"message": "hello magg"}})
+		items := proxyItems(t, r)
+		if len(items) != 1 || items[0].Type != "text" || !strings.Contains(items[0].Text, "hello magg") {
+			t.Fatalf("call answer %s", r.Content)
+		}
+		facts := map[string]any{"proxyAction": "call", "proxyType": "tool", "proxyPath": "c1/echo"}
+		wantAnnotations(t, "call item", items[0].Annotations, facts)
+		meta := metaOf(t, r)
+		wantAnnotations(t, "call _meta", meta, facts)
+		if _, ok := meta["dispatch"]; !ok {
+			t.Errorf("dispatch's own _meta is gone: %v", meta)
+		}
+		// Every content kind keeps its fields and gets the annotations.
+		mixed := tc.mustOK(map[string]any{"action": "call", "path": "c1/mixed"})
+		for i, item := range proxyItems(t, mixed) {
+			wantAnnotations(t, "mixed item "+item.Type, item.Annotations, map[string]any{"proxyAction": "call", "proxyPath": "c1/mixed"})
+			var fields map[string]json.RawMessage
+			if err := json.Unmarshal(mixed.Content[i], &fields); err != nil || fields["type"] == nil {
+				t.Errorf("item %d lost its fields: %s", i, mixed.Content[i])
+			}
+		}
+	})
+
+	t.Run("dispatch spelling keeps its compact form", func(t *testing.T) {
+		r := tc.mustOK(map[string]any{"action": "list"})
+		var list listResponse
+		decodeText(t, r, &list)
+		if len(list.Connections) != 2 {
+			t.Fatalf("compact list: %s", r.text())
+		}
+		wantAnnotations(t, "compact list _meta", metaOf(t, r), map[string]any{"proxyAction": "list", "proxyType": "tool"})
+		// format always asks for dispatch's own form.
+		typed := tc.mustOK(map[string]any{"action": "list", "type": "tool", "format": "compact"})
+		decodeText(t, typed, &list)
+		call := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "connection": "c1", "arguments": map[string]any{"message": "x"}})
+		wantAnnotations(t, "native call item", proxyItems(t, call)[0].Annotations, map[string]any{"proxyAction": "call", "proxyType": "tool", "proxyPath": "echo"})
+	})
+
+	t.Run("conflicting spellings", func(t *testing.T) {
+		for _, tt := range []struct {
+			args map[string]any
+			want string
+		}{
+			{map[string]any{"action": "call", "path": "c1/echo", "args": map[string]any{"message": "a"}, "arguments": map[string]any{"message": "b"}}, `both "arguments" and "args" given`},
+			{map[string]any{"action": "info", "tool": "echo", "path": "add"}, `"path" "add" and "tool" "echo" differ`},
+			{map[string]any{"action": "call", "tool": "c1/echo", "path": "/tmp/x"}, `"path" on call names the tool`},
+			{map[string]any{"action": "list", "path": "echo"}, `"path" do not apply to action list`},
+			{map[string]any{"action": "list", "type": "tools"}, `unknown type "tools"`},
+		} {
+			r := tc.mustCall(tt.args)
+			if !r.IsError || !strings.Contains(r.text(), tt.want) {
+				t.Errorf("%v: isError=%v %q, want an error containing %q", tt.args, r.IsError, r.text(), tt.want)
+			}
+		}
+	})
+}
