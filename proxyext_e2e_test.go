@@ -212,3 +212,68 @@ func TestServe_ProxyExtensionClient(t *testing.T) {
 		}
 	})
 }
+
+// Resources and prompts answer a Magg client's list and info in the same
+// shape, with the spec's pythonType for each.
+func TestServe_ProxyExtensionResourcesAndPrompts(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--resources"))
+
+	r := tc.mustOK(map[string]any{"action": "list", "type": "resource"})
+	item := proxyItems(t, r)[0]
+	if item.Resource.URI != "proxy:list/resource" {
+		t.Errorf("uri %q", item.Resource.URI)
+	}
+	var resources []struct {
+		URI         string `json:"uri"`
+		URITemplate string `json:"uriTemplate"`
+		MimeType    string `json:"mimeType"`
+	}
+	if err := json.Unmarshal([]byte(item.Resource.Text), &resources); err != nil {
+		t.Fatal(err)
+	}
+	var sawHello, sawTemplate bool
+	for _, res := range resources {
+		sawHello = sawHello || (res.URI == "fixture://text/hello" && res.MimeType == "text/plain")
+		sawTemplate = sawTemplate || res.URITemplate == "fixture://items/{id}"
+	}
+	if !sawHello || !sawTemplate {
+		t.Errorf("resources and templates as published: %s", item.Resource.Text)
+	}
+	wantAnnotations(t, "resource list", item.Annotations, map[string]any{
+		"proxyAction": "list", "proxyType": "resource", "pythonType": "mcp.types.Resource | mcp.types.ResourceTemplate", "many": true,
+	})
+
+	for _, tt := range []struct {
+		args        map[string]any
+		uri, python string
+		has         string
+	}{
+		{map[string]any{"action": "info", "type": "resource", "path": "fixture://text/hello"}, "proxy:info/resource/fixture://text/hello", "Resource", `"uri":"fixture://text/hello"`},
+		{map[string]any{"action": "info", "type": "resource", "path": "fixture://items/{id}"}, "proxy:info/resource/fixture://items/{id}", "ResourceTemplate", `"uriTemplate":"fixture://items/{id}"`},
+		{map[string]any{"action": "info", "type": "prompt", "path": "greet"}, "proxy:info/prompt/greet", "Prompt", `"name":"greet"`},
+	} {
+		r := tc.mustOK(tt.args)
+		item := proxyItems(t, r)[0]
+		if item.Resource.URI != tt.uri || !strings.Contains(item.Resource.Text, tt.has) {
+			t.Errorf("%v: uri %q text %s", tt.args, item.Resource.URI, item.Resource.Text)
+		}
+		wantAnnotations(t, "info", item.Annotations, map[string]any{"proxyAction": "info", "proxyType": tt.args["type"], "pythonType": tt.python, "many": false, "proxyPath": tt.args["path"]})
+	}
+
+	prompts := proxyItems(t, tc.mustOK(map[string]any{"action": "list", "type": "prompt"}))[0]
+	if !strings.Contains(prompts.Resource.Text, `"name":"greet"`) || prompts.Annotations["pythonType"] != "Prompt" {
+		t.Errorf("prompt list: %s %v", prompts.Resource.Text, prompts.Annotations)
+	}
+	// dispatch's own spelling of the same request keeps its own form.
+	var compact struct {
+		Resources []json.RawMessage
+	}
+	decodeText(t, tc.mustOK(map[string]any{"action": "list", "type": "resource", "format": "compact"}), &compact)
+	if len(compact.Resources) == 0 {
+		t.Errorf("compact resource list is empty")
+	}
+	unknown := tc.mustCall(map[string]any{"action": "info", "type": "prompt", "path": "nope"})
+	if !unknown.IsError || !strings.Contains(unknown.text(), `no prompt "nope"`) {
+		t.Errorf("unknown prompt: %s", unknown.text())
+	}
+}

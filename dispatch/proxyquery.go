@@ -52,12 +52,20 @@ type rawCatalog struct {
 // them (tools, resources followed by resource templates, or prompts).
 func publishedObjects(ctx context.Context, conn *connections.Conn, typ string, refresh bool) ([]json.RawMessage, error) {
 	switch typ {
-	case TypeTool:
-		return conn.Tools(ctx, refresh)
+	case TypeResource:
+		resources, err := conn.Resources(ctx, refresh)
+		if err != nil {
+			return nil, err
+		}
+		templates, err := conn.ResourceTemplates(ctx, refresh)
+		if err != nil {
+			return nil, err
+		}
+		return append(resources[:len(resources):len(resources)], templates...), nil
+	case TypePrompt:
+		return conn.Prompts(ctx, refresh)
 	}
-	// Resources and prompts arrive with their catalogs (h-resconn):
-	// conn.Resources followed by conn.ResourceTemplates, and conn.Prompts.
-	return nil, fmt.Errorf("type %s is not available in this build of dispatch", typ)
+	return conn.Tools(ctx, refresh)
 }
 
 // rawCatalogs fetches the objects of typ from conns concurrently; a server

@@ -443,7 +443,18 @@ func (r *Request) Check() error {
 		if strings.TrimSpace(r.Query) == "" {
 			return usagef(examples["search"], "search needs a \"query\"")
 		}
-	case "info", "call":
+	case "list":
+		if err := r.checkListType(); err != nil {
+			return err
+		}
+	case "info":
+		if err := r.checkInfoTarget(); err != nil {
+			return err
+		}
+	case "call":
+		if err := r.checkNamedOnce(); err != nil {
+			return err
+		}
 		if target, name := r.nameField(); *target == "" {
 			return usagef(examples[r.Action], "%s needs a %q (or \"path\")", r.Action, name)
 		}

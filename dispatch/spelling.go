@@ -10,13 +10,6 @@ import (
 	"fmt"
 )
 
-// The kinds of thing list, search, info and call work on.
-const (
-	TypeTool     = "tool"
-	TypeResource = "resource"
-	TypePrompt   = "prompt"
-)
-
 // pathIsToolInput reports whether a call names its tool in "tool" and also
 // has a "path" that is not that name: the agent's own input for the tool,
 // put at the top level.
@@ -43,8 +36,8 @@ func given(raw json.RawMessage) bool {
 
 // normalizeSpelling accepts the Proxy Extension's names for dispatch's own
 // ("args" for "arguments", "path" for the tool name, resource URI or
-// prompt name) and infers the type from "uri" or "prompt". It runs in
-// Check, and running it again changes nothing.
+// prompt name). It runs in Check, and running it again changes nothing;
+// whether the names fit the type is checked after it.
 func (r *Request) normalizeSpelling() error {
 	switch r.Type {
 	case "", TypeTool, TypeResource, TypePrompt:
@@ -61,17 +54,6 @@ func (r *Request) normalizeSpelling() error {
 	r.Args = nil
 	if r.Action != "info" && r.Action != "call" {
 		return nil
-	}
-	if r.Type == "" {
-		switch {
-		case r.URI != "" && r.Prompt == "" && r.Tool == "":
-			r.Type = TypeResource
-		case r.Prompt != "" && r.URI == "" && r.Tool == "":
-			r.Type = TypePrompt
-		}
-	}
-	if err := r.checkNamedOnce(); err != nil {
-		return err
 	}
 	if r.Path == "" {
 		return nil
@@ -171,8 +153,8 @@ func notBuilt(req Request) error {
 	if req.Action == "run" {
 		return fmt.Errorf("action run is not available in this build of dispatch; send the steps as separate requests")
 	}
-	if req.Type == TypeResource || req.Type == TypePrompt {
-		return fmt.Errorf("type %s is not available in this build of dispatch", req.Type)
+	if req.Action == "call" && (req.Type == TypeResource || req.Type == TypePrompt) {
+		return fmt.Errorf("call of type %s is not available in this build of dispatch", req.Type)
 	}
 	return nil
 }
