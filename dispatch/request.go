@@ -32,6 +32,15 @@ type Request struct {
 	Limit              *int   `json:"limit,omitempty"` // nil: the default; given, at least 1
 	Offset             int64  `json:"offset,omitempty"`
 
+	// Type is what list, info and call act on: "tool" (the default),
+	// "resource" or "prompt".
+	Type string `json:"type,omitempty"`
+	// URI names a resource, or a URI template whose variables "arguments"
+	// gives (call type=resource).
+	URI string `json:"uri,omitempty"`
+	// Prompt names a prompt (call type=prompt).
+	Prompt string `json:"prompt,omitempty"`
+
 	// info and call
 	Tool          string          `json:"tool,omitempty"`
 	Arguments     json.RawMessage `json:"arguments,omitempty"`
@@ -40,6 +49,9 @@ type Request struct {
 	ArgumentsKey  string          `json:"argumentsKey,omitempty"`
 	Meta          map[string]any  `json:"meta,omitempty"`
 	ResultToFile  bool            `json:"resultToFile,omitempty"`
+	// SaveTo, for the CLI's -o with a resource, writes its one content
+	// there (a blob decoded). Not part of the tool's JSON.
+	SaveTo string `json:"-"`
 	// AsSent keeps an inline result as the server sent it, not made TOON
 	// by --toon: the CLI's -o saves it with SavePayload, whose file name
 	// picks the format, and TOON text there would be saved as text. Not
@@ -71,7 +83,7 @@ var actionParams = map[string][]string{
 	"list":       {"connection", "refresh", "includeTools", "includeInputSchema", "includeAnnotations", "format", "limit", "offset"},
 	"search":     {"query", "connection", "refresh", "includeInputSchema", "format", "limit"},
 	"info":       {"tool", "connection"},
-	"call":       {"tool", "connection", "arguments", "argumentsFile", "argumentsPath", "argumentsKey", "meta", "resultToFile", "resultSizeThreshold", "timeout"},
+	"call":       {"tool", "type", "uri", "prompt", "connection", "arguments", "argumentsFile", "argumentsPath", "argumentsKey", "meta", "resultToFile", "resultSizeThreshold", "timeout"},
 	"readresult": {"resultFile", "op", "lines", "fromLine", "toLine", "pattern", "context", "maxMatches", "maxBytes", "offset", "path"},
 }
 
@@ -409,8 +421,8 @@ func (r *Request) Check() error {
 			return usagef(examples["info"], "info needs a \"tool\"")
 		}
 	case "call":
-		if r.Tool == "" {
-			return usagef(examples["call"], "call needs a \"tool\"")
+		if err := r.checkCallTarget(); err != nil {
+			return err
 		}
 		if r.ResultSizeThreshold != nil && *r.ResultSizeThreshold < 0 {
 			return usagef(`Use a byte count, or 0 to never save to a file`, "\"resultSizeThreshold\" must not be negative")

@@ -58,6 +58,9 @@ type Service struct {
 	// resolves its tool through the catalogs, and parsing them afresh each
 	// time cost more CPU under load than relaying the call.
 	parsed toolDefCache
+	// links remembers the resource URIs each connection returned, to read
+	// them from it later.
+	links linkMemory
 }
 
 // New returns a Service over conns.
@@ -85,7 +88,8 @@ type Hooks struct {
 }
 
 // Do runs one request and returns its response value: a *ListResponse,
-// *SearchResponse, *InfoResponse, *CallResponse or *ReadResponse.
+// *SearchResponse, *InfoResponse, *CallResponse, *ReadResponse,
+// *ResourceResponse or *PromptResponse.
 func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error) {
 	if err := req.Check(); err != nil {
 		return nil, err
@@ -98,6 +102,12 @@ func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error)
 	case "info":
 		return s.Info(ctx, s.qualifyTool(ctx, req))
 	case "call":
+		switch req.Type {
+		case TypeResource:
+			return s.ReadResource(ctx, req, hooks)
+		case TypePrompt:
+			return s.GetPrompt(ctx, req, hooks)
+		}
 		return s.Call(ctx, s.qualifyTool(ctx, req), hooks)
 	case "readresult":
 		return s.ReadResult(req)
