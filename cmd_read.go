@@ -127,3 +127,23 @@ func stringPairs(words []string, what string) (json.RawMessage, error) {
 	}
 	return data, nil
 }
+
+// readOrGet runs call --type resource|prompt: the name is the URI or
+// the prompt, the arguments are NAME=VALUE strings.
+func (c *CallCmd) readOrGet(ctx context.Context, g *Globals, k *kong.Context) error {
+	if c.ArgumentsFile != "" {
+		return &usageErr{fmt.Errorf("call --type %s takes NAME=VALUE arguments, not -f/--arguments-file", c.Type)}
+	}
+	args, err := stringPairs(c.Arguments, c.Type+" argument")
+	if err != nil {
+		return err
+	}
+	req := dispatch.Request{Action: "call", Type: c.Type, Arguments: args, Connection: c.Connection,
+		Timeout: c.CallTimeout, TimeoutName: "--call-timeout"}
+	if c.Type == dispatch.TypeResource {
+		req.URI = c.Tool
+	} else {
+		req.Prompt = c.Tool
+	}
+	return g.readOrGet(ctx, k, req, c.Meta, c.ResultToFile)
+}

@@ -36,7 +36,19 @@ func (e *ResourceNotFoundError) Error() string {
 // error listing them.
 func (s *Service) resolveResource(ctx context.Context, connKey, uri string) (*connections.Conn, error) {
 	if connKey != "" {
-		return s.conns.Lookup(connKey)
+		conn, err := s.conns.Lookup(connKey)
+		if err != nil {
+			return nil, err
+		}
+		// Started now, so that what it declared is known.
+		if err := conn.Connect(ctx); err != nil {
+			return nil, err
+		}
+		if caps, known := conn.Capabilities(); known && !caps.Resources {
+			return nil, usagef(`See which connections have resources with {"action":"list","type":"resource"}`,
+				"connection %s offers no resources (it declared none in initialize)", describeConn(conn))
+		}
+		return conn, nil
 	}
 	var (
 		listed, linked, templated []*connections.Conn
@@ -93,6 +105,13 @@ func (s *Service) resolvePrompt(ctx context.Context, connKey, name string) (*con
 		conn, err := s.conns.Lookup(connKey)
 		if err != nil {
 			return nil, nil, err
+		}
+		if err := conn.Connect(ctx); err != nil {
+			return nil, nil, err
+		}
+		if caps, known := conn.Capabilities(); known && !caps.Prompts {
+			return nil, nil, usagef(`See which connections have prompts with {"action":"list","type":"prompt"}`,
+				"connection %s offers no prompts (it declared none in initialize)", describeConn(conn))
 		}
 		conns = []*connections.Conn{conn}
 	}
