@@ -57,6 +57,9 @@ type Request struct {
 	ArgumentsKey  string          `json:"argumentsKey,omitempty"`
 	Meta          map[string]any  `json:"meta,omitempty"`
 	ResultToFile  bool            `json:"resultToFile,omitempty"`
+	// SaveTo, for the CLI's -o with a resource, writes its one content
+	// there (a blob decoded). Not part of the tool's JSON.
+	SaveTo string `json:"-"`
 	// AsSent keeps an inline result as the server sent it, not made TOON
 	// by --toon: the CLI's -o saves it with SavePayload, whose file name
 	// picks the format, and TOON text there would be saved as text. Not
@@ -452,11 +455,8 @@ func (r *Request) Check() error {
 			return err
 		}
 	case "call":
-		if err := r.checkNamedOnce(); err != nil {
+		if err := r.checkCallTarget(); err != nil {
 			return err
-		}
-		if target, name := r.nameField(); *target == "" {
-			return usagef(examples[r.Action], "%s needs a %q (or \"path\")", r.Action, name)
 		}
 	}
 	switch r.Action {

@@ -98,22 +98,6 @@ func (r *Request) typeName() string {
 	return "tool's name"
 }
 
-// checkNamedOnce refuses a name given for another type than the request's:
-// {"type":"resource","tool":"x"} or a tool and a uri at once.
-func (r *Request) checkNamedOnce() error {
-	named := map[string]string{TypeTool: r.Tool, TypeResource: r.URI, TypePrompt: r.Prompt}
-	param := map[string]string{TypeTool: "tool", TypeResource: "uri", TypePrompt: "prompt"}
-	want := r.ProxyType()
-	for _, kind := range []string{TypeTool, TypeResource, TypePrompt} {
-		if kind == want || named[kind] == "" {
-			continue
-		}
-		return usagef(fmt.Sprintf(`Use "type": %q with %q, or leave %q out`, kind, param[kind], param[kind]),
-			"%q names a %s, but this request's type is %s", param[kind], kind, want)
-	}
-	return nil
-}
-
 // ProxyShaped reports whether req's answer takes the Proxy Extension's
 // shape (one embedded JSON resource) rather than dispatch's compact one.
 func (r *Request) ProxyShaped() bool {
@@ -147,14 +131,10 @@ func proxySpelled(action string, fields map[string]json.RawMessage) bool {
 }
 
 // notBuilt refuses, with a clear error, what the request layer accepts but
-// this build does not do yet: resources, prompts and run. Each feature's
-// branch removes its case when it lands.
+// this build does not do yet: run, until its branch lands and removes this.
 func notBuilt(req Request) error {
 	if req.Action == "run" {
 		return fmt.Errorf("action run is not available in this build of dispatch; send the steps as separate requests")
-	}
-	if req.Action == "call" && (req.Type == TypeResource || req.Type == TypePrompt) {
-		return fmt.Errorf("call of type %s is not available in this build of dispatch", req.Type)
 	}
 	return nil
 }
