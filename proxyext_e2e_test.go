@@ -272,6 +272,44 @@ func TestServe_ProxyExtensionResourcesAndPrompts(t *testing.T) {
 	if len(compact.Resources) == 0 {
 		t.Errorf("compact resource list is empty")
 	}
+	// call: a resource's contents as embedded resources, a blob saved to
+	// a file as its description, a prompt's result as one JSON resource.
+	read := tc.mustOK(map[string]any{"action": "call", "type": "resource", "path": "fixture://text/hello"})
+	readItems := proxyItems(t, read)
+	if len(readItems) != 1 || readItems[0].Type != "resource" || readItems[0].Resource.URI != "fixture://text/hello" ||
+		readItems[0].Resource.Text != "Hello from the fixture.\n" {
+		t.Errorf("read answer %s", read.Content)
+	} else {
+		wantAnnotations(t, "read", readItems[0].Annotations, map[string]any{"proxyAction": "call", "proxyType": "resource", "proxyPath": "fixture://text/hello"})
+	}
+	blob := proxyItems(t, tc.mustOK(map[string]any{"action": "call", "type": "resource", "path": "fixture://blob/pixel.png"}))
+	if len(blob) != 1 || blob[0].Type != "text" || !strings.Contains(blob[0].Text, `"resultFile"`) || strings.Contains(blob[0].Text, "iVBOR") {
+		t.Errorf("blob answer %+v", blob)
+	}
+	prompt := tc.mustOK(map[string]any{"action": "call", "type": "prompt", "path": "greet", "args": map[string]any{"name": "Ada"}})
+	promptItems := proxyItems(t, prompt)
+	if len(promptItems) != 1 || promptItems[0].Resource.URI != "proxy:greet" || promptItems[0].Resource.MimeType != "application/json" {
+		t.Fatalf("prompt answer %s", prompt.Content)
+	}
+	var got struct {
+		Messages []struct {
+			Role    string
+			Content struct{ Text string }
+		}
+	}
+	if err := json.Unmarshal([]byte(promptItems[0].Resource.Text), &got); err != nil || len(got.Messages) != 1 || !strings.Contains(got.Messages[0].Content.Text, "Greet Ada") {
+		t.Errorf("prompt result %s: %v", promptItems[0].Resource.Text, err)
+	}
+	wantAnnotations(t, "prompt", promptItems[0].Annotations, map[string]any{"proxyAction": "call", "proxyType": "prompt", "proxyPath": "greet", "pythonType": "GetPromptResult"})
+	// dispatch's spelling of the same read keeps dispatch's answer.
+	native := tc.mustOK(map[string]any{"action": "call", "type": "resource", "uri": "fixture://text/hello"})
+	var nativeRead struct{ URI, Connection string }
+	decodeText(t, native, &nativeRead)
+	if nativeRead.URI != "fixture://text/hello" || nativeRead.Connection != "c1" {
+		t.Errorf("native read %s", native.text())
+	}
+	wantAnnotations(t, "native read _meta", metaOf(t, native), map[string]any{"proxyAction": "call", "proxyType": "resource", "proxyPath": "fixture://text/hello"})
+
 	unknown := tc.mustCall(map[string]any{"action": "info", "type": "prompt", "path": "nope"})
 	if !unknown.IsError || !strings.Contains(unknown.text(), `no prompt "nope"`) {
 		t.Errorf("unknown prompt: %s", unknown.text())

@@ -58,6 +58,15 @@ func (s *Service) answer(ctx context.Context, req Request, hooks Hooks) *mcp.Cal
 		s.log.Debug("request failed", "action", req.Action, "error", err.Error())
 		return errorResult(err)
 	}
+	if req.ProxyShape && req.Action == "call" {
+		result, err := proxyCallResult(resp)
+		if err != nil {
+			return errorResult(err)
+		}
+		if result != nil {
+			return result
+		}
+	}
 	if pq, ok := resp.(*ProxyQueryResponse); ok {
 		result, err := proxyQueryResult(pq)
 		if err != nil {

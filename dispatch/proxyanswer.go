@@ -184,3 +184,65 @@ func proxyQueryResult(pq *ProxyQueryResponse) (*mcp.CallToolResult, error) {
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{rawContent{raw: item}}}, nil
 }
+
+// proxyCallResult is the Proxy Extension's answer to call type=resource
+// (each content an embedded resource; one dispatch saved to a file stays
+// its text description) or type=prompt (one embedded resource holding the
+// GetPromptResult as JSON). It returns nil for anything else, and for a
+// prompt result saved to a file, which keep dispatch's own form.
+func proxyCallResult(resp any) (*mcp.CallToolResult, error) {
+	switch r := resp.(type) {
+	case *ResourceResponse:
+		if r.Saved != nil {
+			return nil, nil
+		}
+		result := &mcp.CallToolResult{Content: make([]mcp.Content, 0, len(r.Contents))}
+		for _, content := range r.Contents {
+			var item []byte
+			var err error
+			if gjson.GetBytes(content, "resultFile").Exists() {
+				item, err = marshalJSON(map[string]any{"type": "text", "text": string(content)})
+			} else {
+				item, err = marshalJSON(map[string]any{"type": "resource", "resource": content})
+			}
+			if err != nil {
+				return nil, fmt.Errorf("encode resource %s: %w", r.URI, err)
+			}
+			result.Content = append(result.Content, rawContent{raw: item})
+		}
+		ours := map[string]any{"connection": r.Connection, "uri": r.URI, "bytes": r.Bytes, "estimatedTokens": r.EstimatedTokens}
+		if r.Hint != "" {
+			ours["hint"] = r.Hint
+		}
+		result.Meta = mcp.NewMetaFromMap(map[string]any{"dispatch": ours})
+		return result, nil
+	case *PromptResponse:
+		if r.Spill != nil {
+			return nil, nil
+		}
+		got := map[string]any{"messages": r.Messages}
+		if r.Description != "" {
+			got["description"] = r.Description
+		}
+		text, err := marshalJSON(got)
+		if err != nil {
+			return nil, fmt.Errorf("encode prompt %s: %w", r.Prompt, err)
+		}
+		item, err := marshalJSON(map[string]any{
+			"type":        "resource",
+			"resource":    map[string]any{"uri": "proxy:" + r.Prompt, "mimeType": "application/json", "text": string(text)},
+			"annotations": map[string]any{"pythonType": "GetPromptResult", "many": false},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("encode prompt %s: %w", r.Prompt, err)
+		}
+		ours := map[string]any{"connection": r.Connection, "prompt": r.Prompt, "bytes": r.Bytes, "estimatedTokens": r.EstimatedTokens}
+		if r.Hint != "" {
+			ours["hint"] = r.Hint
+		}
+		result := &mcp.CallToolResult{Content: []mcp.Content{rawContent{raw: item}}}
+		result.Meta = mcp.NewMetaFromMap(map[string]any{"dispatch": ours})
+		return result, nil
+	}
+	return nil, nil
+}

@@ -49,6 +49,10 @@ func (r *Request) normalizeSpelling() error {
 			return usagef(`Give the inputs once, in "arguments" ("args" is the same parameter under the Proxy Extension's name)`,
 				"both \"arguments\" and \"args\" given")
 		}
+		if _, err := argumentsObject(r.Args); err != nil {
+			return usagef(`Example: {"action":"call","type":"tool","path":"add","args":{"a":1,"b":2}}`,
+				"\"args\" (the Proxy Extension's name for \"arguments\") must be a JSON object of the inputs, or a string holding one")
+		}
 		r.Arguments = r.Args
 	}
 	r.Args = nil

@@ -84,6 +84,8 @@ func TestParseRequest_ProxySpellingConflicts(t *testing.T) {
 			want: []string{`"path" "b" and "tool" "a" differ`}},
 		{name: "path beside tool on call is a tool input", raw: `{"action":"call","tool":"read_file","path":"/tmp/a"}`,
 			want: []string{`"path" on call names the tool`, `"arguments":{"path":"/tmp/a"}`}},
+		{name: "args an array", raw: `{"action":"call","path":"t","args":[1]}`,
+			want: []string{`"args" (the Proxy Extension's name for "arguments") must be a JSON object`}},
 		{name: "unknown type", raw: `{"action":"list","type":"tools"}`,
 			want: []string{`unknown type "tools"`, `"tool" (the default), "resource" or "prompt"`}},
 		{name: "uri on a tool request", raw: `{"action":"call","type":"tool","uri":"a://1"}`,
