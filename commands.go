@@ -107,7 +107,8 @@ func (c *InfoCmd) Run(ctx context.Context, g *Globals) error {
 
 // CallCmd calls a tool.
 type CallCmd struct {
-	Tool          string   `arg:"" help:"Tool name."`
+	Tool          string   `arg:"" help:"Tool name (with --type: the resource's URI or the prompt's name)."`
+	Type          string   `name:"type" enum:"tool,resource,prompt" default:"tool" help:"What to call: a tool, a resource (read it, as dispatch read) or a prompt (as dispatch prompt)."`
 	Arguments     []string `arg:"" optional:"" help:"The tool's arguments: NAME=VALUE words (typed from the tool's input schema), NAME:=JSON, and/or one JSON object ('{\"a\": 1}', or - to read it from stdin)."`
 	Connection    string   `short:"C" help:"Connection, when the name exists on several."`
 	ArgumentsFile string   `name:"arguments-file" short:"f" placeholder:"FILE" help:"JSON or TOON file with the arguments; the other arguments override its keys."`
@@ -133,6 +134,9 @@ func (c *CallCmd) Help() string {
 }
 
 func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
+	if c.Type != dispatch.TypeTool {
+		return c.readOrGet(ctx, g, k)
+	}
 	req := dispatch.Request{Action: "call", Tool: c.Tool, Connection: c.Connection, ArgumentsFile: c.ArgumentsFile,
 		ArgumentsPath: c.ArgumentsPath, ArgumentsKey: c.ArgumentsKey, Timeout: c.CallTimeout, TimeoutName: "--call-timeout"}
 	if err := g.checkOneShotThreshold(flagGiven(k, "threshold") && !thresholdNever(g.Threshold), c.ResultToFile != ""); err != nil {

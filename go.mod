@@ -8,6 +8,7 @@ require (
 	github.com/dustin/go-humanize v1.1.0
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/tidwall/gjson v1.20.1
+	github.com/yosida95/uritemplate/v3 v3.0.2
 	golang.org/x/sys v0.49.0
 )
 
@@ -18,6 +19,5 @@ require (
 	github.com/spf13/cast v1.7.1 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.0 // indirect
-	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )

@@ -22,6 +22,8 @@ type CLI struct {
 	Search     SearchCmd     `cmd:"" help:"Search tools across all connections."`
 	Info       InfoCmd       `cmd:"" help:"Show one tool's full definition."`
 	Call       CallCmd       `cmd:"" help:"Call a tool."`
+	Read       ReadCmd       `cmd:"" help:"Read a resource (by URI, or a URI template with NAME=VALUE variables)."`
+	Prompt     PromptCmd     `cmd:"" help:"Get a prompt's messages (NAME=VALUE arguments)."`
 	Readresult ReadresultCmd `cmd:"" help:"Read a result file: stat, head, tail, slice, grep, read, query."`
 	Toon       ToonCmd       `cmd:"" help:"Convert JSON to TOON (or back with --decode); reads a file or stdin."`
 	Run        RunCmd        `cmd:"" help:"Run a pipeline of proxy-dispatch requests over one set of connections; a step can use an earlier one's resultFile."`

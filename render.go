@@ -40,6 +40,10 @@ func (g *Globals) render(w io.Writer, resp any) error {
 		return err
 	case *dispatch.SavedPayload:
 		return renderSaved(w, r)
+	case *dispatch.ResourceResponse:
+		return renderResource(w, r, data)
+	case *dispatch.PromptResponse:
+		return renderPrompt(w, r, data)
 	}
 	return fmt.Errorf("no text form for %T", resp)
 }
@@ -130,6 +134,10 @@ func renderCall(w io.Writer, r *dispatch.CallResponse, data func(string) string)
 }
 
 func renderSpill(w io.Writer, path string, s *dispatch.SpillInfo) error {
+	if s.Format == string(spill.FormatBinary) {
+		_, err := fmt.Fprintf(w, "saved to %s\n  %s (%d bytes), decoded binary. %s\n", path, s.Size, s.Bytes, cell(s.Hint))
+		return err
+	}
 	fmt.Fprintf(w, "result saved to %s\n  %s (%d bytes), ~%d tokens, %d lines, %s", path, s.Size, s.Bytes, s.EstimatedTokens, s.Lines, s.Format)
 	if s.Saved != "" {
 		fmt.Fprintf(w, ", the result's %s", s.Saved)

@@ -74,7 +74,7 @@ var fixtureResources = []string{"fixture://json/config", "fixture://text/hello",
 func TestServe_ListResourcesAndPrompts(t *testing.T) {
 	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--resources"), "--mcp", fixture("--demo"))
 
-	all := mustSideList(t, tc, map[string]any{"action": "list", "type": "resource"})
+	all := mustSideList(t, tc, map[string]any{"action": "list", "type": "resource", "format": "compact"})
 	if got := strings.Join(all.keys(), " "); got != strings.Join(fixtureResources, " ") || all.Total != 7 {
 		t.Fatalf("list type=resource = %s (total %d), want %v", got, all.Total, fixtureResources)
 	}
@@ -90,7 +90,7 @@ func TestServe_ListResourcesAndPrompts(t *testing.T) {
 	// Paginated like tools.
 	var paged []string
 	for offset := int64(0); ; {
-		page := mustSideList(t, tc, map[string]any{"action": "list", "type": "resource", "limit": 3, "offset": offset})
+		page := mustSideList(t, tc, map[string]any{"action": "list", "type": "resource", "limit": 3, "offset": offset, "format": "compact"})
 		paged = append(paged, page.keys()...)
 		if page.NextOffset == 0 {
 			break
@@ -103,7 +103,7 @@ func TestServe_ListResourcesAndPrompts(t *testing.T) {
 	if strings.Join(paged, " ") != strings.Join(fixtureResources, " ") {
 		t.Errorf("pages of 3 gave %v, want %v", paged, fixtureResources)
 	}
-	past := mustSideList(t, tc, map[string]any{"action": "list", "type": "resource", "offset": 7})
+	past := mustSideList(t, tc, map[string]any{"action": "list", "type": "resource", "offset": 7, "format": "compact"})
 	if len(past.Resources) != 0 || !strings.Contains(past.Hint, `"offset" 7 is past the end: there are 7 resources`) {
 		t.Errorf("offset past the end: %+v", past)
 	}
@@ -114,7 +114,7 @@ func TestServe_ListResourcesAndPrompts(t *testing.T) {
 		t.Errorf("list type=resource on c2 = %+v, want none and a hint", none)
 	}
 
-	prompts := mustSideList(t, tc, map[string]any{"action": "list", "type": "prompt"})
+	prompts := mustSideList(t, tc, map[string]any{"action": "list", "type": "prompt", "format": "compact"})
 	if len(prompts.Prompts) != 2 || prompts.Prompts[0].Name != "greet" || prompts.Prompts[0].Arguments != "name, style?" ||
 		prompts.Prompts[1].Name != "media" || prompts.Prompts[0].Description != "Greet someone by name." {
 		t.Errorf("list type=prompt = %+v", prompts.Prompts)
@@ -226,8 +226,8 @@ func TestServe_ResourcesAndPromptsFromWarmCache(t *testing.T) {
 	}
 
 	warm := startDispatch(t, nil, args...)
-	resources := mustSideList(t, warm, map[string]any{"action": "list", "type": "resource"})
-	prompts := mustSideList(t, warm, map[string]any{"action": "list", "type": "prompt"})
+	resources := mustSideList(t, warm, map[string]any{"action": "list", "type": "resource", "format": "compact"})
+	prompts := mustSideList(t, warm, map[string]any{"action": "list", "type": "prompt", "format": "compact"})
 	warm.mustOK(map[string]any{"action": "info", "type": "prompt", "prompt": "greet"})
 	warm.mustOK(map[string]any{"action": "info", "type": "resource", "uri": "fixture://text/hello"})
 	none := mustSideList(t, warm, map[string]any{"action": "list", "type": "prompt", "connection": "c2"})
@@ -241,18 +241,18 @@ func TestServe_ResourcesAndPromptsFromWarmCache(t *testing.T) {
 
 func TestServe_ResourcesAndPromptsListChanged(t *testing.T) {
 	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--resources"))
-	before := mustSideList(t, tc, map[string]any{"action": "list", "type": "resource"})
-	mustSideList(t, tc, map[string]any{"action": "list", "type": "prompt"})
+	before := mustSideList(t, tc, map[string]any{"action": "list", "type": "resource", "format": "compact"})
+	mustSideList(t, tc, map[string]any{"action": "list", "type": "prompt", "format": "compact"})
 	if contains(before.keys(), "fixture://added/later") {
 		t.Fatal("added resource listed before it was added")
 	}
 	tc.mustOK(map[string]any{"action": "call", "tool": "add_resource"})
 	waitFor(t, "fixture://added/later in list type=resource", 10*time.Second, func() bool {
-		return contains(mustSideList(t, tc, map[string]any{"action": "list", "type": "resource"}).keys(), "fixture://added/later")
+		return contains(mustSideList(t, tc, map[string]any{"action": "list", "type": "resource", "format": "compact"}).keys(), "fixture://added/later")
 	})
 	tc.mustOK(map[string]any{"action": "call", "tool": "add_prompt"})
 	waitFor(t, "added_later_prompt in list type=prompt", 10*time.Second, func() bool {
-		return contains(mustSideList(t, tc, map[string]any{"action": "list", "type": "prompt"}).keys(), "added_later_prompt")
+		return contains(mustSideList(t, tc, map[string]any{"action": "list", "type": "prompt", "format": "compact"}).keys(), "added_later_prompt")
 	})
 }
 
@@ -279,7 +279,7 @@ func TestServe_ConformanceServerResourcesAndPrompts(t *testing.T) {
 	url := startConformanceServer(t)
 	tc := startDispatch(t, nil, "--no-cache", "--mcp", url)
 
-	resources := mustSideList(t, tc, map[string]any{"action": "list", "type": "resource"})
+	resources := mustSideList(t, tc, map[string]any{"action": "list", "type": "resource", "format": "compact"})
 	wantResources := []string{"test://static-binary", "test://static-text", "test://template/{id}/data"}
 	if got := resources.keys(); strings.Join(got, " ") != strings.Join(wantResources, " ") {
 		t.Errorf("conformance resources = %v, want %v", got, wantResources)
@@ -301,7 +301,7 @@ func TestServe_ConformanceServerResourcesAndPrompts(t *testing.T) {
 		t.Errorf("info of an expansion of the conformance template = %+v", tmpl)
 	}
 
-	prompts := mustSideList(t, tc, map[string]any{"action": "list", "type": "prompt"})
+	prompts := mustSideList(t, tc, map[string]any{"action": "list", "type": "prompt", "format": "compact"})
 	wantPrompts := map[string]string{"test_simple_prompt": "", "test_prompt_with_arguments": "arg1, arg2",
 		"test_prompt_with_embedded_resource": "resourceUri", "test_prompt_with_image": ""}
 	if len(prompts.Prompts) != len(wantPrompts) {

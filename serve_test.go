@@ -54,8 +54,8 @@ func TestServe_ToolDefinition(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Every agent pays for this definition on every turn.
-	if len(compact) > 4096 {
-		t.Errorf("tool definition is %d bytes, want at most 4096", len(compact))
+	if len(compact) > 3072 {
+		t.Errorf("tool definition is %d bytes, want at most 3072", len(compact))
 	}
 	golden := filepath.Join("testdata", "golden", "proxy-dispatch-tool.json")
 	if *update {

@@ -17,6 +17,8 @@ var agentTerms = strings.NewReplacer(
 	`{"action":"list","refresh":true}`, "dispatch list --refresh",
 	`{"action":"search","query":"..."}`, "dispatch search WORDS",
 	`{"action":"list"}`, "dispatch list",
+	`{"action":"list","type":"resource"}`, "dispatch list --type resource",
+	`{"action":"list","type":"prompt"}`, "dispatch list --type prompt",
 	`"argumentsFile"`, "-f/--arguments-file",
 	`"argumentsPath"`, "--arguments-path",
 	`"argumentsKey"`, "--arguments-key",
@@ -70,7 +72,8 @@ func (e *shellErr) Unwrap() error { return e.err }
 func shellError(err error) error {
 	var usage *dispatch.UsageError
 	var notFound *dispatch.ToolNotFoundError
-	if !errors.As(err, &usage) && !errors.As(err, &notFound) {
+	var noResource *dispatch.ResourceNotFoundError
+	if !errors.As(err, &usage) && !errors.As(err, &notFound) && !errors.As(err, &noResource) {
 		return err
 	}
 	msg := err.Error()

@@ -620,22 +620,8 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 	if err != nil {
 		return nil, err
 	}
-	meta := make(map[string]any, len(req.Meta)+1)
-	for k, v := range req.Meta {
-		meta[k] = v
-	}
-	if req.OnProgress != nil {
-		token := fmt.Sprintf("dispatch-%s-%d", c.Alias, c.seq.Add(1))
-		meta["progressToken"] = token
-		c.progressMu.Lock()
-		c.progress[token] = req.OnProgress
-		c.progressMu.Unlock()
-		defer func() {
-			c.progressMu.Lock()
-			delete(c.progress, token)
-			c.progressMu.Unlock()
-		}()
-	}
+	meta, unregister := c.progressMeta(req.Meta, req.OnProgress)
+	defer unregister()
 	params := callParams{Name: req.Tool, Arguments: req.Arguments, Meta: meta}
 	var (
 		raw     json.RawMessage

@@ -105,6 +105,7 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (*CallResp
 	if err := json.Unmarshal(raw, &result); err != nil {
 		return nil, fmt.Errorf("%s: call %s: server sent an invalid result: %w", conn.Alias, req.Tool, err)
 	}
+	s.links.rememberContent(conn.Alias, result.Content)
 	resp := &CallResponse{
 		Connection:      conn.Alias,
 		Tool:            req.Tool,
@@ -167,6 +168,12 @@ func fromFileEcho(path string) json.RawMessage {
 // spillResult writes the result's payload to a new spill file.
 func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error) {
 	kind, data, part := result.payload()
+	return s.spillPayload(kind, data, part, auto)
+}
+
+// spillPayload writes a payload to a new spill file; part names what it
+// holds.
+func (s *Service) spillPayload(kind payloadKind, data []byte, part string, auto bool) (*SpillInfo, error) {
 	format, write := s.encoderFor(kind, data)
 	file, err := s.opts.Spill.Create(format, write)
 	if err != nil {

@@ -126,13 +126,14 @@ func (s *Service) List(ctx context.Context, req Request) (*ListResponse, error) 
 	if err != nil {
 		return nil, err
 	}
+	conns = filterServer(conns, req.FilterServer)
 	probe(ctx, conns)
 	cats := s.catalogs(ctx, conns, req.Refresh)
 	resp := &ListResponse{Connections: make([]ConnectionEntry, 0, len(cats))}
 	for _, cat := range cats {
 		resp.TotalTools += len(cat.tools)
 	}
-	perTool := req.Connection != "" || (req.IncludeTools != nil && *req.IncludeTools) || req.IncludeInputSchema || req.IncludeAnnotations || req.Format == "detail"
+	perTool := req.Connection != "" || req.FilterServer != nil || (req.IncludeTools != nil && *req.IncludeTools) || req.IncludeInputSchema || req.IncludeAnnotations || req.Format == "detail"
 	namesInline := !perTool && resp.TotalTools <= namesInlineLimit && (req.IncludeTools == nil || *req.IncludeTools)
 	for _, cat := range cats {
 		entry := connectionEntry(cat, req.Format == "detail")

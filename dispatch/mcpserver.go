@@ -46,14 +46,36 @@ func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (
 	if err != nil {
 		return errorResult(err), nil
 	}
-	hooks := Hooks{Progress: progressForwarder(ctx, request)}
+	result := s.answer(ctx, req, Hooks{Progress: progressForwarder(ctx, request)})
+	stampProxy(result, req)
+	return result, nil
+}
+
+// answer runs req and shapes its answer for the agent.
+func (s *Service) answer(ctx context.Context, req Request, hooks Hooks) *mcp.CallToolResult {
 	resp, err := s.Do(ctx, req, hooks)
 	if err != nil {
 		s.log.Debug("request failed", "action", req.Action, "error", err.Error())
-		return errorResult(err), nil
+		return errorResult(err)
+	}
+	if req.ProxyShape && req.Action == "call" {
+		result, err := proxyCallResult(resp)
+		if err != nil {
+			return errorResult(err)
+		}
+		if result != nil {
+			return result
+		}
+	}
+	if pq, ok := resp.(*ProxyQueryResponse); ok {
+		result, err := proxyQueryResult(pq)
+		if err != nil {
+			return errorResult(err)
+		}
+		return result
 	}
 	if call, ok := resp.(*CallResponse); ok && call.Spill == nil {
-		return inlineCallResult(call), nil
+		return inlineCallResult(call)
 	}
 	if read, ok := resp.(*ReadResponse); ok {
 		// readresult's text is the answer; wrapping it in JSON would
@@ -61,17 +83,17 @@ func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (
 		// grep's count, go in structuredContent for programs.
 		result := mcp.NewToolResultText(read.Text)
 		result.StructuredContent = read.Structured()
-		return result, nil
+		return result
 	}
 	data, err := marshalJSON(resp)
 	if err != nil {
-		return errorResult(fmt.Errorf("encode response: %w", err)), nil
+		return errorResult(fmt.Errorf("encode response: %w", err))
 	}
 	result := mcp.NewToolResultText(string(data))
 	if call, ok := resp.(*CallResponse); ok {
 		result.IsError = call.IsError
 	}
-	return result, nil
+	return result
 }
 
 func errorResult(err error) *mcp.CallToolResult {

@@ -21,9 +21,21 @@ import (
 type Request struct {
 	Action     string `json:"action"`
 	Connection string `json:"connection,omitempty"`
-	// Type is what list and info are about: TypeTool (default),
-	// TypeResource or TypePrompt.
+	// Type is what list, search, info and call work on: "tool" (empty
+	// means tool, except to search, where it means every kind),
+	// "resource" or "prompt".
 	Type string `json:"type,omitempty"`
+
+	// The Proxy Extension's spelling (Magg's proxy tool), accepted so a
+	// client written for it works unchanged. Check moves Args into
+	// Arguments and, on info and call, Path into Tool, URI or Prompt by
+	// Type.
+	Args         json.RawMessage `json:"args,omitempty"`
+	FilterServer *string         `json:"filter_server,omitempty"` // list: connection alias or name prefix; "" matches all
+	// ProxyShape says the agent wrote the request in the Proxy
+	// Extension's spelling, so list and info answer in that spec's shape
+	// (see proxySpelled). Set by ParseRequest; not part of the tool's JSON.
+	ProxyShape bool `json:"-"`
 
 	// list and search
 	Query              string `json:"query,omitempty"`
@@ -45,6 +57,9 @@ type Request struct {
 	ArgumentsKey  string          `json:"argumentsKey,omitempty"`
 	Meta          map[string]any  `json:"meta,omitempty"`
 	ResultToFile  bool            `json:"resultToFile,omitempty"`
+	// SaveTo, for the CLI's -o with a resource, writes its one content
+	// there (a blob decoded). Not part of the tool's JSON.
+	SaveTo string `json:"-"`
 	// AsSent keeps an inline result as the server sent it, not made TOON
 	// by --toon: the CLI's -o saves it with SavePayload, whose file name
 	// picks the format, and TOON text there would be saved as text. Not
@@ -66,18 +81,24 @@ type Request struct {
 	Context    int    `json:"context,omitempty"`
 	MaxMatches *int   `json:"maxMatches,omitempty"` // nil: the default; given, at least 1
 	MaxBytes   *int64 `json:"maxBytes,omitempty"`   // nil: spill.DefaultReadBytes; given, at least 1
-	Path       string `json:"path,omitempty"`
+	// Path is readresult's gjson path; on info and call it is the Proxy
+	// Extension's name or URI, which Check moves to Tool, URI or Prompt.
+	Path string `json:"path,omitempty"`
+
+	// run
+	Steps json.RawMessage `json:"steps,omitempty"`
 }
 
 // Actions and the parameters each accepts. A parameter given to an action
 // that ignores it is an error, not silently dropped: the agent meant
 // something by it.
 var actionParams = map[string][]string{
-	"list":       {"type", "connection", "refresh", "includeTools", "includeInputSchema", "includeAnnotations", "format", "limit", "offset"},
-	"search":     {"query", "connection", "refresh", "includeInputSchema", "format", "limit"},
-	"info":       {"type", "tool", "uri", "prompt", "connection"},
-	"call":       {"tool", "connection", "arguments", "argumentsFile", "argumentsPath", "argumentsKey", "meta", "resultToFile", "resultSizeThreshold", "timeout"},
+	"list":       {"type", "connection", "filter_server", "refresh", "includeTools", "includeInputSchema", "includeAnnotations", "format", "limit", "offset"},
+	"search":     {"query", "type", "connection", "refresh", "includeInputSchema", "format", "limit"},
+	"info":       {"type", "tool", "uri", "prompt", "path", "connection"},
+	"call":       {"type", "tool", "uri", "prompt", "path", "connection", "arguments", "args", "argumentsFile", "argumentsPath", "argumentsKey", "meta", "resultToFile", "resultSizeThreshold", "timeout"},
 	"readresult": {"resultFile", "op", "lines", "fromLine", "toLine", "pattern", "context", "maxMatches", "maxBytes", "offset", "path"},
+	"run":        {"steps"},
 }
 
 // allParams is every parameter the schema declares.
@@ -123,6 +144,7 @@ var examples = map[string]string{
 	"info":       `Example: {"action":"info","tool":"read_file"}`,
 	"call":       `Example: {"action":"call","tool":"read_file","arguments":{"path":"/tmp/a.txt"}}`,
 	"readresult": `Example: {"action":"readresult","resultFile":"/tmp/.../r1.json","op":"grep","pattern":"error"}`,
+	"run":        `Example: {"action":"run","steps":[{"id":"a","action":"call","tool":"t1"},{"action":"call","tool":"t2","argumentsFile":"$a.resultFile"}]}`,
 }
 
 // ParseRequest decodes and validates the tool's raw arguments.
@@ -156,11 +178,12 @@ func ParseRequest(raw json.RawMessage) (Request, error) {
 		// downstream without the inputs the agent meant to give.
 		return Request{}, usagef(examples["call"], "argumentsFile is empty: give a path or leave it out")
 	}
+	req.ProxyShape = proxySpelled(action, fields)
 	return req, req.Check()
 }
 
 func actionList() string {
-	return `Use "action" with one of: list, search, info, call, readresult. ` + examples["search"]
+	return `Use "action" with one of: list, search, info, call, readresult, run. ` + examples["search"]
 }
 
 func checkParams(action string, allowed []string, fields map[string]json.RawMessage) error {
@@ -172,6 +195,12 @@ func checkParams(action string, allowed []string, fields map[string]json.RawMess
 	ok := map[string]bool{"action": true}
 	for _, p := range allowed {
 		ok[p] = true
+	}
+	if action == "call" && pathIsToolInput(fields) {
+		// {"action":"call","tool":"read_file","path":"/tmp/a"}: with
+		// "tool" given, a different "path" is the tool's input put at the
+		// top level, not the Proxy Extension's name for the tool.
+		delete(ok, "path")
 	}
 	var foreign, unknown []string
 	for name := range fields {
@@ -222,6 +251,9 @@ func checkParams(action string, allowed []string, fields map[string]json.RawMess
 		format := "unknown parameter(s) %s for action call"
 		if len(foreign) > 0 {
 			format = "parameter(s) %s do not apply to action call"
+		}
+		if fields["path"] != nil && !ok["path"] {
+			format += ` ("path" on call names the tool, as "tool" already does)`
 		}
 		return &StrayParamsError{
 			UsageError: usagef("Put the tool's inputs inside \"arguments\": "+string(example), format, quoteAll(stray)).(*UsageError),
@@ -287,7 +319,9 @@ func toolAliasError(key string, fixed map[string]json.RawMessage, rest error) er
 }
 
 // argumentsAliases are names agents use for "arguments".
-var argumentsAliases = map[string]bool{"args": true, "argument": true, "params": true, "parameters": true, "input": true, "inputs": true, "arguments_json": true}
+// "args" is not among them: it is the Proxy Extension's name for
+// "arguments" and accepted as such (see normalizeSpelling).
+var argumentsAliases = map[string]bool{"argument": true, "params": true, "parameters": true, "input": true, "inputs": true, "arguments_json": true}
 
 func toolOrPlaceholder(fields map[string]json.RawMessage) any {
 	var tool string
@@ -380,6 +414,9 @@ func (r *Request) timeoutParam() (name, example string) {
 // Check validates a request built in code (the CLI's) as ParseRequest
 // validates one from an agent, and normalizes its arguments.
 func (r *Request) Check() error {
+	if err := r.normalizeSpelling(); err != nil {
+		return err
+	}
 	if len(r.Arguments) > 0 {
 		// "arguments" may arrive as a JSON string holding the object: some
 		// agents serialize nested objects.
@@ -410,23 +447,20 @@ func (r *Request) Check() error {
 			return usagef(examples["search"], "search needs a \"query\"")
 		}
 	case "list":
-		if err := r.checkType(); err != nil {
-			return err
-		}
 		if err := r.checkListType(); err != nil {
 			return err
 		}
 	case "info":
-		if err := r.checkType(); err != nil {
-			return err
-		}
 		if err := r.checkInfoTarget(); err != nil {
 			return err
 		}
 	case "call":
-		if r.Tool == "" {
-			return usagef(examples["call"], "call needs a \"tool\"")
+		if err := r.checkCallTarget(); err != nil {
+			return err
 		}
+	}
+	switch r.Action {
+	case "call":
 		if r.ResultSizeThreshold != nil && *r.ResultSizeThreshold < 0 {
 			return usagef(`Use a byte count, or 0 to never save to a file`, "\"resultSizeThreshold\" must not be negative")
 		}

@@ -123,12 +123,12 @@ func TestParseRequest_Invalid(t *testing.T) {
 		{name: "empty action", raw: `{"action":""}`, want: []string{`missing "action"`}},
 		{name: "null action", raw: `{"action":null}`, want: []string{`missing "action"`}},
 		{name: "action not a string", raw: `{"action":1}`, want: []string{`"action" must be a string`, "list, search, info, call, readresult"}},
-		{name: "unknown action", raw: `{"action":"run"}`, want: []string{`unknown action "run"`, "list, search, info, call, readresult"}},
+		{name: "unknown action", raw: `{"action":"batch"}`, want: []string{`unknown action "batch"`, "list, search, info, call, readresult, run"}},
 		{name: "action case matters", raw: `{"action":"List"}`, want: []string{`unknown action "List"`}},
 		{name: "pattern on list", raw: `{"action":"list","pattern":"x"}`, want: []string{`"pattern"`, "do not apply to action list", "Parameters for list:"}},
 		{name: "tool on list", raw: `{"action":"list","tool":"x"}`, want: []string{`"tool"`, "action list"}},
 		{name: "several foreign params sorted", raw: `{"action":"search","query":"q","tool":"t","arguments":{}}`, want: []string{`"arguments", "tool" do not apply to action search`}},
-		{name: "query on info", raw: `{"action":"info","tool":"t","query":"q"}`, want: []string{`"query"`, "action info", "Parameters for info: type, tool, uri, prompt, connection"}},
+		{name: "query on info", raw: `{"action":"info","tool":"t","query":"q"}`, want: []string{`"query"`, "action info", "Parameters for info: type, tool, uri, prompt, path, connection"}},
 		{name: "limit on call", raw: `{"action":"call","tool":"t","limit":1}`, want: []string{`"limit"`, "action call"}},
 		{name: "arguments on readresult", raw: `{"action":"readresult","resultFile":"/r","arguments":{}}`, want: []string{`"arguments"`, "action readresult"}},
 		{name: "unknown param on list", raw: `{"action":"list","verbose":true}`, want: []string{`unknown parameter(s) "verbose"`, "Parameters for list:"}},
@@ -151,11 +151,6 @@ func TestParseRequest_Invalid(t *testing.T) {
 				`"arguments":{"limit":5,"path":"src","pattern":"TODO"}`},
 		},
 		{
-			name: "top-level inputs without a tool",
-			raw:  `{"action":"call","path":"/tmp/a.txt"}`,
-			want: []string{`"arguments":{"path":"/tmp/a.txt"}`, `"tool":"TOOL"`},
-		},
-		{
 			name: "top-level inputs next to arguments keep both",
 			raw:  `{"action":"call","tool":"t","arguments":{"a":1},"b":2}`,
 			want: []string{`unknown parameter(s) "b"`, `"arguments":{"a":1,"b":2}`},
@@ -171,12 +166,6 @@ func TestParseRequest_Invalid(t *testing.T) {
 			name: "top-level inputs next to arguments given as a string",
 			raw:  `{"action":"call","tool":"t","arguments":"{\"a\":1}","b":2}`,
 			want: []string{`unknown parameter(s) "b"`, `"arguments":{"a":1,"b":2}`},
-		},
-		{
-			name: "args instead of arguments",
-			raw:  `{"action":"call","tool":"add","args":{"a":1,"b":2}}`,
-			want: []string{`unknown parameter "args"`, `Rename it: {"action":"call","arguments":{"a":1,"b":2},"tool":"add"}`},
-			not:  []string{`"arguments":{"args"`},
 		},
 		{
 			name: "params instead of arguments",
@@ -209,7 +198,7 @@ func TestParseRequest_Invalid(t *testing.T) {
 		{
 			name: "name instead of tool, with args instead of arguments",
 			raw:  `{"action":"call","name":"add","args":{"a":1}}`,
-			want: []string{`"tool"`, `Rename it: {"action":"call","arguments":{"a":1},"tool":"add"}`},
+			want: []string{`the tool's name goes in "tool"`, `Use: {"action":"call","args":{"a":1},"tool":"add"}`},
 		},
 		{
 			name: "name that is not a string is a tool input",

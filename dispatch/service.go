@@ -58,6 +58,9 @@ type Service struct {
 	// resolves its tool through the catalogs, and parsing them afresh each
 	// time cost more CPU under load than relaying the call.
 	parsed toolDefCache
+	// links remembers the resource URIs each connection returned, to read
+	// them from it later.
+	links linkMemory
 }
 
 // New returns a Service over conns.
@@ -86,10 +89,18 @@ type Hooks struct {
 
 // Do runs one request and returns its response value: a *ListResponse,
 // *SideListResponse, *SearchResponse, *InfoResponse, *ResourceInfoResponse,
-// *PromptInfoResponse, *CallResponse or *ReadResponse.
+// *PromptInfoResponse, *CallResponse, *ReadResponse, *ResourceResponse,
+// *PromptResponse, or for a request in the Proxy Extension's spelling
+// *ProxyQueryResponse.
 func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error) {
 	if err := req.Check(); err != nil {
 		return nil, err
+	}
+	if err := notBuilt(req); err != nil {
+		return nil, err
+	}
+	if req.ProxyShaped() {
+		return s.ProxyQuery(ctx, req)
 	}
 	switch req.Action {
 	case "list":
@@ -111,6 +122,12 @@ func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error)
 		}
 		return s.Info(ctx, s.qualifyTool(ctx, req))
 	case "call":
+		switch req.Type {
+		case TypeResource:
+			return s.ReadResource(ctx, req, hooks)
+		case TypePrompt:
+			return s.GetPrompt(ctx, req, hooks)
+		}
 		return s.Call(ctx, s.qualifyTool(ctx, req), hooks)
 	case "readresult":
 		return s.ReadResult(req)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -80,6 +81,9 @@ func notToolParamsError(tool string, def toolDef, foreign, movable []string, fie
 	}
 	msg := fmt.Sprintf("parameter(s) %s are not parameters of action call (%s), nor of tool %q, which %s",
 		quoteAll(foreign), strings.Join(actionParams["call"], ", "), tool, takes)
+	if fields["path"] != nil && slices.Contains(foreign, "path") {
+		msg += ` ("path" on call names the tool, as "tool" already does)`
+	}
 	hint := fmt.Sprintf(`Leave out %s, or check the tool with {"action":"info","tool":%s}`, quoteAll(foreign), jsonString(tool))
 	if len(movable) > 0 {
 		hint = fmt.Sprintf("Put the tool's inputs %s inside \"arguments\": %s. %s", quoteAll(movable), movedExample(fields, movable), hint)

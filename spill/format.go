@@ -15,7 +15,13 @@ const (
 	FormatJSON Format = "json" // ".json"
 	FormatTOON Format = "toon" // ".toon"
 	FormatText Format = "text" // ".txt"
+	// FormatBinary is decoded bytes (a resource's blob); its extension
+	// comes from the MIME type (see Store.CreateBinary).
+	FormatBinary Format = "binary"
 )
+
+// safeExt is an extension CreateBinary accepts.
+var safeExt = regexp.MustCompile(`^\.[a-z0-9-]{1,16}$`)
 
 // Ext returns the file extension of f, with the dot.
 func (f Format) Ext() (string, error) {

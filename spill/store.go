@@ -228,6 +228,21 @@ func (s *Store) Create(format Format, write func(w io.Writer) error) (*File, err
 	if err != nil {
 		return nil, fmt.Errorf("create spill file: %w", err)
 	}
+	return s.create(format, ext, write)
+}
+
+// CreateBinary is Create for bytes that are no text format (a resource's
+// blob), with the extension ext (".png") that says what they are; ext must
+// be a dot and 1 to 16 lowercase letters, digits or dashes, so that a
+// hostile server's MIME type cannot name a path.
+func (s *Store) CreateBinary(ext string, write func(w io.Writer) error) (*File, error) {
+	if !safeExt.MatchString(ext) {
+		return nil, fmt.Errorf("create spill file: invalid extension %q", ext)
+	}
+	return s.create(FormatBinary, ext, write)
+}
+
+func (s *Store) create(format Format, ext string, write func(w io.Writer) error) (*File, error) {
 	if s.isClosed() {
 		return nil, fmt.Errorf("create spill file: %w", ErrClosed)
 	}

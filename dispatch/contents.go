@@ -1,0 +1,115 @@
+package dispatch
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/dustin/go-humanize"
+	"github.com/tidwall/gjson"
+
+	"dispatch/spill"
+)
+
+// SavedPart stands in an answer for a resource content, or a binary part
+// of a prompt message, that dispatch saved to a file: a blob always (its
+// decoded bytes, never base64 in the agent's context), a text when the
+// result was above the threshold or resultToFile was asked.
+type SavedPart struct {
+	// Type is the prompt content item's type ("image", "audio"); empty for
+	// resource contents.
+	Type       string `json:"type,omitempty"`
+	URI        string `json:"uri,omitempty"`
+	MimeType   string `json:"mimeType,omitempty"`
+	ResultFile string `json:"resultFile"`
+	// Format is "binary" (decoded bytes, named by the MIME type's
+	// extension), "text", or "json"/"toon" for JSON text (a JSON MIME type,
+	// or a text holding an object or array), saved indented so that
+	// readresult query, grep and argumentsFile work on it.
+	Format           string   `json:"format"`
+	Bytes            int64    `json:"bytes"`
+	Size             string   `json:"size"`
+	EstimatedTokens  int64    `json:"estimatedTokens,omitempty"`
+	Lines            int64    `json:"lines,omitempty"`
+	TopLevelKeys     []string `json:"topLevelKeys,omitempty"`
+	Elements         *int64   `json:"elements,omitempty"`
+	FirstElementKeys []string `json:"firstElementKeys,omitempty"`
+	Preview          string   `json:"preview,omitempty"`
+}
+
+// savedPartsHint says how to use the files of SavedParts.
+const savedPartsHint = `Parts with "resultFile" were saved to files instead of your context: read text and JSON ones with {"action":"readresult","resultFile":"...","op":"head"} (or grep, slice, query), feed them to a call with "argumentsFile"; "binary" ones hold the decoded bytes, for a tool that takes a file path.`
+
+// ErrNoSpillStore means a blob arrived and there is nowhere to save it.
+var ErrNoSpillStore = errors.New("no spill directory to save it in")
+
+// saveBlob writes base64 data, decoded as it streams, to a new spill file
+// named with the extension of mimeType.
+func (s *Service) saveBlob(data, mimeType string) (*spill.File, error) {
+	if s.opts.Spill == nil {
+		return nil, ErrNoSpillStore
+	}
+	return s.opts.Spill.CreateBinary(extensionFor(mimeType), func(w io.Writer) error {
+		return decodeBase64To(w, data)
+	})
+}
+
+// decodeBase64To decodes standard base64 (padded or not, as servers
+// differ) into w without holding the decoded bytes.
+func decodeBase64To(w io.Writer, data string) error {
+	enc := base64.StdEncoding
+	if len(data)%4 != 0 {
+		enc = base64.RawStdEncoding
+	}
+	if _, err := io.Copy(w, base64.NewDecoder(enc, strings.NewReader(data))); err != nil {
+		return fmt.Errorf("decode base64: %w", err)
+	}
+	return nil
+}
+
+// binaryPart describes a saved blob.
+func binaryPart(file *spill.File, uri, mimeType string) SavedPart {
+	return SavedPart{URI: uri, MimeType: mimeType, ResultFile: file.Path, Format: string(file.Format),
+		Bytes: file.Bytes, Size: humanize.IBytes(uint64(file.Bytes))}
+}
+
+// saveText writes a text content to a new spill file: as JSON when its
+// MIME type says JSON and it parses (the spec's "objectification"), or
+// when it holds a JSON object or array; as text otherwise.
+func (s *Service) saveText(text, mimeType string) (*spill.File, payloadKind, []byte, error) {
+	if s.opts.Spill == nil {
+		return nil, 0, nil, ErrNoSpillStore
+	}
+	kind, data := textPayload(text)
+	if kind == payloadText && isJSONType(mimeType) {
+		if trimmed := strings.TrimSpace(text); json.Valid([]byte(trimmed)) {
+			kind, data = payloadJSON, []byte(trimmed)
+		}
+	}
+	format, write := s.encoderFor(kind, data)
+	file, err := s.opts.Spill.Create(format, write)
+	return file, kind, data, err
+}
+
+// textPart describes a saved text.
+func textPart(file *spill.File, kind payloadKind, data []byte, uri, mimeType string) SavedPart {
+	part := SavedPart{URI: uri, MimeType: mimeType, ResultFile: file.Path, Format: string(file.Format),
+		Bytes: file.Bytes, Size: humanize.IBytes(uint64(file.Bytes)), EstimatedTokens: file.Tokens, Lines: file.Lines,
+		Preview: spill.PreviewOf(file.Prefix, file.Bytes, previewBytes)}
+	if kind == payloadJSON {
+		var info SpillInfo
+		describeShape(&info, data)
+		part.TopLevelKeys, part.Elements, part.FirstElementKeys = info.TopLevelKeys, info.Elements, info.FirstElementKeys
+	}
+	return part
+}
+
+// itemString returns a string member of a raw JSON item, and whether it
+// is there as a string.
+func itemString(item json.RawMessage, key string) (string, bool) {
+	v := gjson.GetBytes(item, key)
+	return v.String(), v.Type == gjson.String
+}

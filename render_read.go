@@ -1,0 +1,75 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"dispatch/dispatch"
+)
+
+// renderResource prints each content: a text as it is, a saved part as
+// where it went, anything else as JSON.
+func renderResource(w io.Writer, r *dispatch.ResourceResponse, data func(string) string) error {
+	if r.Saved != nil {
+		return renderSaved(w, r.Saved)
+	}
+	for _, item := range r.Contents {
+		if err := renderPart(w, item, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// renderPrompt prints each message under its role.
+func renderPrompt(w io.Writer, r *dispatch.PromptResponse, data func(string) string) error {
+	if r.Spill != nil {
+		return renderSpill(w, r.Spill.ResultFile, r.Spill)
+	}
+	if r.Description != "" {
+		fmt.Fprintf(w, "# %s\n", cell(r.Description))
+	}
+	for _, msg := range r.Messages {
+		fmt.Fprintf(w, "[%s]\n", cell(gjson.GetBytes(msg, "role").String()))
+		content := gjson.GetBytes(msg, "content")
+		item := json.RawMessage(content.Raw)
+		if content.Get("type").String() == "resource" {
+			item = json.RawMessage(content.Get("resource").Raw)
+		}
+		if err := renderPart(w, item, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// renderPart prints one content item or resource content.
+func renderPart(w io.Writer, item json.RawMessage, data func(string) string) error {
+	var part struct {
+		Type       string `json:"type"`
+		URI        string `json:"uri"`
+		MimeType   string `json:"mimeType"`
+		Text       *string
+		ResultFile string `json:"resultFile"`
+		Format     string `json:"format"`
+		Size       string `json:"size"`
+		Bytes      int64  `json:"bytes"`
+	}
+	if err := json.Unmarshal(item, &part); err != nil {
+		return renderJSON(w, item)
+	}
+	switch {
+	case part.ResultFile != "":
+		what := strings.TrimSpace(strings.Join([]string{part.Type, part.URI, part.MimeType}, " "))
+		fmt.Fprintf(w, "%s saved to %s (%s, %d bytes, %s)\n", cell(what), cell(part.ResultFile), part.Size, part.Bytes, part.Format)
+	case part.Text != nil:
+		fmt.Fprintln(w, data(strings.TrimRight(*part.Text, "\n")))
+	default:
+		return renderJSON(w, item)
+	}
+	return nil
+}

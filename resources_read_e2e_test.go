@@ -1,0 +1,328 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// resourceAnswer is dispatch's answer to call type=resource.
+type resourceAnswer struct {
+	Connection string            `json:"connection"`
+	URI        string            `json:"uri"`
+	Contents   []json.RawMessage `json:"contents"`
+	Hint       string            `json:"hint"`
+}
+
+// savedPart is a content dispatch saved to a file.
+type savedPart struct {
+	Type, URI, MimeType, ResultFile, Format, Preview string
+	Bytes                                            int64
+	TopLevelKeys                                     []string
+}
+
+func decodePart(t *testing.T, raw json.RawMessage) savedPart {
+	t.Helper()
+	var p savedPart
+	if err := json.Unmarshal(raw, &p); err != nil {
+		t.Fatalf("decode %s: %v", raw, err)
+	}
+	return p
+}
+
+func readResource(t *testing.T, tc *testClient, args map[string]any) resourceAnswer {
+	t.Helper()
+	req := map[string]any{"action": "call", "type": "resource"}
+	for k, v := range args {
+		req[k] = v
+	}
+	var a resourceAnswer
+	decodeText(t, tc.mustOK(req), &a)
+	return a
+}
+
+func TestResource_ReadEveryKind(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables"))
+
+	hello := readResource(t, tc, map[string]any{"uri": "fixture://read/hello.txt"})
+	var text struct{ URI, MimeType, Text string }
+	if len(hello.Contents) != 1 || json.Unmarshal(hello.Contents[0], &text) != nil ||
+		text.Text != "Hello from the fixture.\nSecond line.\n" || text.MimeType != "text/plain" || text.URI != "fixture://read/hello.txt" || hello.Connection != "c1" {
+		t.Errorf("hello = %+v", hello)
+	}
+
+	// A template, expanded by dispatch, and the expanded URI itself.
+	for _, args := range []map[string]any{
+		{"uri": "fixture://read/items/{id}", "arguments": map[string]any{"id": "42"}},
+		{"uri": "fixture://read/items/{id}", "arguments": map[string]any{"id": 42}},
+		{"uri": "fixture://read/items/42"},
+	} {
+		a := readResource(t, tc, args)
+		if a.URI != "fixture://read/items/42" || len(a.Contents) != 1 || !strings.Contains(string(a.Contents[0]), `"text":"item 42"`) {
+			t.Errorf("read %v = %+v", args, a)
+		}
+	}
+
+	// A blob is saved decoded, named by its MIME type, never inline.
+	pixel := readResource(t, tc, map[string]any{"uri": "fixture://read/pixel.png"})
+	p := decodePart(t, pixel.Contents[0])
+	if strings.Contains(string(pixel.Contents[0]), "iVBOR") || p.Format != "binary" || !strings.HasSuffix(p.ResultFile, ".png") || p.MimeType != "image/png" || p.URI != "fixture://read/pixel.png" || pixel.Hint == "" {
+		t.Errorf("pixel = %s (hint %q)", pixel.Contents[0], pixel.Hint)
+	}
+	if data, err := os.ReadFile(p.ResultFile); err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) || int64(len(data)) != p.Bytes {
+		t.Errorf("pixel file: %v, %q", err, data)
+	}
+
+	// Several contents keep their order: the text inline, the blob saved.
+	pair := readResource(t, tc, map[string]any{"uri": "fixture://read/pair"})
+	if len(pair.Contents) != 2 || !strings.Contains(string(pair.Contents[0]), `"text":"# Pair\n"`) {
+		t.Fatalf("pair = %+v", pair)
+	}
+	if b := decodePart(t, pair.Contents[1]); !strings.HasSuffix(b.ResultFile, ".bin") || b.Bytes != 5 {
+		t.Errorf("pair blob = %+v", b)
+	} else if data, err := os.ReadFile(b.ResultFile); err != nil || !bytes.Equal(data, []byte{0, 1, 2, 3, 255}) {
+		t.Errorf("pair blob file = %v, %v", data, err)
+	}
+
+	// A JSON text resource saved to a file is JSON: query and
+	// argumentsFile work on it.
+	data := readResource(t, tc, map[string]any{"uri": "fixture://read/data.json", "resultToFile": true})
+	d := decodePart(t, data.Contents[0])
+	if d.Format != "json" || !strings.HasSuffix(d.ResultFile, ".json") || strings.Join(d.TopLevelKeys, ",") != "items,total" {
+		t.Fatalf("data.json saved = %+v", d)
+	}
+	if r := tc.mustOK(map[string]any{"action": "readresult", "resultFile": d.ResultFile, "op": "query", "path": "items.1.name"}); !strings.Contains(r.text(), "two") {
+		t.Errorf("query on the saved resource = %q", r.text())
+	}
+	echoed := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "argumentsFile": d.ResultFile, "argumentsPath": "items.0.name", "argumentsKey": "message"})
+	if echoed.text() != "one" {
+		t.Errorf("echo fed from the saved resource = %q", echoed.text())
+	}
+
+	// Above the threshold, a text goes to a file.
+	small := readResource(t, tc, map[string]any{"uri": "fixture://read/hello.txt", "resultSizeThreshold": 10})
+	if s := decodePart(t, small.Contents[0]); s.Format != "text" || !strings.HasPrefix(s.Preview, "Hello from the fixture.") {
+		t.Errorf("hello above the threshold = %s", small.Contents[0])
+	}
+}
+
+func TestResource_LinkReturnedByToolIsReadNext(t *testing.T) {
+	// Two servers with the same resources: only the one whose tool
+	// returned the link has the hidden note.
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables"), "--mcp", fixture("--readables", "--name", "second"))
+	const hidden = "fixture://read/hidden/note"
+	before := tc.mustCall(map[string]any{"action": "call", "type": "resource", "uri": hidden})
+	if !before.IsError || !strings.Contains(before.text(), `no connection serves resource "fixture://read/hidden/note"`) || !strings.Contains(before.text(), `"type":"resource"`) {
+		t.Fatalf("hidden before any link = %s", before.text())
+	}
+	links := tc.mustOK(map[string]any{"action": "call", "tool": "links", "connection": "c2"})
+	if !strings.Contains(string(links.Content[1]), hidden) {
+		t.Fatalf("links = %v", links.Content)
+	}
+	a := readResource(t, tc, map[string]any{"uri": hidden})
+	if a.Connection != "c2" || !strings.Contains(string(a.Contents[0]), "You found the hidden note.") {
+		t.Errorf("hidden after the link = %+v", a)
+	}
+}
+
+func TestResource_ErrorsSayWhatToDo(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables"), "--mcp", fixture("--readables", "--name", "second"), "--mcp", fixture())
+	cases := []struct {
+		name string
+		args map[string]any
+		want []string
+	}{
+		{"unknown URI", map[string]any{"uri": "fixture://nothing/here"},
+			[]string{`no connection serves resource "fixture://nothing/here"`, `{"action":"list","type":"resource"}`}},
+		{"ambiguous URI", map[string]any{"uri": "fixture://read/hello.txt"},
+			[]string{"is ambiguous", "c1", "c2", `Pass "connection"`}},
+		{"server without resources", map[string]any{"uri": "fixture://read/hello.txt", "connection": "c3"},
+			[]string{"connection c3 offers no resources"}},
+		{"template missing a variable", map[string]any{"uri": "fixture://read/items/{id}"},
+			[]string{`needs "id"`, `missing "id"`, `"arguments":{"id":"..."}`}},
+		{"template given an unknown variable", map[string]any{"uri": "fixture://read/items/{id}", "arguments": map[string]any{"id": "1", "idd": "2"}},
+			[]string{`no variable "idd"`, `its variables are "id"`}},
+		{"template variable not a string", map[string]any{"uri": "fixture://read/items/{id}", "arguments": map[string]any{"id": []int{1}}},
+			[]string{`template variable "id" must be a string`}},
+		{"arguments for a plain URI", map[string]any{"uri": "fixture://read/hello.txt", "connection": "c1", "arguments": map[string]any{"id": "1"}},
+			[]string{"has none"}},
+		{"no uri", map[string]any{}, []string{`needs a "uri"`}},
+		{"tool with a uri", map[string]any{"type": "tool", "tool": "echo", "uri": "x://y"}, []string{`takes no "uri"`}},
+		{"unknown type", map[string]any{"type": "file", "uri": "x://y"}, []string{`unknown type "file"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			req := map[string]any{"action": "call", "type": "resource"}
+			for k, v := range c.args {
+				req[k] = v
+			}
+			r := tc.mustCall(req)
+			if !r.IsError {
+				t.Fatalf("%v answered %s; want an error", req, r.text())
+			}
+			checkText(t, c.name, r.text(), c.want, nil)
+		})
+	}
+	// The ambiguity is lifted by "connection".
+	if a := readResource(t, tc, map[string]any{"uri": "fixture://read/hello.txt", "connection": "c2"}); a.Connection != "c2" {
+		t.Errorf("with connection c2: %+v", a)
+	}
+}
+
+// promptAnswer is dispatch's answer to call type=prompt.
+type promptAnswer struct {
+	Connection, Prompt, Description, Hint string
+	Messages                              []struct {
+		Role    string
+		Content json.RawMessage
+	}
+}
+
+func TestPrompt_GetKeepsEveryPart(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables"), "--mcp", fixture())
+	var p promptAnswer
+	decodeText(t, tc.mustOK(map[string]any{"action": "call", "type": "prompt", "prompt": "greet", "arguments": map[string]any{"name": "Ada", "style": "formal"}}), &p)
+	if p.Connection != "c1" || p.Description != "A greeting" || len(p.Messages) != 3 {
+		t.Fatalf("greet = %+v", p)
+	}
+	if m := p.Messages[0]; m.Role != "user" || !strings.Contains(string(m.Content), "Please greet Ada in a formal way.") {
+		t.Errorf("message 1 = %+v", m)
+	}
+	if m := p.Messages[1]; m.Role != "assistant" || !strings.Contains(string(m.Content), `"type":"resource"`) || !strings.Contains(string(m.Content), "Hello, Ada.") {
+		t.Errorf("message 2 (embedded resource) = %s", m.Content)
+	}
+	img := decodePart(t, p.Messages[2].Content)
+	if img.Type != "image" || img.MimeType != "image/png" || !strings.HasSuffix(img.ResultFile, ".png") || strings.Contains(string(p.Messages[2].Content), "iVBOR") {
+		t.Errorf("message 3 (image) = %s", p.Messages[2].Content)
+	}
+	if data, err := os.ReadFile(img.ResultFile); err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) {
+		t.Errorf("image file: %v", err)
+	}
+
+	for _, c := range []struct {
+		name string
+		args map[string]any
+		want []string
+	}{
+		{"missing required argument", map[string]any{"prompt": "greet", "arguments": map[string]any{"style": "casual"}},
+			[]string{`prompt "greet" needs argument "name"`, `its arguments: "name" (required), "style"`}},
+		{"argument not a string", map[string]any{"prompt": "greet", "arguments": map[string]any{"name": 7}},
+			[]string{`prompt argument "name" must be a string`}},
+		{"unknown prompt", map[string]any{"prompt": "nope"},
+			[]string{`no connection serves prompt "nope"`, `{"action":"list","type":"prompt"}`}},
+		{"server without prompts", map[string]any{"prompt": "greet", "connection": "c2"},
+			[]string{"connection c2 offers no prompts"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := map[string]any{"action": "call", "type": "prompt"}
+			for k, v := range c.args {
+				req[k] = v
+			}
+			r := tc.mustCall(req)
+			if !r.IsError {
+				t.Fatalf("%v answered %s; want an error", req, r.text())
+			}
+			checkText(t, c.name, r.text(), c.want, nil)
+		})
+	}
+}
+
+func TestResource_ProgressAndCancellationReachTheServer(t *testing.T) {
+	cancelLog := filepath.Join(t.TempDir(), "cancel.log")
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables", "--cancel-log", cancelLog))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := tc.call(ctx, map[string]any{"action": "call", "type": "resource", "uri": "fixture://read/slow"}, map[string]any{"progressToken": "p1"})
+		done <- err
+	}()
+	waitFor(t, "progress of the slow read", 30*time.Second, func() bool {
+		tc.mu.Lock()
+		defer tc.mu.Unlock()
+		for _, n := range tc.notifications {
+			if n.Method == "notifications/progress" && n.Params.AdditionalFields["message"] == "reading slowly" && n.Params.AdditionalFields["progressToken"] == "p1" {
+				return true
+			}
+		}
+		return false
+	})
+	// The agent gives up: dispatch must cancel the downstream read.
+	if err := tc.client.GetTransport().SendNotification(context.Background(), mcp.JSONRPCNotification{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		Notification: mcp.Notification{Method: "notifications/cancelled", Params: mcp.NotificationParams{
+			AdditionalFields: map[string]any{"requestId": "t1", "reason": "test gave up"}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	<-done
+	waitFor(t, "the server to see the read cancelled", 30*time.Second, func() bool {
+		data, err := os.ReadFile(cancelLog)
+		return err == nil && strings.Count(string(data), "cancelled resource fixture://read/slow") == 1
+	})
+
+	// A read with a time limit of its own is cancelled downstream too,
+	// and the error says how to allow more time.
+	r := tc.mustCall(map[string]any{"action": "call", "type": "resource", "uri": "fixture://read/slow", "timeout": 0.3})
+	if !r.IsError || !strings.Contains(r.text(), "timed out") || !strings.Contains(r.text(), `"timeout"`) {
+		t.Errorf("slow read with a timeout = %s", r.text())
+	}
+	waitFor(t, "the server to see the timed-out read cancelled", 30*time.Second, func() bool {
+		data, err := os.ReadFile(cancelLog)
+		return err == nil && strings.Count(string(data), "cancelled resource fixture://read/slow") == 2
+	})
+}
+
+func TestResourceCLI_ReadPromptAndExitCodes(t *testing.T) {
+	spec := fixture("--readables")
+	dir := t.TempDir()
+	out, errOut, code := runCLI(t, "", "--no-cache", "-m", spec, "read", "fixture://read/hello.txt")
+	if code != 0 || out != "Hello from the fixture.\nSecond line.\n" {
+		t.Errorf("read hello = %d %q %q", code, out, errOut)
+	}
+	out, _, code = runCLI(t, "", "--no-cache", "-m", spec, "read", "fixture://read/items/{id}", "id=7")
+	if code != 0 || out != "item 7\n" {
+		t.Errorf("read template = %d %q", code, out)
+	}
+	out, _, code = runCLI(t, "", "--no-cache", "-m", spec, "call", "--type", "resource", "fixture://read/items/8")
+	if code != 0 || out != "item 8\n" {
+		t.Errorf("call --type resource = %d %q", code, out)
+	}
+	out, _, code = runCLI(t, "", "--no-cache", "-m", spec, "--json", "read", "fixture://read/hello.txt")
+	var a resourceAnswer
+	if code != 0 || json.Unmarshal([]byte(out), &a) != nil || a.URI != "fixture://read/hello.txt" {
+		t.Errorf("read --json = %d %q", code, out)
+	}
+	png := filepath.Join(dir, "p.png")
+	out, _, code = runCLI(t, "", "--no-cache", "-m", spec, "read", "fixture://read/pixel.png", "-o", png)
+	if data, err := os.ReadFile(png); code != 0 || err != nil || !bytes.HasPrefix(data, []byte("\x89PNG")) || !strings.Contains(out, png) {
+		t.Errorf("read -o = %d %q, file: %v", code, out, err)
+	}
+	out, _, code = runCLI(t, "", "--no-cache", "-m", spec, "--spill-dir", dir, "prompt", "greet", "name=Ada")
+	if code != 0 || !strings.Contains(out, "[user]\nPlease greet Ada") || !strings.Contains(out, "[assistant]\nHello, Ada.") || !strings.Contains(out, ".png") {
+		t.Errorf("prompt = %d %q", code, out)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"read", "fixture://nothing"}, 2, "dispatch list --type resource"},
+		{[]string{"read", "fixture://read/items/{id}"}, 2, "dispatch read 'fixture://read/items/{id}' id=VALUE"},
+		{[]string{"read", "fixture://read/pixel.png"}, 2, "Pass -o FILE"},
+		{[]string{"prompt", "greet"}, 2, `needs argument "name"`},
+		{[]string{"prompt", "greet", "name"}, 2, "must be NAME=VALUE"},
+	} {
+		_, errOut, code := runCLI(t, "", append([]string{"--no-cache", "-m", spec}, c.args...)...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v = exit %d, %q; want %d and %q", c.args, code, errOut, c.code, c.want)
+		}
+	}
+}
