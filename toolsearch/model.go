@@ -10,6 +10,10 @@ const (
 	fieldParamName
 	fieldParamDescription
 	fieldAnnotation
+	// fieldKind holds what a resource or prompt is rather than what it is
+	// called: "prompt", "resource", and words for its mimeType ("markdown
+	// document", "binary blob").
+	fieldKind
 	numFields
 )
 
@@ -35,14 +39,23 @@ type model struct {
 	// deprecated multiplies the score of a tool that says it is deprecated,
 	// so that its replacement ranks above it.
 	deprecated float64
+	// opposite multiplies the score of a tool whose name holds a verb of
+	// opposite intent to one the query uses ("delete" for "remember"),
+	// unless the query also asks for that verb.
+	opposite float64
+	// otherKind multiplies the score of a resource, template or prompt: a
+	// search without a type is most often for a tool, and a one-word
+	// resource name ("how-it-works.md") otherwise outranks a tool on a
+	// single shared word.
+	otherKind float64
 }
 
 // defaultModel: the name is what an agent is most likely to say; parameter
 // text and annotation hints only help to break ties.
 var defaultModel = model{
-	//                name title desc pname pdesc annot
-	fieldWeight:  [numFields]float64{3.0, 1.5, 1.0, 0.6, 0.4, 0.1},
-	fieldB:       [numFields]float64{0.5, 0.5, 0.75, 0.75, 0.75, 0},
+	//                name title desc pname pdesc annot kind
+	fieldWeight:  [numFields]float64{3.0, 1.5, 1.0, 0.6, 0.4, 0.1, 1.0},
+	fieldB:       [numFields]float64{0.5, 0.5, 0.75, 0.75, 0.75, 0, 0},
 	k1:           1.2,
 	related:      0.6,
 	prefix:       0.5,
@@ -50,4 +63,6 @@ var defaultModel = model{
 	nameCoverage: 1.0,
 	coord:        0.5,
 	deprecated:   0.8,
+	opposite:     0.5,
+	otherKind:    0.8,
 }
