@@ -10,11 +10,17 @@ import (
 	"time"
 )
 
-// cacheVersion changes when the entry format does; older entries are
-// ignored and rebuilt.
-const cacheVersion = 1
+// cacheVersion changes when the entry format does. Version 2 added the
+// server's capabilities, resources, resource templates and prompts; a
+// version 1 entry is still read, for its tools (the rest is fetched when
+// first needed). Any other version is ignored and rebuilt.
+const (
+	cacheVersion       = 2
+	oldestCacheVersion = 1
+)
 
-// Cache stores each server's raw tool catalog on disk, keyed by connection
+// Cache stores each server's raw catalog (tools, resources, resource
+// templates, prompts) on disk, keyed by connection
 // ID, so list, search and info can be answered without starting any
 // server. A changed config has a new ID and so never reuses a stale entry;
 // a corrupt entry is ignored and rewritten, never fatal.
@@ -22,13 +28,18 @@ type Cache struct {
 	dir string
 }
 
-// CacheEntry is one server's catalog as last seen.
+// CacheEntry is one server's catalog as last seen. A null list (resources,
+// resourceTemplates, prompts) was never listed; an empty one is known to
+// be empty. Server.Capabilities is absent until the server was started.
 type CacheEntry struct {
-	Version int               `json:"version"`
-	ID      string            `json:"id"`
-	SavedAt time.Time         `json:"savedAt"`
-	Server  ServerInfo        `json:"server"`
-	Tools   []json.RawMessage `json:"tools"`
+	Version           int               `json:"version"`
+	ID                string            `json:"id"`
+	SavedAt           time.Time         `json:"savedAt"`
+	Server            ServerInfo        `json:"server"`
+	Tools             []json.RawMessage `json:"tools"`
+	Resources         []json.RawMessage `json:"resources"`
+	ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
+	Prompts           []json.RawMessage `json:"prompts"`
 }
 
 // DefaultCacheDir is $XDG_CACHE_HOME/dispatch (~/.cache/dispatch).
@@ -72,20 +83,27 @@ func (c *Cache) Load(id string) (entry CacheEntry, ok bool) {
 	if err != nil {
 		return CacheEntry{}, false
 	}
-	if err := json.Unmarshal(data, &entry); err != nil || entry.Version != cacheVersion || entry.ID != id || entry.Tools == nil {
+	if err := json.Unmarshal(data, &entry); err != nil || entry.Version < oldestCacheVersion || entry.Version > cacheVersion || entry.ID != id || entry.Tools == nil {
 		return CacheEntry{}, false
 	}
 	return entry, true
 }
 
-// Save writes the entry for id atomically: a reader sees the old entry or
-// the new one, never half of one.
+// Save writes an entry of tools only for id (see SaveEntry).
 func (c *Cache) Save(id string, info ServerInfo, tools []json.RawMessage) error {
+	return c.SaveEntry(CacheEntry{ID: id, Server: info, Tools: tools})
+}
+
+// SaveEntry writes entry (its version and time set here) atomically: a
+// reader sees the old entry or the new one, never half of one.
+func (c *Cache) SaveEntry(entry CacheEntry) error {
+	id := entry.ID
 	path, err := c.path(id)
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(CacheEntry{Version: cacheVersion, ID: id, SavedAt: time.Now().UTC(), Server: info, Tools: tools})
+	entry.Version, entry.SavedAt = cacheVersion, time.Now().UTC()
+	data, err := json.Marshal(entry)
 	if err != nil {
 		return fmt.Errorf("encode catalog: %w", err)
 	}

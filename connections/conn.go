@@ -103,6 +103,9 @@ type ServerInfo struct {
 	Title           string `json:"title,omitempty"`
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	Instructions    string `json:"instructions,omitempty"`
+	// Capabilities is nil until the server was started (or a cache entry
+	// that knows them was read).
+	Capabilities *Capabilities `json:"capabilities,omitempty"`
 }
 
 // Where a connection's catalog came from.
@@ -155,6 +158,8 @@ type Conn struct {
 	toolsStale bool   // the server announced a change since
 	toolsGen   uint64 // counts catalog changes, so callers can cache what they derive
 	refreshing bool
+	sides      [numSideKinds]sideCatalog
+	cacheMu    sync.Mutex // serializes cache writes (see saveCatalog)
 
 	progressMu sync.Mutex
 	progress   map[string]func(params map[string]any)
@@ -193,10 +198,21 @@ func (c *Conn) loadCachedCatalog() {
 		return
 	}
 	c.tools, c.info, c.catalog = tools, info, CatalogCache
-	if changed || info != entry.Server {
-		if err := c.opts.Cache.Save(c.ID, info, tools); err != nil {
-			c.log.Warn("save masked tool catalog", "error", err.Error())
+	for k, items := range [numSideKinds][]json.RawMessage{
+		sideResources: entry.Resources, sideTemplates: entry.ResourceTemplates, sidePrompts: entry.Prompts} {
+		if items == nil {
+			continue // never listed, or an entry older than resources
 		}
+		masked, maskChanged, err := c.opts.Redactor.maskDefs(items)
+		if err != nil {
+			c.log.Warn("ignore cached "+sideKind(k).list().noun, "error", err.Error())
+			continue
+		}
+		changed = changed || maskChanged
+		c.sides[k] = sideCatalog{items: masked, fromCache: true}
+	}
+	if changed || info != entry.Server {
+		c.saveCatalog()
 	}
 }
 
@@ -398,6 +414,10 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 		c.toolsStale = true
 		go c.refreshInBackground("confirm cached catalog")
 	}
+	for k := range c.sides {
+		// Listed again when next asked for, from the live server.
+		c.sides[k].stale = c.sides[k].stale || c.sides[k].fromCache
+	}
 	return sess, nil
 }
 
@@ -480,6 +500,7 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 		ProtocolVersion: result.ProtocolVersion,
 		Instructions:    result.Instructions,
 	})
+	info.Capabilities = capabilitiesOf(result.Capabilities)
 	return sess, info, nil
 }
 
@@ -499,6 +520,8 @@ func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
 		}
 	case string(mcp.MethodNotificationToolsListChanged):
 		c.scheduleRefresh()
+	case string(mcp.MethodNotificationResourcesListChanged), string(mcp.MethodNotificationPromptsListChanged):
+		c.scheduleSideRefresh(sideRefreshFor(n.Method))
 	}
 }
 
@@ -544,7 +567,7 @@ func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, erro
 	// Listing is part of starting a server: the connect timeout bounds it.
 	listCtx, cancel := context.WithTimeout(ctx, c.opts.ConnectTimeout)
 	defer cancel()
-	tools, err := c.listTools(ctx, listCtx, sess)
+	tools, err := c.listPages(ctx, listCtx, sess, toolsList)
 	if err != nil {
 		return nil, err
 	}
@@ -553,61 +576,9 @@ func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, erro
 	c.catalog = CatalogLive
 	c.toolsStale = false
 	c.toolsGen++
-	info := c.info
 	c.mu.Unlock()
-	if c.opts.Cache != nil {
-		if err := c.opts.Cache.Save(c.ID, info, tools); err != nil {
-			c.log.Warn("save tool catalog", "error", err.Error())
-		}
-	}
-	return tools, nil
-}
-
-// listTools fetches every page of tools/list within listCtx; ctx is the
-// caller's, to tell its giving up from the time limit.
-func (c *Conn) listTools(ctx, listCtx context.Context, sess *session) ([]json.RawMessage, error) {
-	var (
-		tools  []json.RawMessage
-		cursor string
-		seen   = map[string]bool{}
-	)
-	for page := 0; ; page++ {
-		if page >= MaxListPages {
-			return nil, c.fail("list tools", fmt.Errorf("more than %d pages of tools; the server keeps returning cursors", MaxListPages), false)
-		}
-		params := map[string]any{}
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
-		raw, next, _, err := c.send(listCtx, sess, 0, "tools/list", params)
-		if err != nil {
-			timedOut := fmt.Errorf("%w: no complete tools/list answer within %s (--connect-timeout)", ErrTimeout, c.opts.ConnectTimeout)
-			return nil, c.wrapRequestErr("list tools", ctx, listCtx.Err() != nil, timedOut, err)
-		}
-		sess = next
-		var result struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(raw, &result); err != nil {
-			return nil, c.fail("list tools", fmt.Errorf("invalid tools/list result: %w", err), false)
-		}
-		tools = append(tools, result.Tools...)
-		if result.NextCursor == "" {
-			break
-		}
-		if seen[result.NextCursor] {
-			return nil, c.fail("list tools", fmt.Errorf("server repeated cursor %q", result.NextCursor), false)
-		}
-		seen[result.NextCursor] = true
-		cursor = result.NextCursor
-	}
-	// Masked before anything keeps them: list, search and info show
-	// these definitions, and the cache stores them.
-	tools, _, err := c.opts.Redactor.maskTools(tools)
-	if err != nil {
-		return nil, c.fail("list tools", fmt.Errorf("invalid tools/list result: %w", err), false)
-	}
+	c.fillSides(ctx, listCtx, sess)
+	c.saveCatalog()
 	return tools, nil
 }
 

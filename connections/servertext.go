@@ -24,6 +24,13 @@ func (r *Redactor) maskInfo(info ServerInfo) ServerInfo {
 	return info
 }
 
+// maskDefs masks every definition a server published (tools, resources,
+// resource templates, prompts; see maskJSON); changed says whether any was
+// altered.
+func (r *Redactor) maskDefs(defs []json.RawMessage) (masked []json.RawMessage, changed bool, err error) {
+	return r.maskTools(defs)
+}
+
 // maskTools masks every tool definition (see maskJSON); changed says whether
 // any was altered.
 func (r *Redactor) maskTools(tools []json.RawMessage) (masked []json.RawMessage, changed bool, err error) {
