@@ -74,7 +74,7 @@ type Request struct {
 // something by it.
 var actionParams = map[string][]string{
 	"list":       {"type", "connection", "refresh", "includeTools", "includeInputSchema", "includeAnnotations", "format", "limit", "offset"},
-	"search":     {"query", "connection", "refresh", "includeInputSchema", "format", "limit"},
+	"search":     {"query", "type", "connection", "refresh", "includeInputSchema", "format", "limit"},
 	"info":       {"type", "tool", "uri", "prompt", "connection"},
 	"call":       {"tool", "connection", "arguments", "argumentsFile", "argumentsPath", "argumentsKey", "meta", "resultToFile", "resultSizeThreshold", "timeout"},
 	"readresult": {"resultFile", "op", "lines", "fromLine", "toLine", "pattern", "context", "maxMatches", "maxBytes", "offset", "path"},
@@ -408,6 +408,13 @@ func (r *Request) Check() error {
 	case "search":
 		if strings.TrimSpace(r.Query) == "" {
 			return usagef(examples["search"], "search needs a \"query\"")
+		}
+		if err := r.checkType(); err != nil {
+			return err
+		}
+		if r.IncludeInputSchema && (r.Type == TypeResource || r.Type == TypePrompt) {
+			return usagef(fmt.Sprintf(`Leave it out, or use info: {"action":"info","type":%q,...} shows one in full`, r.Type),
+				"\"includeInputSchema\" applies to tools, not to type %q", r.Type)
 		}
 	case "list":
 		if err := r.checkType(); err != nil {
