@@ -19,6 +19,9 @@ const (
 	minTypoLen = 5
 	// maxConcepts bounds the concepts of a query that are scored.
 	maxConcepts = 64
+	// leadTerms is how many terms of a description's opening are indexed
+	// again as its lead (fieldLead): about two sentences.
+	leadTerms = 24
 )
 
 // Match tiers: an exact name match ranks above everything, an exact title
@@ -277,6 +280,7 @@ func (a analyzer) fields(d Doc) [numFields][]string {
 	}
 	fs[fieldTitle] = a.terms(d.Title)
 	fs[fieldDescription] = a.terms(d.Description)
+	fs[fieldLead] = fs[fieldDescription][:min(len(fs[fieldDescription]), leadTerms)]
 	for _, p := range d.Params {
 		fs[fieldParamName] = append(fs[fieldParamName], a.terms(p.Name)...)
 		fs[fieldParamDescription] = append(fs[fieldParamDescription], a.terms(p.Description)...)
@@ -371,6 +375,7 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 	// tool that matches every part of the task beats one that matches one
 	// part very well.
 	opposed := opposedTerms(concepts)
+
 	for d := 0; d < n; d++ {
 		if scores[d] == 0 {
 			continue

@@ -14,6 +14,10 @@ const (
 	// called: "prompt", "resource", and words for its mimeType ("markdown
 	// document", "binary blob").
 	fieldKind
+	// fieldLead is the opening of the description (its first leadTerms
+	// terms), where a tool says what it is for; the rest of a long
+	// description is usage notes whose length would otherwise drown it.
+	fieldLead
 	numFields
 )
 
@@ -53,9 +57,9 @@ type model struct {
 // defaultModel: the name is what an agent is most likely to say; parameter
 // text and annotation hints only help to break ties.
 var defaultModel = model{
-	//                name title desc pname pdesc annot kind
-	fieldWeight:  [numFields]float64{3.0, 1.5, 1.0, 0.6, 0.4, 0.1, 1.0},
-	fieldB:       [numFields]float64{0.5, 0.5, 0.75, 0.75, 0.75, 0, 0},
+	//                name title desc pname pdesc annot kind lead
+	fieldWeight:  [numFields]float64{3.0, 1.5, 1.0, 0.6, 0.4, 0.1, 1.0, 1.0},
+	fieldB:       [numFields]float64{0.5, 0.5, 0.75, 0.75, 0.75, 0, 0, 0.3},
 	k1:           1.2,
 	related:      0.6,
 	prefix:       0.5,

@@ -85,7 +85,7 @@ var relatedGroups = [][]string{
 	{"toggle", "enable", "disable", "turn", "activate", "deactivate", "on", "off"},
 	{"pattern", "regex", "regexp", "glob", "wildcard"},
 	{"startup", "start", "boot", "initialization", "initialize"},
-	{"architecture", "design", "structure", "layout", "internal", "organization"},
+	{"architecture", "design", "structure", "layout", "internal", "internally", "organization"},
 	{"simple", "basic", "minimal", "plain", "trivial"},
 	{"instruction", "usage", "howto", "tutorial", "help"},
 	{"feature", "capability", "functionality"},
@@ -168,6 +168,7 @@ var oneWay = map[string][]string{
 	"picture":    {"image"},
 	"photo":      {"image"},
 	"mind":       {"remember", "memory"},
+	"doc":        {"document"},
 	"contents":   {"content", "inside"},
 }
 
