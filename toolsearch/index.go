@@ -159,9 +159,6 @@ func newIndex(docs []Doc, m model) *Index {
 		if isDeprecated(d) {
 			ix.factor[i] = m.deprecated
 		}
-		if d.Kind != KindTool {
-			ix.factor[i] *= m.otherKind
-		}
 		st := &stats[i]
 		ix.slotStart[i] = int32(len(ix.slotIdf))
 		for _, t := range st.name {

@@ -47,11 +47,6 @@ type model struct {
 	// opposite intent to one the query uses ("delete" for "remember"),
 	// unless the query also asks for that verb.
 	opposite float64
-	// otherKind multiplies the score of a resource, template or prompt: a
-	// search without a type is most often for a tool, and a one-word
-	// resource name ("how-it-works.md") otherwise outranks a tool on a
-	// single shared word.
-	otherKind float64
 }
 
 // defaultModel: the name is what an agent is most likely to say; parameter
@@ -61,12 +56,11 @@ var defaultModel = model{
 	fieldWeight:  [numFields]float64{3.0, 1.5, 1.0, 0.6, 0.4, 0.1, 1.0, 1.0},
 	fieldB:       [numFields]float64{0.5, 0.5, 0.75, 0.75, 0.75, 0, 0, 0.3},
 	k1:           1.2,
-	related:      0.6,
+	related:      0.8,
 	prefix:       0.5,
 	fuzzy:        0.7,
 	nameCoverage: 1.0,
 	coord:        0.5,
 	deprecated:   0.8,
 	opposite:     0.5,
-	otherKind:    0.8,
 }

@@ -5,6 +5,8 @@ import "testing"
 const (
 	catalogDir = "../testdata/catalogs"
 	evalFile   = "../testdata/search-eval.json"
+	// resourceEvalFile holds the requests for resources and prompts.
+	resourceEvalFile = "../testdata/search-eval-resources.json"
 )
 
 // TestSearchQuality runs the evaluation queries over the real catalogs and
@@ -42,7 +44,7 @@ func TestSearchHoldout(t *testing.T) {
 // resource templates and prompts over every kind together (as a search
 // without a type does) and fails below the gate: top-3 >= 90%.
 func TestSearchQualityResources(t *testing.T) {
-	r, err := Evaluate(catalogDir, "../testdata/search-eval-resources.json")
+	r, err := Evaluate(catalogDir, resourceEvalFile)
 	if err != nil {
 		t.Fatal(err)
 	}
