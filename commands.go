@@ -80,9 +80,10 @@ func (c *ListCmd) Run(ctx context.Context, g *Globals) error {
 	return g.oneShot(ctx, req)
 }
 
-// SearchCmd searches tools.
+// SearchCmd searches tools, resources and prompts.
 type SearchCmd struct {
 	Query      []string `arg:"" help:"What you want to do, in words."`
+	Type       string   `enum:",tool,resource,prompt" default:"" help:"Only tools, resources (and templates) or prompts (default: all, ranked together)."`
 	Connection string   `short:"C" help:"Only this connection."`
 	Limit      *int     `help:"Most hits to show (default 10, at most 50)."`
 	Format     string   `enum:"compact,detail" default:"compact" help:"compact or detail."`
@@ -91,7 +92,7 @@ type SearchCmd struct {
 }
 
 func (c *SearchCmd) Run(ctx context.Context, g *Globals) error {
-	return g.oneShot(ctx, dispatch.Request{Action: "search", Query: strings.Join(c.Query, " "),
+	return g.oneShot(ctx, dispatch.Request{Action: "search", Query: strings.Join(c.Query, " "), Type: c.Type,
 		Connection: c.Connection, Limit: c.Limit, Format: c.Format, IncludeInputSchema: c.Schema, Refresh: c.Refresh})
 }
 

@@ -96,11 +96,26 @@ func renderList(w io.Writer, r *dispatch.ListResponse) error {
 
 func renderSearch(w io.Writer, r *dispatch.SearchResponse) error {
 	if len(r.Hits) == 0 {
-		fmt.Fprintf(w, "no tools match %q among %d tools; try other words (what the tool does), or dispatch list --tools\n", r.Query, r.Total)
+		if r.TotalResources+r.TotalPrompts == 0 {
+			fmt.Fprintf(w, "no tools match %q among %d tools; try other words (what the tool does), or dispatch list --tools\n", r.Query, r.Total)
+		} else {
+			fmt.Fprintf(w, "nothing matches %q among %d tools, %d resources and %d prompts; try other words\n", r.Query, r.Total, r.TotalResources, r.TotalPrompts)
+		}
 	}
 	for i, h := range r.Hits {
-		fmt.Fprintf(w, "%2d. %s/%s(%s)  score %.3f\n    %s\n", i+1, cell(h.Connection), cell(h.Name), cell(h.Params), h.Score, escapeControls(h.Description, true))
-		renderToolExtras(w, h)
+		switch {
+		case h.Type == dispatch.TypePrompt:
+			fmt.Fprintf(w, "%2d. prompt %s/%s(%s)  score %.3f\n    %s\n", i+1, cell(h.Connection), cell(h.Name), cell(h.Arguments), h.Score, escapeControls(h.Description, true))
+		case h.Type == dispatch.TypeResource:
+			uri := h.URI
+			if uri == "" {
+				uri = h.URITemplate
+			}
+			fmt.Fprintf(w, "%2d. resource %s %s  score %.3f\n    %s\n", i+1, cell(h.Connection), cell(uri), h.Score, escapeControls(h.Description, true))
+		default:
+			fmt.Fprintf(w, "%2d. %s/%s(%s)  score %.3f\n    %s\n", i+1, cell(h.Connection), cell(h.Name), cell(h.Params), h.Score, escapeControls(h.Description, true))
+			renderToolExtras(w, h.ToolEntry)
+		}
 	}
 	for _, u := range r.Unreachable {
 		fmt.Fprintf(w, "not searched: %s\n", cell(u))

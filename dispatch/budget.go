@@ -28,6 +28,14 @@ type Budget struct {
 	ListWithPerTool int // list with includeTools of one server, mean
 }
 
+// known makes a catalog the file left out an empty one: listed, and none.
+func known(items []json.RawMessage) []json.RawMessage {
+	if items == nil {
+		return []json.RawMessage{}
+	}
+	return items
+}
+
 // Tokens estimates tokens as everywhere in dispatch: bytes / 4.
 func Tokens(bytes int) int64 { return spill.EstimateTokens(int64(bytes)) }
 
@@ -55,7 +63,14 @@ func MeasureBudget(ctx context.Context, catalogDir string, listServers int, quer
 		// A command that cannot run: the measurement must come from the
 		// cache alone.
 		configs[i] = connections.ServerConfig{Name: c.Server, Transport: connections.TransportStdio, Command: "/nonexistent/" + c.Server}
-		if err := cache.Save(configs[i].ID(), connections.ServerInfo{Name: c.Package}, c.Tools); err != nil {
+		// As a warm cache holds them: what the server declared, and its
+		// resources and prompts beside its tools, so that a search of
+		// every kind starts no server either.
+		info := connections.ServerInfo{Name: c.Package, Capabilities: &connections.Capabilities{
+			Resources: len(c.Resources)+len(c.ResourceTemplates) > 0, Prompts: len(c.Prompts) > 0}}
+		entry := connections.CacheEntry{ID: configs[i].ID(), Server: info, Tools: c.Tools,
+			Resources: known(c.Resources), ResourceTemplates: known(c.ResourceTemplates), Prompts: known(c.Prompts)}
+		if err := cache.SaveEntry(entry); err != nil {
 			return Budget{}, err
 		}
 		b.Servers++
@@ -106,6 +121,11 @@ func MeasureBudget(ctx context.Context, catalogDir string, listServers int, quer
 		resp, err := svc.Do(ctx, Request{Action: "search", Query: q}, Hooks{})
 		if err != nil {
 			return Budget{}, err
+		}
+		if sr, ok := resp.(*SearchResponse); ok && len(sr.Unreachable) > 0 {
+			// Every server's command is /nonexistent: a warm cache must
+			// answer a search of every kind without starting one.
+			return Budget{}, fmt.Errorf("budget: search %q tried to start a server: %s", q, sr.Unreachable[0])
 		}
 		total += answerBytes(resp)
 		b.SearchQueries++

@@ -446,6 +446,13 @@ func (r *Request) Check() error {
 		if strings.TrimSpace(r.Query) == "" {
 			return usagef(examples["search"], "search needs a \"query\"")
 		}
+		if err := r.checkType(); err != nil {
+			return err
+		}
+		if r.IncludeInputSchema && (r.Type == TypeResource || r.Type == TypePrompt) {
+			return usagef(fmt.Sprintf(`Leave it out, or use info: {"action":"info","type":%q,...} shows one in full`, r.Type),
+				"\"includeInputSchema\" applies to tools, not to type %q", r.Type)
+		}
 	case "list":
 		if err := r.checkListType(); err != nil {
 			return err

@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"sync"
 
@@ -12,21 +13,50 @@ import (
 
 // SearchResponse answers action search.
 type SearchResponse struct {
-	Query       string      `json:"query"`
-	Hits        []ToolEntry `json:"hits"`
-	Total       int         `json:"totalTools"`
-	Unreachable []string    `json:"unreachable,omitempty"`
-	Hint        string      `json:"hint,omitempty"`
+	Query string      `json:"query"`
+	Hits  []SearchHit `json:"hits"`
+	Total int         `json:"totalTools"`
+	// TotalResources (resources and templates) and TotalPrompts count what
+	// was searched beside the tools; absent when there is none.
+	TotalResources int      `json:"totalResources,omitempty"`
+	TotalPrompts   int      `json:"totalPrompts,omitempty"`
+	Unreachable    []string `json:"unreachable,omitempty"`
+	Hint           string   `json:"hint,omitempty"`
+}
+
+// SearchHit is one hit. A tool's hit is its list entry, exactly as before
+// search covered other kinds; a resource, resource template or prompt says
+// so in Type ("resource" for both resources and templates, "prompt") and
+// gives its uri, uriTemplate or (as Name) prompt name, the value call and
+// info take.
+type SearchHit struct {
+	Type string `json:"type,omitempty"`
+	ToolEntry
+	URI         string `json:"uri,omitempty"`
+	URITemplate string `json:"uriTemplate,omitempty"`
+	MIMEType    string `json:"mimeType,omitempty"`
+	// Arguments are a prompt's argument names, optional ones marked "?".
+	Arguments string `json:"arguments,omitempty"`
+}
+
+// searchEntry is what a search index doc stands for: a tool, a resource
+// or template, or a prompt of a connection.
+type searchEntry struct {
+	conn     *connections.Conn
+	tool     *toolDef
+	resource *resourceDef
+	prompt   *promptDef
 }
 
 // searchIndex is a toolsearch index over some catalogs, reused while they
 // are unchanged: building one over a thousand tools costs far more than a
 // query.
 type searchIndex struct {
-	key   string
-	index *toolsearch.Index
-	defs  []toolDef
-	conns []*connections.Conn // per doc
+	key     string
+	index   *toolsearch.Index
+	entries []searchEntry // per doc
+	// tools, resources and prompts count the docs of each kind.
+	tools, resources, prompts int
 }
 
 // indexCache holds the last index built.
@@ -35,27 +65,54 @@ type indexCache struct {
 	last *searchIndex
 }
 
-func (c *indexCache) get(cats []catalog) *searchIndex {
-	var key strings.Builder
-	for _, cat := range cats {
-		fmt.Fprintf(&key, "%s:%d:%d:%t;", cat.conn.Alias, cat.conn.CatalogGeneration(), len(cat.tools), cat.err != nil)
-	}
+func (c *indexCache) get(cats []catalog, rcats, pcats []sideCatalog) *searchIndex {
+	key := indexKey(cats, rcats, pcats)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.last != nil && c.last.key == key.String() {
+	if c.last != nil && c.last.key == key {
 		return c.last
 	}
-	built := &searchIndex{key: key.String()}
+	built := &searchIndex{key: key}
 	var docs []toolsearch.Doc
+	add := func(doc toolsearch.Doc, err error, e searchEntry) bool {
+		if err != nil {
+			// An object the index cannot read is left out of search only;
+			// list still shows it.
+			return false
+		}
+		docs = append(docs, doc)
+		built.entries = append(built.entries, e)
+		return true
+	}
 	for _, cat := range cats {
-		for _, t := range cat.tools {
+		for i := range cat.tools {
+			t := &cat.tools[i]
 			doc, err := toolsearch.DocFromRaw(cat.conn.Alias, t.Raw)
-			if err != nil {
-				continue
+			if add(doc, err, searchEntry{conn: cat.conn, tool: t}) {
+				built.tools++
 			}
-			docs = append(docs, doc)
-			built.defs = append(built.defs, t)
-			built.conns = append(built.conns, cat.conn)
+		}
+	}
+	for _, cat := range rcats {
+		for i := range cat.resources {
+			r := &cat.resources[i]
+			from := toolsearch.DocFromResource
+			if r.URITemplate != "" {
+				from = toolsearch.DocFromTemplate
+			}
+			doc, err := from(cat.conn.Alias, r.Raw)
+			if add(doc, err, searchEntry{conn: cat.conn, resource: r}) {
+				built.resources++
+			}
+		}
+	}
+	for _, cat := range pcats {
+		for i := range cat.prompts {
+			p := &cat.prompts[i]
+			doc, err := toolsearch.DocFromPrompt(cat.conn.Alias, p.Raw)
+			if add(doc, err, searchEntry{conn: cat.conn, prompt: p}) {
+				built.prompts++
+			}
 		}
 	}
 	built.index = toolsearch.New(docs)
@@ -63,40 +120,130 @@ func (c *indexCache) get(cats []catalog) *searchIndex {
 	return built
 }
 
-// Search answers action search: the tools that best match the query across
-// all connections (or one), best first.
+// indexKey identifies the catalogs an index is built from: tools by their
+// connection's catalog generation, resources and prompts (which have none)
+// by a hash of what the servers published.
+func indexKey(cats []catalog, rcats, pcats []sideCatalog) string {
+	var key strings.Builder
+	for _, cat := range cats {
+		fmt.Fprintf(&key, "t%s:%d:%d:%t;", cat.conn.Alias, cat.conn.CatalogGeneration(), len(cat.tools), cat.err != nil)
+	}
+	for _, cat := range rcats {
+		h := fnv.New64a()
+		for _, r := range cat.resources {
+			h.Write(r.Raw)
+			h.Write([]byte{0})
+		}
+		fmt.Fprintf(&key, "r%s:%d:%x:%t;", cat.conn.Alias, len(cat.resources), h.Sum64(), cat.err != nil)
+	}
+	for _, cat := range pcats {
+		h := fnv.New64a()
+		for _, p := range cat.prompts {
+			h.Write(p.Raw)
+			h.Write([]byte{0})
+		}
+		fmt.Fprintf(&key, "p%s:%d:%x:%t;", cat.conn.Alias, len(cat.prompts), h.Sum64(), cat.err != nil)
+	}
+	return key.String()
+}
+
+// Search answers action search: the tools, resources, resource templates
+// and prompts that best match the query across all connections (or one),
+// best first, ranked together; "type" keeps one kind.
 func (s *Service) Search(ctx context.Context, req Request) (*SearchResponse, error) {
 	conns, err := s.selectConns(req.Connection)
 	if err != nil {
 		return nil, err
 	}
-	cats := s.catalogs(ctx, conns, req.Refresh)
+	var (
+		cats         []catalog
+		rcats, pcats []sideCatalog
+	)
+	if req.Type == "" || req.Type == TypeTool {
+		cats = s.catalogs(ctx, conns, req.Refresh)
+	}
+	if req.Type == "" || req.Type == TypeResource {
+		rcats = resourceCatalogs(ctx, conns, req.Refresh)
+	}
+	if req.Type == "" || req.Type == TypePrompt {
+		pcats = promptCatalogs(ctx, conns, req.Refresh)
+	}
 	// No hits is an empty list, not null: an agent reads "hits": null as
 	// a failure rather than as an answer.
-	resp := &SearchResponse{Query: req.Query, Hits: []ToolEntry{}}
-	for _, cat := range cats {
-		if cat.err != nil {
-			resp.Unreachable = append(resp.Unreachable, cat.err.Error())
+	resp := &SearchResponse{Query: req.Query, Hits: []SearchHit{}}
+	seen := map[string]bool{}
+	addUnreachable := func(msg string) {
+		// A server that is down fails its tools, resources and prompts
+		// alike: say so once.
+		if !seen[msg] {
+			seen[msg] = true
+			resp.Unreachable = append(resp.Unreachable, msg)
 		}
 	}
-	idx := s.index.get(cats)
-	resp.Total = idx.index.Len()
+	for _, cat := range cats {
+		if cat.err != nil {
+			addUnreachable(cat.err.Error())
+		}
+	}
+	for _, msg := range append(unreachable(rcats), unreachable(pcats)...) {
+		addUnreachable(msg)
+	}
+	idx := s.index.get(cats, rcats, pcats)
+	resp.Total, resp.TotalResources, resp.TotalPrompts = idx.tools, idx.resources, idx.prompts
 	limit := DefaultSearchLimit
 	if req.Limit != nil {
 		limit = *req.Limit
 	}
 	limit = min(limit, MaxSearchLimit)
+	var others bool
 	for _, hit := range idx.index.Search(req.Query, limit) {
-		entry := s.toolEntry(idx.conns[hit.Doc], idx.defs[hit.Doc], req)
-		entry.Score = roundScore(hit.Score)
-		resp.Hits = append(resp.Hits, entry)
+		h := s.searchHit(idx.entries[hit.Doc], req)
+		h.Score = roundScore(hit.Score)
+		others = others || h.Type != ""
+		resp.Hits = append(resp.Hits, h)
 	}
-	if len(resp.Hits) == 0 {
-		resp.Hint = `No tool matched. Try other words (what the tool does, not how), or {"action":"list"} to browse.`
-	} else {
-		resp.Hint = `Call with {"action":"call","tool":NAME,"connection":CONNECTION,"arguments":{...}}; params marked ? are optional. Use info for a full schema.`
-	}
+	resp.Hint = searchHint(req, resp, others)
 	return resp, nil
+}
+
+func (s *Service) searchHit(e searchEntry, req Request) SearchHit {
+	detail := req.Format == "detail"
+	switch {
+	case e.resource != nil:
+		r := resourceEntry(e.conn, *e.resource, detail)
+		return SearchHit{Type: TypeResource,
+			ToolEntry: ToolEntry{Connection: r.Connection, Name: r.Name, Title: r.Title, Description: r.Description},
+			URI:       r.URI, URITemplate: r.URITemplate, MIMEType: r.MIMEType}
+	case e.prompt != nil:
+		p := promptEntry(e.conn, *e.prompt, detail)
+		return SearchHit{Type: TypePrompt,
+			ToolEntry: ToolEntry{Connection: p.Connection, Name: p.Name, Title: p.Title, Description: p.Description},
+			Arguments: p.Arguments}
+	}
+	return SearchHit{ToolEntry: s.toolEntry(e.conn, *e.tool, req)}
+}
+
+// searchHint says what to do with the hits: the tool-only wording when
+// only tools were found, how to read a resource or get a prompt when one
+// was.
+func searchHint(req Request, resp *SearchResponse, others bool) string {
+	if len(resp.Hits) == 0 {
+		what := map[string]string{"": "Nothing", TypeTool: "No tool", TypeResource: "No resource", TypePrompt: "No prompt"}[req.Type]
+		if (req.Type == "" && resp.TotalResources+resp.TotalPrompts == 0) || req.Type == TypeTool {
+			// As before search covered other kinds.
+			return `No tool matched. Try other words (what the tool does, not how), or {"action":"list"} to browse.`
+		}
+		list := `{"action":"list"}`
+		if req.Type == TypeResource || req.Type == TypePrompt {
+			list = fmt.Sprintf(`{"action":"list","type":%q}`, req.Type)
+		}
+		return fmt.Sprintf(`%s matched. Try other words (what it does, not how), or %s to browse.`, what, list)
+	}
+	hint := `Call with {"action":"call","tool":NAME,"connection":CONNECTION,"arguments":{...}}; params marked ? are optional. Use info for a full schema.`
+	if others {
+		hint += ` A hit with "type":"resource" is read with {"action":"call","type":"resource","uri":URI} (a uriTemplate's variables go in "arguments"); "type":"prompt" with {"action":"call","type":"prompt","prompt":NAME,"arguments":{...}}.`
+	}
+	return hint
 }
 
 func roundScore(f float64) float64 {

@@ -4,7 +4,9 @@
 # Installs PINNED versions of public MCP servers from the npm registry into a
 # scratch directory (scripts/.cache/catalogs, gitignored), starts each one over
 # stdio with dummy credentials, and dumps its raw tools/list result (all pages)
-# to testdata/catalogs/<server>.json with scripts/catalogdump.
+# to testdata/catalogs/<server>.json with scripts/catalogdump, with its
+# resources/list, resources/templates/list and prompts/list results when the
+# server declares those capabilities.
 #
 # The JSON files are committed so that `go test ./toolsearch` runs offline;
 # run this script only to refresh them (e.g. after bumping a version below).
@@ -49,6 +51,14 @@ servers=(
 	"tavily|tavily-mcp@0.2.22|tavily-mcp||TAVILY_API_KEY=tvly-dummy"
 	"exa|exa-mcp-server@3.4.1|exa-mcp-server||EXA_API_KEY=dummy"
 	"sentry|@sentry/mcp-server@0.39.0|sentry-mcp||SENTRY_ACCESS_TOKEN=dummy"
+	# Added for the held-out search set (testdata/search-holdout.json): a
+	# different mix of servers from the ones the ranker was tuned on.
+	"desktop-commander|@wonderwhy-er/desktop-commander@0.2.52|desktop-commander||"
+	"chrome-devtools|chrome-devtools-mcp@1.11.0|chrome-devtools-mcp|--headless --isolated|"
+	"ripgrep|mcp-ripgrep@0.4.0|mcp-ripgrep||"
+	"git|@cyanheads/git-mcp-server@2.15.3|git-mcp-server||MCP_TRANSPORT_TYPE=stdio GIT_BASE_DIR=$scratch/fsroot"
+	"knowledge-graph|@itseasy21/mcp-knowledge-graph@1.0.7|mcp-knowledge-graph||MEMORY_FILE_PATH=$scratch/kg.jsonl"
+	"sqlite|mcp-sqlite@1.0.9|mcp-sqlite-server|$scratch/db.sqlite|"
 )
 # Tried and left out: server-redis (exits when it cannot connect at startup),
 # @supabase/mcp-server-supabase and @stripe/mcp (fetch their tool list from the

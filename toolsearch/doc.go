@@ -1,4 +1,5 @@
-// Package toolsearch ranks MCP tools for a task stated in words.
+// Package toolsearch ranks MCP tools, resources, resource templates and
+// prompts for a task stated in words.
 //
 // dispatch shows an agent one tool; the agent finds the downstream tools
 // only through its search action, so a miss here is a failed task. The
@@ -11,6 +12,18 @@
 // parameter names and descriptions (nested properties dotted, string enum
 // values appended to the description), and the annotation hints that are
 // true. DocFromRaw builds one from a raw tools/list object.
+//
+// A Doc may also be a resource, a resource template or a prompt (Kind):
+// DocFromResource, DocFromTemplate and DocFromPrompt build them from the raw
+// resources/list, resources/templates/list and prompts/list objects. Their
+// name, title and description are indexed as a tool's; a resource's URI
+// words, a template's {variables} and a prompt's arguments as parameters. A
+// file extension leaves a resource's name ("features.md" is about
+// features) for a kind field (weight 1.0) that also holds the kind and words
+// for the mimeType ("markdown document", "binary blob data"). A pasted URI
+// names its resource as a name names its tool. Search ranks every kind
+// together; SearchKinds keeps some kinds, while every doc still counts for
+// term rarity.
 //
 // # Terms
 //
@@ -25,9 +38,13 @@
 //
 // # Scoring: BM25F
 //
-// Each tool has six fields, each with a weight and a length normalization
+// Each tool has eight fields, each with a weight and a length normalization
 // (model.go): name 3.0, title 1.5, description 1.0, parameter names 0.6,
-// parameter descriptions 0.4, annotations 0.1. A term's frequency in a tool
+// parameter descriptions 0.4, annotations 0.1, kind 1.0 (above) and lead
+// 1.0: the description's first 24 terms once more, with little length
+// normalization, because that is where a tool says what it is for and the
+// rest of a long description (pages of usage notes) would otherwise drown
+// it. A term's frequency in a tool
 // is the weighted, length-normalized sum over fields, saturated with k1 =
 // 1.2, times the term's idf. The idf counts only the name, title and
 // description, because parameter names such as "type" or "query" are shared
@@ -38,7 +55,7 @@
 // A query becomes concepts, one per content word. Each concept has variants:
 // the word's stem (weight 1), related words from a small table of general
 // verbs and nouns of tool use (related.go: remove/delete, make/create/new,
-// folder/directory, screenshot/capture, ...; weight 0.6), vocabulary terms
+// folder/directory, screenshot/capture, shell/bash/process, ...; weight 0.8), vocabulary terms
 // the stem is a prefix of (0.5), and, only for a word of 5+ letters that
 // neither it nor any relative is known, vocabulary terms within one edit (two
 // from 8 letters; a swap of neighbours counts one) at 0.7. A variant's idf is
@@ -53,7 +70,9 @@
 //   - a capitalized word inside the query is a proper name ("Boston"):
 //     matched as written, never expanded or corrected;
 //   - a pasted value stands for its kind: a URL for "url", a glob for
-//     "pattern", a path for "path", #name for "channel", @name for "user".
+//     "pattern", a path for "path", #name for "channel", @name for "user";
+//   - two neighbouring words the index knows as one word ("wrap up" →
+//     wrapup, "starts up" → startup) also match that word.
 //
 // A tool's score is the sum over concepts, then multiplied by
 // (1 + name coverage), the idf-weighted share of the tool's name words the
@@ -62,6 +81,11 @@
 // matched), so a tool matching every part of the task beats one matching a
 // single part very well. A tool whose title or description opening says it
 // is deprecated keeps 0.8 of its score, so its replacement ranks above it.
+// A tool whose name holds a verb of opposite intent to one the request uses
+// (related.go, oppositeGroups: delete for remember/store/add, stop/kill for
+// start/run, uninstall for install, ...) keeps 0.5 of its score unless the
+// request also asks for that verb: "remember that ..." does not want
+// delete_observations, however much text they share.
 //
 // # Order
 //
@@ -75,8 +99,11 @@
 //
 // Evaluate runs the queries of testdata/search-eval.json over the real
 // catalogs in testdata/catalogs (collected by scripts/collect-catalogs.sh)
-// and reports top-1 and top-5 hit rates with every miss. TestSearchQuality
-// gates them; TestSearchHoldout reports queries never used for tuning;
+// and reports top-1, top-3 and top-5 hit rates with every miss.
+// TestSearchQuality gates them; TestSearchQualityResources gates
+// testdata/search-eval-resources.json (resources and prompts, top-3 >= 90%);
+// TestSearchHoldout and TestSearchHoldoutIssue12 report queries never used
+// for tuning (toolsearch/testdata/holdout-eval.json, testdata/search-holdout.json);
 // TestSweepModel (TOOLSEARCH_SWEEP=1) shows how each parameter moves the
 // rates.
 package toolsearch

@@ -9,17 +9,34 @@ import (
 	"strings"
 )
 
-// Catalog is one server's tool list as written by scripts/catalogdump:
-// the raw tool objects exactly as the server published them.
+// Catalog is one server's lists as written by scripts/catalogdump: the raw
+// tool, resource, resource template and prompt objects exactly as the server
+// published them.
 type Catalog struct {
-	Server  string            `json:"server"`
-	Package string            `json:"package"`
-	Tools   []json.RawMessage `json:"tools"`
+	Server            string            `json:"server"`
+	Package           string            `json:"package"`
+	Tools             []json.RawMessage `json:"tools"`
+	Resources         []json.RawMessage `json:"resources,omitempty"`
+	ResourceTemplates []json.RawMessage `json:"resourceTemplates,omitempty"`
+	Prompts           []json.RawMessage `json:"prompts,omitempty"`
+}
+
+// DocKey names a doc in an evaluation set: "server/tool" for a tool,
+// "server/resource:URI", "server/template:URITEMPLATE" or
+// "server/prompt:NAME" for the other kinds.
+func DocKey(d Doc) string {
+	switch d.Kind {
+	case KindResource, KindTemplate:
+		return d.Connection + "/" + d.Kind + ":" + d.URI
+	case KindPrompt:
+		return d.Connection + "/" + d.Kind + ":" + d.Name
+	}
+	return d.Connection + "/" + d.Name
 }
 
 // LoadCatalogs reads every *.json catalog in dir, in file-name order, and
-// returns the catalogs and their tools as Docs whose Connection is the
-// server name.
+// returns the catalogs and their tools, resources, resource templates and
+// prompts as Docs whose Connection is the server name.
 func LoadCatalogs(dir string) ([]Catalog, []Doc, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
@@ -40,20 +57,33 @@ func LoadCatalogs(dir string) ([]Catalog, []Doc, error) {
 		if c.Server == "" {
 			c.Server = strings.TrimSuffix(filepath.Base(f), ".json")
 		}
-		for i, raw := range c.Tools {
-			d, err := DocFromRaw(c.Server, raw)
-			if err != nil {
-				return nil, nil, fmt.Errorf("catalog %s tool %d: %w", f, i, err)
+		lists := []struct {
+			what  string
+			items []json.RawMessage
+			doc   func(string, json.RawMessage) (Doc, error)
+		}{
+			{"tool", c.Tools, DocFromRaw},
+			{"resource", c.Resources, DocFromResource},
+			{"resource template", c.ResourceTemplates, DocFromTemplate},
+			{"prompt", c.Prompts, DocFromPrompt},
+		}
+		for _, l := range lists {
+			for i, raw := range l.items {
+				d, err := l.doc(c.Server, raw)
+				if err != nil {
+					return nil, nil, fmt.Errorf("catalog %s %s %d: %w", f, l.what, i, err)
+				}
+				docs = append(docs, d)
 			}
-			docs = append(docs, d)
 		}
 		cats = append(cats, c)
 	}
 	return cats, docs, nil
 }
 
-// EvalSet is the query file: each query with every acceptable tool as
-// "server/tool".
+// EvalSet is the query file: each query with every acceptable doc named by
+// DocKey ("server/tool", "server/resource:URI", "server/prompt:NAME", ...).
+// Every query is run over all kinds together, as a search without a type is.
 type EvalSet struct {
 	Description string      `json:"description,omitempty"`
 	Queries     []EvalQuery `json:"queries"`
@@ -69,9 +99,12 @@ type EvalQuery struct {
 // Report is the outcome of Evaluate.
 type Report struct {
 	Catalogs, Tools int
-	Queries         int
-	Top1, Top5      int    // queries with an acceptable tool first / in the first five
-	Misses          []Miss // queries whose first hit is not acceptable, in file order
+	// Others counts the resources, resource templates and prompts indexed
+	// beside the tools.
+	Others           int
+	Queries          int
+	Top1, Top3, Top5 int    // queries with an acceptable doc first / in the first three / five
+	Misses           []Miss // queries whose first hit is not acceptable, in file order
 }
 
 // Miss is a query whose first hit was not an acceptable tool.
@@ -84,6 +117,9 @@ type Miss struct {
 
 // Top1Rate and Top5Rate are the fractions of queries hit at 1 and 5.
 func (r Report) Top1Rate() float64 { return rate(r.Top1, r.Queries) }
+
+// Top3Rate is the fraction of queries with an acceptable doc in the first three.
+func (r Report) Top3Rate() float64 { return rate(r.Top3, r.Queries) }
 
 // Top5Rate is the fraction of queries with an acceptable tool in the first five.
 func (r Report) Top5Rate() float64 { return rate(r.Top5, r.Queries) }
@@ -98,9 +134,9 @@ func rate(k, n int) float64 {
 // String prints the rates and then one line per miss.
 func (r Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d queries over %d tools in %d catalogs: top-1 %d/%d (%.1f%%), top-5 %d/%d (%.1f%%)\n",
-		r.Queries, r.Tools, r.Catalogs,
-		r.Top1, r.Queries, 100*r.Top1Rate(), r.Top5, r.Queries, 100*r.Top5Rate())
+	fmt.Fprintf(&b, "%d queries over %d tools and %d resources/templates/prompts in %d catalogs: top-1 %d/%d (%.1f%%), top-3 %d/%d (%.1f%%), top-5 %d/%d (%.1f%%)\n",
+		r.Queries, r.Tools, r.Others, r.Catalogs,
+		r.Top1, r.Queries, 100*r.Top1Rate(), r.Top3, r.Queries, 100*r.Top3Rate(), r.Top5, r.Queries, 100*r.Top5Rate())
 	for _, m := range r.Misses {
 		rank := "not in top 5"
 		if m.Rank > 0 {
@@ -132,16 +168,21 @@ func evaluate(catalogDir, evalFile string, m model) (Report, error) {
 		return Report{}, fmt.Errorf("decode eval set: %w", err)
 	}
 	known := map[string]bool{}
+	r := Report{Catalogs: len(cats), Queries: len(set.Queries)}
 	for _, d := range docs {
-		known[d.Connection+"/"+d.Name] = true
+		known[DocKey(d)] = true
+		if d.Kind == KindTool {
+			r.Tools++
+		} else {
+			r.Others++
+		}
 	}
 	ix := newIndex(docs, m)
-	r := Report{Catalogs: len(cats), Tools: len(docs), Queries: len(set.Queries)}
 	for _, q := range set.Queries {
 		want := map[string]bool{}
 		for _, e := range q.Expect {
 			if !known[e] {
-				return Report{}, fmt.Errorf("eval query %q expects unknown tool %s", q.Query, e)
+				return Report{}, fmt.Errorf("eval query %q expects %s, which no catalog lists", q.Query, e)
 			}
 			want[e] = true
 		}
@@ -149,14 +190,16 @@ func evaluate(catalogDir, evalFile string, m model) (Report, error) {
 		got := make([]string, len(hits))
 		rank := 0
 		for i, h := range hits {
-			d := docs[h.Doc]
-			got[i] = d.Connection + "/" + d.Name
+			got[i] = DocKey(docs[h.Doc])
 			if rank == 0 && want[got[i]] {
 				rank = i + 1
 			}
 		}
 		if rank == 1 {
 			r.Top1++
+		}
+		if rank >= 1 && rank <= 3 {
+			r.Top3++
 		}
 		if rank >= 1 {
 			r.Top5++

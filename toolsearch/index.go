@@ -19,6 +19,9 @@ const (
 	minTypoLen = 5
 	// maxConcepts bounds the concepts of a query that are scored.
 	maxConcepts = 64
+	// leadTerms is how many terms of a description's opening are indexed
+	// again as its lead (fieldLead): about two sentences.
+	leadTerms = 24
 )
 
 // Match tiers: an exact name match ranks above everything, an exact title
@@ -58,6 +61,7 @@ type Index struct {
 	// sum, for name coverage.
 	slotStart []int32
 	slotIdf   []float64
+	slotTerm  []string
 	nameIdf   []float64
 	// names and titles map normalizeName of a name or title to its docs.
 	names  map[string][]int
@@ -125,6 +129,10 @@ func newIndex(docs []Doc, m model) *Index {
 		if key := normalizeName(d.Title); key != "" {
 			ix.titles[key] = append(ix.titles[key], i)
 		}
+		if key := normalizeName(d.URI); key != "" && d.URI != d.Name {
+			// A pasted URI names its resource as surely as a tool's name.
+			ix.names[key] = append(ix.names[key], i)
+		}
 	}
 	for _, t := range sortedKeys(df) {
 		k := dfText[t]
@@ -156,6 +164,7 @@ func newIndex(docs []Doc, m model) *Index {
 		for _, t := range st.name {
 			idf := ix.terms[t].idf
 			ix.slotIdf = append(ix.slotIdf, idf)
+			ix.slotTerm = append(ix.slotTerm, t)
 			ix.nameIdf[i] += idf
 		}
 		for k, t := range st.terms {
@@ -258,12 +267,17 @@ func (a analyzer) terms(text string) []string {
 // whole-name term.
 func (a analyzer) fields(d Doc) [numFields][]string {
 	var fs [numFields][]string
-	fs[fieldName] = a.terms(d.Name)
-	if words := splitIdent(d.Name); len(words) > 1 {
+	name, ext := indexedName(d)
+	fs[fieldName] = a.terms(name)
+	if words := splitIdent(name); len(words) > 1 {
 		fs[fieldName] = append(fs[fieldName], compound(words))
+	}
+	if d.Kind != KindTool {
+		fs[fieldKind] = a.terms(kindText(d, ext))
 	}
 	fs[fieldTitle] = a.terms(d.Title)
 	fs[fieldDescription] = a.terms(d.Description)
+	fs[fieldLead] = fs[fieldDescription][:min(len(fs[fieldDescription]), leadTerms)]
 	for _, p := range d.Params {
 		fs[fieldParamName] = append(fs[fieldParamName], a.terms(p.Name)...)
 		fs[fieldParamDescription] = append(fs[fieldParamDescription], a.terms(p.Description)...)
@@ -295,6 +309,21 @@ func (ix *Index) Doc(i int) Doc { return ix.docs[i] }
 // come first, then tools whose title equals it, then the rest by score;
 // ties are broken by connection, then name.
 func (ix *Index) Search(query string, limit int) []Hit {
+	return ix.search(query, limit, nil)
+}
+
+// SearchKinds is Search over the docs of the given kinds only (KindTool,
+// KindResource, KindTemplate, KindPrompt); no kinds means every kind. Every
+// doc still counts for term rarity, so a hit's score is the same as in
+// Search.
+func (ix *Index) SearchKinds(query string, limit int, kinds ...string) []Hit {
+	if len(kinds) == 0 {
+		return ix.search(query, limit, nil)
+	}
+	return ix.search(query, limit, func(d int) bool { return contains(kinds, ix.docs[d].Kind) })
+}
+
+func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit {
 	query = strings.TrimSpace(query)
 	if query == "" || len(ix.docs) == 0 {
 		return nil
@@ -342,9 +371,19 @@ func (ix *Index) Search(query string, limit int) []Hit {
 	// Coordination: the share of the query's concepts the tool matches. A
 	// tool that matches every part of the task beats one that matches one
 	// part very well.
+	opposed := opposedTerms(concepts)
+
 	for d := 0; d < n; d++ {
 		if scores[d] == 0 {
 			continue
+		}
+		if len(opposed) > 0 {
+			for s := ix.slotStart[d]; s < ix.slotStart[d+1]; s++ {
+				if opposed[ix.slotTerm[s]] {
+					scores[d] *= ix.m.opposite
+					break
+				}
+			}
 		}
 		if ix.nameIdf[d] > 0 {
 			var cov float64
@@ -366,7 +405,7 @@ func (ix *Index) Search(query string, limit int) []Hit {
 
 	var cand []int
 	for d := 0; d < n; d++ {
-		if scores[d] > 0 || tiers[d] != tierNone {
+		if (scores[d] > 0 || tiers[d] != tierNone) && (keep == nil || keep(d)) {
 			cand = append(cand, d)
 		}
 	}

@@ -10,6 +10,14 @@ const (
 	fieldParamName
 	fieldParamDescription
 	fieldAnnotation
+	// fieldKind holds what a resource or prompt is rather than what it is
+	// called: "prompt", "resource", and words for its mimeType ("markdown
+	// document", "binary blob").
+	fieldKind
+	// fieldLead is the opening of the description (its first leadTerms
+	// terms), where a tool says what it is for; the rest of a long
+	// description is usage notes whose length would otherwise drown it.
+	fieldLead
 	numFields
 )
 
@@ -35,19 +43,24 @@ type model struct {
 	// deprecated multiplies the score of a tool that says it is deprecated,
 	// so that its replacement ranks above it.
 	deprecated float64
+	// opposite multiplies the score of a tool whose name holds a verb of
+	// opposite intent to one the query uses ("delete" for "remember"),
+	// unless the query also asks for that verb.
+	opposite float64
 }
 
 // defaultModel: the name is what an agent is most likely to say; parameter
 // text and annotation hints only help to break ties.
 var defaultModel = model{
-	//                name title desc pname pdesc annot
-	fieldWeight:  [numFields]float64{3.0, 1.5, 1.0, 0.6, 0.4, 0.1},
-	fieldB:       [numFields]float64{0.5, 0.5, 0.75, 0.75, 0.75, 0},
+	//                name title desc pname pdesc annot kind lead
+	fieldWeight:  [numFields]float64{3.0, 1.5, 1.0, 0.6, 0.4, 0.1, 1.0, 1.0},
+	fieldB:       [numFields]float64{0.5, 0.5, 0.75, 0.75, 0.75, 0, 0, 0.3},
 	k1:           1.2,
-	related:      0.6,
+	related:      0.8,
 	prefix:       0.5,
 	fuzzy:        0.7,
 	nameCoverage: 1.0,
 	coord:        0.5,
 	deprecated:   0.8,
+	opposite:     0.5,
 }

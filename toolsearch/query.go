@@ -39,11 +39,54 @@ func (ix *Index) parseQuery(query string) []concept {
 		// A query of stop words only ("who", "this") still searches.
 		concepts = ix.words(query, false)
 	}
+	concepts = ix.joinPhrases(query, concepts)
 	if len(concepts) > maxConcepts {
 		concepts = concepts[:maxConcepts]
 	}
 	for i := range concepts {
 		ix.expand(&concepts[i])
+	}
+	return concepts
+}
+
+// joinPhrases adds, for two neighbouring query words that the index knows
+// as one word ("wrap up" → wrapup, "starts up" → startup, "data base" →
+// database), that word as a variant of the first word's concept, or as a
+// concept of its own when the first word is a stop word.
+func (ix *Index) joinPhrases(query string, concepts []concept) []concept {
+	var words []string
+	for _, chunk := range strings.Fields(query) {
+		if literalWord(chunk) == "" {
+			words = append(words, splitIdent(chunk)...)
+		}
+	}
+	for i := 0; i+1 < len(words) && i < maxConcepts; i++ {
+		a, b := words[i], words[i+1]
+		if isNumber(a) || isNumber(b) {
+			continue
+		}
+		joined := ""
+		for _, cand := range []string{stem(a + b), stem(a) + b} {
+			if e := ix.terms[cand]; e != nil && !strings.Contains(cand, "_") {
+				joined = cand
+				break
+			}
+		}
+		if joined == "" {
+			continue
+		}
+		first := stem(a)
+		placed := false
+		for k := range concepts {
+			if !concepts[k].name && concepts[k].variants[0].term == first {
+				concepts[k].variants = append(concepts[k].variants, variant{joined, 1})
+				placed = true
+				break
+			}
+		}
+		if !placed {
+			concepts = append(concepts, concept{labels: []string{a + " " + b}, variants: []variant{{joined, 1}}})
+		}
 	}
 	return concepts
 }
@@ -269,4 +312,32 @@ func editDistance(a, b string, max int) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
+}
+
+// opposedTerms returns the verbs of opposite intent to the query's own
+// words, less any term the query reaches itself ("remove the stale entry and
+// add a new one" opposes neither).
+func opposedTerms(concepts []concept) map[string]bool {
+	var out map[string]bool
+	for _, c := range concepts {
+		if c.name {
+			continue
+		}
+		for _, l := range c.labels {
+			for _, o := range opposite[stem(l)] {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[o] = true
+			}
+		}
+	}
+	for _, c := range concepts {
+		for _, v := range c.variants {
+			if v.weight >= 1 {
+				delete(out, v.term)
+			}
+		}
+	}
+	return out
 }

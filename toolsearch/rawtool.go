@@ -12,11 +12,27 @@ import (
 // dotted, "entities.name") and its description.
 type Param struct{ Name, Description string }
 
-// Doc is what the index knows about one tool.
+// Kinds of Doc. The zero Kind is a tool, so that a Doc built by hand or by
+// DocFromRaw needs no kind.
+const (
+	KindTool     = ""
+	KindResource = "resource"
+	KindTemplate = "template" // a resource template: URI holds the uriTemplate
+	KindPrompt   = "prompt"
+)
+
+// Doc is what the index knows about one tool, resource, resource template or
+// prompt.
 type Doc struct {
 	Connection string // the connection the tool belongs to, e.g. "c1"; opaque here
-	Name       string
-	Title      string
+	// Kind is KindTool (empty), KindResource, KindTemplate or KindPrompt.
+	Kind string
+	// URI is a resource's uri or a template's uriTemplate; empty otherwise.
+	URI string
+	// MimeType is a resource's or template's mimeType; empty otherwise.
+	MimeType string
+	Name     string
+	Title    string
 	// Description is the tool's description as published.
 	Description string
 	Params      []Param

@@ -48,9 +48,9 @@ var relatedGroups = [][]string{
 	{"add", "append", "insert", "attach", "include", "push"},
 	{"get", "fetch", "retrieve", "read", "obtain", "load", "download", "show", "view", "display", "see", "open", "inspect", "return"},
 	{"list", "enumerate", "show", "browse", "all", "index"},
-	{"find", "search", "lookup", "look", "query", "locate", "discover", "seek", "filter", "match"},
+	{"find", "search", "lookup", "look", "query", "locate", "discover", "seek", "filter", "match", "grep"},
 	{"update", "modify", "change", "edit", "patch", "set", "alter", "adjust", "replace", "rewrite"},
-	{"run", "execute", "exec", "invoke", "perform", "trigger", "launch", "call", "evaluate", "eval"},
+	{"run", "execute", "exec", "invoke", "perform", "trigger", "launch", "call", "evaluate", "eval", "start"},
 	{"write", "save", "store", "persist", "put", "record", "dump", "overwrite"},
 	{"rename", "move", "relocate", "mv"},
 	{"copy", "duplicate", "clone", "fork"},
@@ -83,6 +83,13 @@ var relatedGroups = [][]string{
 	{"resize", "bigger", "smaller", "size", "dimension", "width", "height", "viewport"},
 	{"compare", "diff", "difference"},
 	{"toggle", "enable", "disable", "turn", "activate", "deactivate", "on", "off"},
+	{"pattern", "regex", "regexp", "glob", "wildcard"},
+	{"startup", "start", "boot", "initialization", "initialize"},
+	{"architecture", "design", "structure", "layout", "internal", "internally", "organization"},
+	{"simple", "basic", "minimal", "plain", "trivial"},
+	{"instruction", "usage", "howto", "tutorial", "help"},
+	{"feature", "capability", "functionality"},
+	{"viewport", "screen", "window", "device", "mobile", "phone", "emulate", "emulation"},
 	// things
 	{"file", "document"},
 	{"directory", "folder", "path"},
@@ -136,7 +143,7 @@ var relatedGroups = [][]string{
 	// clusters
 	{"pod", "container"},
 	{"deployment", "workload", "app", "application"},
-	{"exec", "shell", "command", "terminal", "run"},
+	{"exec", "shell", "command", "terminal", "run", "bash", "zsh", "powershell", "cli", "process", "program"},
 	{"manifest", "yaml", "spec", "resource"},
 	{"node", "machine", "host", "server"},
 	{"drain", "cordon", "uncordon", "maintenance", "evict"},
@@ -160,6 +167,9 @@ var oneWay = map[string][]string{
 	"altitude":   {"elevation"},
 	"picture":    {"image"},
 	"photo":      {"image"},
+	"mind":       {"remember", "memory"},
+	"doc":        {"document"},
+	"contents":   {"content", "inside"},
 }
 
 // related maps a stem to the stems of its related words.
@@ -200,6 +210,41 @@ func buildRelated(groups [][]string, directed map[string][]string) map[string][]
 		}
 		sortStrings(list)
 		out[k] = list
+	}
+	return out
+}
+
+// oppositeGroups pairs verbs of opposite intent: a query that asks to keep
+// something ("remember", "save", "add") is not answered by a tool whose
+// name says it removes it, however much of their text they share ("delete
+// observations from entities in the knowledge graph"). Each pair is two
+// lists; every word of one is opposite to every word of the other.
+var oppositeGroups = [][2][]string{
+	{{"create", "make", "new", "add", "remember", "memorize", "store", "save", "record", "insert", "write", "append", "keep", "note"},
+		{"delete", "remove", "erase", "destroy", "purge", "forget", "clean", "clear", "drop", "discard"}},
+	{{"open", "start", "launch", "begin", "run", "spawn", "new"},
+		{"close", "stop", "kill", "terminate", "end", "quit", "cancel", "abort"}},
+	{{"enable", "activate"}, {"disable", "deactivate"}},
+	{{"install"}, {"uninstall"}},
+	{{"upload", "push"}, {"download", "pull"}},
+	{{"attach"}, {"detach"}},
+	{{"lock"}, {"unlock"}},
+	{{"subscribe"}, {"unsubscribe"}},
+}
+
+// opposite maps a stem to the stems of opposite intent.
+var opposite = buildOpposite(oppositeGroups)
+
+func buildOpposite(groups [][2][]string) map[string][]string {
+	out := map[string][]string{}
+	for _, g := range groups {
+		for side := 0; side < 2; side++ {
+			for _, a := range g[side] {
+				for _, b := range g[1-side] {
+					out[stem(a)] = append(out[stem(a)], stem(b))
+				}
+			}
+		}
 	}
 	return out
 }

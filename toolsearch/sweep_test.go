@@ -18,7 +18,11 @@ func TestSweepModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Printf("%-28s top-1 %5.1f%%  top-5 %5.1f%%\n", name, 100*r.Top1Rate(), 100*r.Top5Rate())
+		rr, err := evaluate(catalogDir, resourceEvalFile, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("%-28s top-1 %5.1f%%  top-5 %5.1f%%  resources top-3 %5.1f%%\n", name, 100*r.Top1Rate(), 100*r.Top5Rate(), 100*rr.Top3Rate())
 	}
 	run("default", defaultModel)
 	scale := []float64{0, 0.5, 1.5, 2}
@@ -56,6 +60,11 @@ func TestSweepModel(t *testing.T) {
 		m := defaultModel
 		m.nameCoverage = v
 		run(fmt.Sprintf("nameCoverage %.1f", v), m)
+	}
+	for _, v := range []float64{0.3, 0.5, 0.7, 1} {
+		m := defaultModel
+		m.opposite = v
+		run(fmt.Sprintf("opposite %.1f", v), m)
 	}
 	for _, v := range []float64{0.5, 0.8, 1} {
 		m := defaultModel

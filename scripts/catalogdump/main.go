@@ -2,9 +2,12 @@
 
 // Command catalogdump starts one MCP server over stdio, lists all of its tools
 // (following nextCursor) and writes the raw tool objects, exactly as the server
-// published them, to a JSON file:
+// published them, to a JSON file. When the server declares the resources or
+// prompts capability, its resources, resource templates and prompts are
+// listed and written the same way:
 //
-//	{"server": "...", "package": "name@version", "tools": [ ... ]}
+//	{"server": "...", "package": "name@version", "tools": [ ... ],
+//	 "resources": [ ... ], "resourceTemplates": [ ... ], "prompts": [ ... ]}
 //
 // It is used by scripts/collect-catalogs.sh to build the search evaluation
 // catalogs under testdata/catalogs/.
@@ -54,6 +57,11 @@ type catalog struct {
 	Server  string            `json:"server"`
 	Package string            `json:"package"`
 	Tools   []json.RawMessage `json:"tools"`
+	// Resources, ResourceTemplates and Prompts are written only when the
+	// server declares the capability and lists at least one.
+	Resources         []json.RawMessage `json:"resources,omitempty"`
+	ResourceTemplates []json.RawMessage `json:"resourceTemplates,omitempty"`
+	Prompts           []json.RawMessage `json:"prompts,omitempty"`
 }
 
 func main() {
@@ -112,32 +120,48 @@ func run(opts options) error {
 	var init mcp.InitializeRequest
 	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
 	init.Params.ClientInfo = mcp.Implementation{Name: "dispatch-catalogdump", Version: "0"}
-	if _, err := c.Initialize(ctx, init); err != nil {
+	initResult, err := c.Initialize(ctx, init)
+	if err != nil {
 		return fmt.Errorf("initialize: %w (stderr: %s)", err, tail(stderr.String()))
 	}
 
-	tools, err := listTools(ctx, tr)
-	if err != nil {
+	cat := catalog{Server: opts.server, Package: opts.pkg}
+	if cat.Tools, err = listAll(ctx, tr, mcp.MethodToolsList, "tools"); err != nil {
 		return fmt.Errorf("list tools: %w (stderr: %s)", err, tail(stderr.String()))
 	}
-	if len(tools) == 0 {
+	if len(cat.Tools) == 0 {
 		return errors.New("server listed no tools")
 	}
-	data, err := json.MarshalIndent(catalog{Server: opts.server, Package: opts.pkg, Tools: tools}, "", "  ")
+	if initResult.Capabilities.Resources != nil {
+		if cat.Resources, err = listAll(ctx, tr, mcp.MethodResourcesList, "resources"); err != nil {
+			return fmt.Errorf("list resources: %w (stderr: %s)", err, tail(stderr.String()))
+		}
+		if cat.ResourceTemplates, err = listAll(ctx, tr, mcp.MethodResourcesTemplatesList, "resourceTemplates"); err != nil {
+			return fmt.Errorf("list resource templates: %w (stderr: %s)", err, tail(stderr.String()))
+		}
+	}
+	if initResult.Capabilities.Prompts != nil {
+		if cat.Prompts, err = listAll(ctx, tr, mcp.MethodPromptsList, "prompts"); err != nil {
+			return fmt.Errorf("list prompts: %w (stderr: %s)", err, tail(stderr.String()))
+		}
+	}
+	data, err := json.MarshalIndent(cat, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode catalog: %w", err)
 	}
 	if err := os.WriteFile(opts.out, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write catalog: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "catalogdump %s: %d tools -> %s\n", opts.server, len(tools), opts.out)
+	fmt.Fprintf(os.Stderr, "catalogdump %s: %d tools, %d resources, %d templates, %d prompts -> %s\n",
+		opts.server, len(cat.Tools), len(cat.Resources), len(cat.ResourceTemplates), len(cat.Prompts), opts.out)
 	return nil
 }
 
-// listTools sends raw tools/list requests so that every field of every tool
-// object is kept exactly as the server sent it.
-func listTools(ctx context.Context, tr transport.Interface) ([]json.RawMessage, error) {
-	var tools []json.RawMessage
+// listAll sends raw list requests of one method (tools/list, resources/list,
+// ...) and gathers the array named key of every page, so that every field of
+// every object is kept exactly as the server sent it.
+func listAll(ctx context.Context, tr transport.Interface, method mcp.MCPMethod, key string) ([]json.RawMessage, error) {
+	var items []json.RawMessage
 	cursor := ""
 	for page := 1; page <= maxPages; page++ {
 		var params any
@@ -146,8 +170,8 @@ func listTools(ctx context.Context, tr transport.Interface) ([]json.RawMessage, 
 		}
 		resp, err := tr.SendRequest(ctx, transport.JSONRPCRequest{
 			JSONRPC: mcp.JSONRPC_VERSION,
-			ID:      mcp.NewRequestId(fmt.Sprintf("catalogdump-%d", page)),
-			Method:  string(mcp.MethodToolsList),
+			ID:      mcp.NewRequestId(fmt.Sprintf("catalogdump-%s-%d", key, page)),
+			Method:  string(method),
 			Params:  params,
 		})
 		if err != nil {
@@ -156,18 +180,27 @@ func listTools(ctx context.Context, tr transport.Interface) ([]json.RawMessage, 
 		if resp.Error != nil {
 			return nil, fmt.Errorf("server error %d: %s", resp.Error.Code, resp.Error.Message)
 		}
-		var result struct {
-			Tools      []json.RawMessage `json:"tools"`
-			NextCursor string            `json:"nextCursor"`
-		}
+		var result map[string]json.RawMessage
 		if err := json.Unmarshal(resp.Result, &result); err != nil {
 			return nil, fmt.Errorf("decode page %d: %w", page, err)
 		}
-		tools = append(tools, result.Tools...)
-		if result.NextCursor == "" {
-			return tools, nil
+		var pageItems []json.RawMessage
+		if raw, ok := result[key]; ok {
+			if err := json.Unmarshal(raw, &pageItems); err != nil {
+				return nil, fmt.Errorf("decode page %d %s: %w", page, key, err)
+			}
 		}
-		cursor = result.NextCursor
+		items = append(items, pageItems...)
+		var next string
+		if raw, ok := result["nextCursor"]; ok {
+			if err := json.Unmarshal(raw, &next); err != nil {
+				return nil, fmt.Errorf("decode page %d nextCursor: %w", page, err)
+			}
+		}
+		if next == "" {
+			return items, nil
+		}
+		cursor = next
 	}
 	return nil, fmt.Errorf("more than %d pages", maxPages)
 }
