@@ -68,8 +68,13 @@ func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (
 		return errorResult(fmt.Errorf("encode response: %w", err)), nil
 	}
 	result := mcp.NewToolResultText(string(data))
-	if call, ok := resp.(*CallResponse); ok {
-		result.IsError = call.IsError
+	switch r := resp.(type) {
+	case *CallResponse:
+		result.IsError = r.IsError
+	case *RunResponse:
+		// Each step says how it went; isError tells an agent skimming
+		// the result that one of them did not.
+		result.IsError = r.Failed > 0
 	}
 	return result, nil
 }

@@ -62,6 +62,9 @@ type Request struct {
 	MaxMatches *int   `json:"maxMatches,omitempty"` // nil: the default; given, at least 1
 	MaxBytes   *int64 `json:"maxBytes,omitempty"`   // nil: spill.DefaultReadBytes; given, at least 1
 	Path       string `json:"path,omitempty"`
+
+	// run: a JSON array of proxy-dispatch requests (see run.go)
+	Steps json.RawMessage `json:"steps,omitempty"`
 }
 
 // Actions and the parameters each accepts. A parameter given to an action
@@ -73,6 +76,7 @@ var actionParams = map[string][]string{
 	"info":       {"tool", "connection"},
 	"call":       {"tool", "connection", "arguments", "argumentsFile", "argumentsPath", "argumentsKey", "meta", "resultToFile", "resultSizeThreshold", "timeout"},
 	"readresult": {"resultFile", "op", "lines", "fromLine", "toLine", "pattern", "context", "maxMatches", "maxBytes", "offset", "path"},
+	"run":        {"steps", "timeout"},
 }
 
 // allParams is every parameter the schema declares.
@@ -118,6 +122,7 @@ var examples = map[string]string{
 	"info":       `Example: {"action":"info","tool":"read_file"}`,
 	"call":       `Example: {"action":"call","tool":"read_file","arguments":{"path":"/tmp/a.txt"}}`,
 	"readresult": `Example: {"action":"readresult","resultFile":"/tmp/.../r1.json","op":"grep","pattern":"error"}`,
+	"run":        `Example: {"action":"run","steps":[{"id":"a","action":"call","tool":"read_file","arguments":{"path":"/tmp/a.json"}},{"action":"call","tool":"create_entities","argumentsFile":"$a.resultFile"}]}`,
 }
 
 // ParseRequest decodes and validates the tool's raw arguments.
@@ -155,7 +160,7 @@ func ParseRequest(raw json.RawMessage) (Request, error) {
 }
 
 func actionList() string {
-	return `Use "action" with one of: list, search, info, call, readresult. ` + examples["search"]
+	return `Use "action" with one of: list, search, info, call, readresult, run. ` + examples["search"]
 }
 
 func checkParams(action string, allowed []string, fields map[string]json.RawMessage) error {
@@ -428,6 +433,13 @@ func (r *Request) Check() error {
 		if (r.ArgumentsPath != "" || r.ArgumentsKey != "") && r.ArgumentsFile == "" {
 			return usagef(`Example: {"action":"call","tool":"t","argumentsFile":"/tmp/r1.json","argumentsPath":"items","argumentsKey":"rows"}`,
 				"\"argumentsPath\" and \"argumentsKey\" need an \"argumentsFile\"")
+		}
+	case "run":
+		if err := r.checkTimeout(); err != nil {
+			return err
+		}
+		if trimmed := bytes.TrimSpace(r.Steps); len(trimmed) == 0 || trimmed[0] != '[' {
+			return usagef(examples["run"], "run needs \"steps\": a JSON array of proxy-dispatch requests")
 		}
 	case "readresult":
 		if r.ResultFile == "" {

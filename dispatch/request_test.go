@@ -123,7 +123,7 @@ func TestParseRequest_Invalid(t *testing.T) {
 		{name: "empty action", raw: `{"action":""}`, want: []string{`missing "action"`}},
 		{name: "null action", raw: `{"action":null}`, want: []string{`missing "action"`}},
 		{name: "action not a string", raw: `{"action":1}`, want: []string{`"action" must be a string`, "list, search, info, call, readresult"}},
-		{name: "unknown action", raw: `{"action":"run"}`, want: []string{`unknown action "run"`, "list, search, info, call, readresult"}},
+		{name: "unknown action", raw: `{"action":"execute"}`, want: []string{`unknown action "execute"`, "list, search, info, call, readresult"}},
 		{name: "action case matters", raw: `{"action":"List"}`, want: []string{`unknown action "List"`}},
 		{name: "pattern on list", raw: `{"action":"list","pattern":"x"}`, want: []string{`"pattern"`, "do not apply to action list", "Parameters for list:"}},
 		{name: "tool on list", raw: `{"action":"list","tool":"x"}`, want: []string{`"tool"`, "action list"}},

@@ -11,14 +11,15 @@ const ToolDescription = `Gateway to the tools of several MCP servers. Find a too
 1. search {query:"what you want to do"} (or list) -> tools with their parameters.
 2. info {tool} -> full input schema, when the parameters are unclear.
 3. call {tool, arguments:{...}} (add connection when a name exists on several servers).
-Large results are saved to a file and you get its path (resultFile) with a preview: read it with readresult {resultFile, op: stat|head|tail|slice|grep|read|query} - never with another server's file tool. Pass a resultFile (or a JSON file) as argumentsFile to feed the next call.`
+Large results are saved to a file and you get its path (resultFile) with a preview: read it with readresult {resultFile, op: stat|head|tail|slice|grep|read|query} - never with another server's file tool. Pass a resultFile (or a JSON file) as argumentsFile to feed the next call.
+run {steps:[...]} does several requests in one, in parallel where they do not depend on each other.`
 
 // inputSchema is the tool's JSON schema. A golden test pins it, so every
 // change to what agents see is deliberate.
 const inputSchema = `{
   "type": "object",
   "properties": {
-    "action": {"type": "string", "enum": ["list", "search", "info", "call", "readresult"]},
+    "action": {"type": "string", "enum": ["list", "search", "info", "call", "readresult", "run"]},
     "connection": {"type": "string", "description": "Server alias (c1..) or name."},
     "query": {"type": "string", "description": "search: the task in words."},
     "tool": {"type": "string", "description": "info/call: tool name."},
@@ -29,7 +30,8 @@ const inputSchema = `{
     "meta": {"type": "object", "description": "call: sent as _meta."},
     "resultToFile": {"type": "boolean", "description": "call: save the result to a file."},
     "resultSizeThreshold": {"type": "integer", "description": "call: bytes above which the result is saved to a file (0 = never)."},
-    "timeout": {"type": "number", "description": "call: seconds."},
+    "timeout": {"type": "number", "description": "call/run: seconds."},
+    "steps": {"type": "array", "items": {"type": "object"}, "description": "run: requests, each with an optional id; \"$ID.value.PATH\" or \"$ID.resultFile\" uses an earlier step's answer."},
     "refresh": {"type": "boolean", "description": "list/search: re-read live tool lists."},
     "includeTools": {"type": "boolean"},
     "includeInputSchema": {"type": "boolean"},

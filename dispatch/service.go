@@ -44,7 +44,13 @@ type Options struct {
 	TrustPaths bool
 	// MaxArgumentsFileBytes bounds an argumentsFile (--max-args-file).
 	MaxArgumentsFileBytes int64
-	Logger                *slog.Logger
+	// RunConcurrency bounds the steps of one run in flight at once
+	// (--run-concurrency); zero means DefaultRunConcurrency.
+	RunConcurrency int
+	// MaxRunSteps bounds the steps of one run; zero means
+	// DefaultMaxRunSteps.
+	MaxRunSteps int
+	Logger      *slog.Logger
 }
 
 // Service runs proxy-dispatch requests against a set of connections. It is
@@ -85,7 +91,8 @@ type Hooks struct {
 }
 
 // Do runs one request and returns its response value: a *ListResponse,
-// *SearchResponse, *InfoResponse, *CallResponse or *ReadResponse.
+// *SearchResponse, *InfoResponse, *CallResponse, *ReadResponse or
+// *RunResponse.
 func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error) {
 	if err := req.Check(); err != nil {
 		return nil, err
@@ -101,6 +108,8 @@ func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error)
 		return s.Call(ctx, s.qualifyTool(ctx, req), hooks)
 	case "readresult":
 		return s.ReadResult(req)
+	case "run":
+		return s.Run(ctx, req)
 	}
 	return nil, usagef(actionList(), "unknown action %q", req.Action)
 }
