@@ -58,9 +58,9 @@ func (s *Service) Run(ctx context.Context, req Request) (*RunResponse, error) {
 	for i := range r.done {
 		r.done[i] = make(chan struct{})
 	}
-	// One goroutine per step, at most MaxRunSteps: each waits for what it
-	// uses, then for a slot. Every wait also ends with runCtx, so all of
-	// them end.
+	// One goroutine per step, at most MaxRunSteps: each waits for the
+	// earlier steps it uses, then for a slot or the end of runCtx, so all
+	// of them end.
 	var wg sync.WaitGroup
 	for i := range plan {
 		wg.Add(1)
@@ -122,12 +122,10 @@ func (r *runState) runStep(ctx, parent context.Context, i int) {
 		res.Err, res.Error = err, err.Error()
 	}
 	for _, d := range p.deps {
-		select {
-		case <-r.done[d]:
-		case <-ctx.Done():
-			fail(notRun(ctx, parent))
-			return
-		}
+		// No select on ctx here: once ctx ends, every earlier step ends
+		// soon (its call and its own waits watch ctx), and waiting for it
+		// lets this step name the failure it depended on.
+		<-r.done[d]
 		if r.answers[d] == nil {
 			dep := r.plan[d].name()
 			res.FailedDependency = dep
