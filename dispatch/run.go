@@ -17,7 +17,12 @@ type RunResponse struct {
 	Steps     []StepResult `json:"steps"`
 	Succeeded int          `json:"succeeded"`
 	Failed    int          `json:"failed"` // failed, or not run because a step it uses failed
+	// Hint says once how to use result files, instead of in every step.
+	Hint string `json:"hint,omitempty"`
 }
+
+// runFilesHint is a run's Hint when a step's result was saved to a file.
+const runFilesHint = `Results saved to a file are not in your context: read one with {"action":"readresult","resultFile":PATH,"op":"head"} (or grep, slice, query), or feed it to a call as "argumentsFile"; in a run, "$ID.resultFile" and "$ID.value.PATH" do this.`
 
 // errRunCancelled is the cause when the agent cancels a run.
 var errRunCancelled = errors.New("the run was cancelled")
@@ -74,6 +79,10 @@ func (s *Service) Run(ctx context.Context, req Request) (*RunResponse, error) {
 
 	resp := &RunResponse{Steps: r.results}
 	for _, res := range r.results {
+		if call, ok := res.Response.(*CallResponse); ok && call.Spill != nil {
+			call.Spill.Hint = ""
+			resp.Hint = runFilesHint
+		}
 		if res.Error != "" {
 			resp.Failed++
 		} else {
