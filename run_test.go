@@ -282,3 +282,29 @@ func TestRun_CancellingTheRunCancelsEveryStep(t *testing.T) {
 		return err == nil && strings.Contains(string(data), "cancelled hang one") && strings.Contains(string(data), "cancelled hang two")
 	})
 }
+
+func TestRun_ReferencesOfAStepAreBounded(t *testing.T) {
+	tc := startDispatch(t, nil, "--max-args-file", "1MiB", "--mcp", fixture())
+	// Each reference is under the limit; four of them are not.
+	r := tc.mustCall(map[string]any{"action": "run", "steps": []any{
+		map[string]any{"id": "a", "action": "call", "tool": "large", "arguments": map[string]any{"bytes": 300000}},
+		map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "$a.value.0.name", "m1": "$a.value", "m2": "$a.value", "m3": "$a.value", "m4": "$a.value"}},
+		map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "$a.value.0.name", "m1": "$a.value"}},
+	}})
+	a := decodeRun(t, r)
+	if len(a.Steps) != 3 {
+		t.Fatalf("run = %s", r.text())
+	}
+	checkText(t, "step with four large references", a.Steps[1].Error, []string{"add up to more than 1.0 MiB", "--max-args-file", "argumentsFile"}, nil)
+	if a.Steps[2].Error != "" {
+		t.Errorf("step with one large reference: %s", a.Steps[2].Error)
+	}
+}
+
+func TestRun_StepsMayComeAsAJSONString(t *testing.T) {
+	tc := startDispatch(t, nil, "--mcp", fixture())
+	a := decodeRun(t, tc.mustOK(map[string]any{"action": "run", "steps": `[{"id":"a","action":"call","tool":"echo","arguments":{"message":"hi"}},{"action":"call","tool":"echo","arguments":{"message":"$a.value"}}]`}))
+	if a.Succeeded != 2 || stepText(t, a.Steps[1].Response) != "hi" {
+		t.Errorf("run = %+v", a)
+	}
+}

@@ -305,6 +305,20 @@ func quoteAll(names []string) string {
 	return strings.Join(quoted, ", ")
 }
 
+// stepsArray unwraps steps given as a JSON string holding the array, as
+// some agents serialize nested values.
+func stepsArray(raw json.RawMessage) (json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || trimmed[0] != '"' {
+		return raw, nil
+	}
+	var s string
+	if err := json.Unmarshal(trimmed, &s); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(s), nil
+}
+
 // argumentsObject accepts an object, or a string holding one.
 func argumentsObject(raw json.RawMessage) (json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(raw)
@@ -438,6 +452,9 @@ func (r *Request) Check() error {
 		if err := r.checkTimeout(); err != nil {
 			return err
 		}
+		if steps, err := stepsArray(r.Steps); err == nil {
+			r.Steps = steps
+		}
 		if trimmed := bytes.TrimSpace(r.Steps); len(trimmed) == 0 || trimmed[0] != '[' {
 			return usagef(examples["run"], "run needs \"steps\": a JSON array of proxy-dispatch requests")
 		}
@@ -489,7 +506,11 @@ func (r *Request) checkTimeout() error {
 		return nil
 	}
 	name, example := r.timeoutParam()
-	hint := fmt.Sprintf("Use a number of seconds more than 0 and at most %d, %s; leave it out for the server's \"timeout\" setting or --timeout", MaxTimeoutSeconds, example)
+	fallback := `the server's "timeout" setting or --timeout`
+	if r.Action == "run" {
+		fallback = "--timeout"
+	}
+	hint := fmt.Sprintf("Use a number of seconds more than 0 and at most %d, %s; leave it out for %s", MaxTimeoutSeconds, example, fallback)
 	switch t := *r.Timeout; {
 	case math.IsNaN(t):
 		return usagef(hint, "%s is not a number", name)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/dustin/go-humanize"
 )
 
 // DefaultRunConcurrency bounds the steps of one run that are in flight at
@@ -177,6 +179,10 @@ func notRun(ctx, parent context.Context) error {
 // execute resolves p's references and runs it.
 func (r *runState) execute(ctx context.Context, p *plannedStep) (any, *stepAnswer, error) {
 	var refErr error
+	// What references put into one step is bounded like an argumentsFile:
+	// it all travels in one message, and a step could repeat a reference
+	// to a large value thousands of times.
+	budget := r.svc.opts.MaxArgumentsFileBytes
 	resolved, err := mapStrings(p.fields, func(x string) (any, error) {
 		if literal, ok := stringLiteral(x); ok {
 			return literal, nil
@@ -187,10 +193,15 @@ func (r *runState) execute(ctx context.Context, p *plannedStep) (any, *stepAnswe
 		}
 		// planRun checked the name, and runStep that the step answered.
 		d := r.index[ref.name]
-		raw, err := r.svc.resolve(ref, r.answers[d], r.plan[d].name())
-		if err != nil && refErr == nil {
-			refErr = err
+		if refErr != nil {
+			return x, nil
 		}
+		raw, err := r.svc.resolve(ref, r.answers[d], r.plan[d].name())
+		if budget -= int64(len(raw)); err == nil && budget < 0 {
+			err = usagef(`Feed large values whole with "argumentsFile":"$ID.resultFile" instead, or raise --max-args-file`,
+				"the references of this step add up to more than %s (--max-args-file)", humanize.IBytes(uint64(r.svc.opts.MaxArgumentsFileBytes)))
+		}
+		refErr = err
 		return raw, nil
 	})
 	if err == nil {
