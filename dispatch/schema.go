@@ -12,7 +12,7 @@ const ToolDescription = `Gateway to the tools of several MCP servers. Find a too
 2. info {tool} -> full input schema, when the parameters are unclear.
 3. call {tool, arguments:{...}} (add connection when a name exists on several servers).
 Large results are saved to a file and you get its path (resultFile) with a preview: read it with readresult {resultFile, op: stat|head|tail|slice|grep|read|query} - never with another server's file tool. Pass a resultFile (or a JSON file) as argumentsFile to feed the next call.
-run {steps:[...]} does several requests in one, in parallel where they do not depend on each other.`
+run {steps:[...]}: several requests in one.`
 
 // inputSchema is the tool's JSON schema. A golden test pins it, so every
 // change to what agents see is deliberate.
@@ -31,7 +31,7 @@ const inputSchema = `{
     "resultToFile": {"type": "boolean", "description": "call: save the result to a file."},
     "resultSizeThreshold": {"type": "integer", "description": "call: bytes above which the result is saved to a file (0 = never)."},
     "timeout": {"type": "number", "description": "call/run: seconds."},
-    "steps": {"type": "array", "items": {"type": "object"}, "description": "run: requests, each with an optional id; \"$ID.value.PATH\" or \"$ID.resultFile\" uses an earlier step's answer."},
+    "steps": {"type": "array", "items": {"type": "object"}, "description": "run: requests with optional id; \"$ID.value.PATH\", \"$ID.resultFile\" use earlier answers."},
     "refresh": {"type": "boolean", "description": "list/search: re-read live tool lists."},
     "includeTools": {"type": "boolean"},
     "includeInputSchema": {"type": "boolean"},
