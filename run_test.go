@@ -165,12 +165,15 @@ func TestRun_FailureFailsOnlyItsDependants(t *testing.T) {
 		map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "$uses.value"}},
 		map[string]any{"id": "small", "action": "call", "tool": "echo", "arguments": map[string]any{"message": "inline"}},
 		map[string]any{"action": "readresult", "resultFile": "$small.resultFile"},
+		// An action taken from an answer cannot smuggle in a nested run.
+		map[string]any{"id": "word", "action": "call", "tool": "echo", "arguments": map[string]any{"message": "run"}},
+		map[string]any{"action": "$word.value", "steps": []any{map[string]any{"action": "list"}}},
 	}})
 	if !r.IsError {
 		t.Errorf("a run with failed steps should say isError: %s", r.text())
 	}
 	a := decodeRun(t, r)
-	if a.Succeeded != 2 || a.Failed != 4 {
+	if a.Succeeded != 3 || a.Failed != 5 {
 		t.Fatalf("succeeded %d, failed %d: %s", a.Succeeded, a.Failed, r.text())
 	}
 	checkText(t, "failed step", a.Steps[0].Error+string(a.Steps[0].Response), []string{"tool fail returned an error", "boom"}, nil)
@@ -184,6 +187,7 @@ func TestRun_FailureFailsOnlyItsDependants(t *testing.T) {
 		t.Errorf("dependant of a step not run: %+v", s)
 	}
 	checkText(t, "resultFile of an inline result", a.Steps[5].Error, []string{`"$small.resultFile"`, "inline", "$small.value"}, nil)
+	checkText(t, "run as a referenced action", a.Steps[7].Error, []string{"cannot hold another run"}, nil)
 }
 
 func TestRun_RefusedBeforeAnythingRuns(t *testing.T) {

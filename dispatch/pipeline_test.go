@@ -47,7 +47,7 @@ func TestRunPipeline_RefusesARunStep(t *testing.T) {
 	steps := []json.RawMessage{json.RawMessage(`{"action":"run","steps":[{"action":"list"}]}`)}
 	ran := 0
 	err := svc.RunPipeline(context.Background(), steps, true, func(StepResult) error { ran++; return nil })
-	if !IsUsage(err) || !strings.Contains(err.Error(), "cannot be a run") {
+	if !IsUsage(err) || !strings.Contains(err.Error(), "cannot hold another run") {
 		t.Errorf("RunPipeline of a run step = %v", err)
 	}
 	if ran != 1 {

@@ -29,6 +29,16 @@ const runFilesHint = `Results saved to a file are not in your context: read one 
 // errRunCancelled is the cause when the agent cancels a run.
 var errRunCancelled = errors.New("the run was cancelled")
 
+// errNestedRun refuses a run inside a run (or inside a pipeline).
+var errNestedRun = usagef("Put its steps in the outer run's (or pipeline's) steps instead", "a run cannot hold another run")
+
+// runKey marks a context as inside a run or a pipeline.
+type runKey struct{}
+
+func markRun(ctx context.Context) context.Context { return context.WithValue(ctx, runKey{}, true) }
+
+func withinRun(ctx context.Context) bool { return ctx.Value(runKey{}) != nil }
+
 // runTimeoutError is the cause when a run's time limit runs out.
 type runTimeoutError struct {
 	limit time.Duration
@@ -45,6 +55,12 @@ func (e *runTimeoutError) Error() string {
 // fails fails only the steps that use it. Every reference is checked
 // before anything runs, and a run inside a run is refused.
 func (s *Service) Run(ctx context.Context, req Request) (*RunResponse, error) {
+	if withinRun(ctx) {
+		// A step's action can come from a reference, or a pipeline's
+		// step can be a run: refused here, whatever the path.
+		return nil, errNestedRun
+	}
+	ctx = markRun(ctx)
 	plan, index, err := s.planRun(ctx, req.Steps)
 	if err != nil {
 		return nil, err

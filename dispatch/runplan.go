@@ -123,7 +123,7 @@ func decodePlannedStep(n int, raw json.RawMessage) (plannedStep, error) {
 	p := plannedStep{n: n, fields: fields}
 	p.action, _ = fields["action"].(string)
 	if p.action == "run" {
-		return plannedStep{}, usagef("Put its steps in this run's \"steps\" instead", "a run cannot hold another run")
+		return plannedStep{}, errNestedRun
 	}
 	if id, given := fields["id"]; given {
 		name, ok := id.(string)
