@@ -37,6 +37,7 @@ type Globals struct {
 	NoCache        bool             `name:"no-cache" help:"Do not read or write the catalog cache: list and search start every server."`
 	Eager          bool             `name:"eager" help:"Serve mode: start every server at startup instead of on first use."`
 	MaxRequest     string           `name:"max-request" default:"64MiB" help:"Serve mode: largest message accepted from the agent; a longer one is answered with an error and skipped (pass large inputs with argumentsFile)."`
+	RunConcurrency int              `name:"run-concurrency" default:"4" help:"Steps of one run (action run) in flight at once."`
 	MaxInFlight    int              `name:"max-in-flight" default:"256" help:"Serve mode: requests served at once; past it a request is answered at once that dispatch is busy."`
 	JSON           bool             `name:"json" help:"Print JSON instead of text (one-shot commands)."`
 	LogLevel       string           `name:"log-level" default:"warn" enum:"debug,info,warn,error" help:"Log level (logs go to stderr, credentials masked): ${enum}."`
@@ -164,6 +165,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		ArgumentRoots:         g.ArgsDir,
 		TrustPaths:            paths == userPaths,
 		MaxArgumentsFileBytes: maxArgs,
+		RunConcurrency:        g.RunConcurrency,
 		Logger:                log,
 	})
 	return &app{svc: svc, conns: conns, store: store, log: log}, nil
@@ -225,6 +227,8 @@ func (g *Globals) checkLimits() error {
 		return &usageErr{fmt.Errorf("--timeout must be a positive duration such as 2m or 1h, not %s", g.Timeout)}
 	case g.ConnectTimeout <= 0:
 		return &usageErr{fmt.Errorf("--connect-timeout must be a positive duration such as 60s or 5m, not %s", g.ConnectTimeout)}
+	case g.RunConcurrency < 1:
+		return &usageErr{fmt.Errorf("--run-concurrency must be at least 1, not %d", g.RunConcurrency)}
 	case g.StdinTimeout <= 0:
 		return &usageErr{fmt.Errorf("--stdin-timeout must be a positive duration such as 30s, not %s", g.StdinTimeout)}
 	case g.MaxInFlight < 1:

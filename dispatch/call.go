@@ -60,7 +60,7 @@ type SpillInfo struct {
 	Elements         *int64   `json:"elements,omitempty"`
 	FirstElementKeys []string `json:"firstElementKeys,omitempty"`
 	Preview          string   `json:"preview"`
-	Hint             string   `json:"hint"`
+	Hint             string   `json:"hint,omitempty"` // empty only in a run's steps: the run says it once
 }
 
 // Bounds of a spill answer.

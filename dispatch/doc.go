@@ -1,5 +1,6 @@
 // Package dispatch is the proxy-dispatch tool: one MCP tool whose actions
-// (list, search, info, call, readresult) give an agent every downstream
+// (list, search, info, call, readresult, and run, which does several of
+// them in one request) give an agent every downstream
 // server's tools on demand. It validates requests, runs them against a
 // connections.Set, spills large results through spill/, and builds the
 // responses that both the MCP server and the CLI show.

@@ -90,8 +90,13 @@ func (s *Service) answer(ctx context.Context, req Request, hooks Hooks) *mcp.Cal
 		return errorResult(fmt.Errorf("encode response: %w", err))
 	}
 	result := mcp.NewToolResultText(string(data))
-	if call, ok := resp.(*CallResponse); ok {
-		result.IsError = call.IsError
+	switch r := resp.(type) {
+	case *CallResponse:
+		result.IsError = r.IsError
+	case *RunResponse:
+		// Each step says how it went; isError tells an agent skimming
+		// the result that one of them did not.
+		result.IsError = r.Failed > 0
 	}
 	return result
 }

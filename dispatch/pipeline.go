@@ -19,6 +19,9 @@ type StepResult struct {
 	Action   string `json:"action,omitempty"`
 	Response any    `json:"response,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// FailedDependency names the step whose failure kept this one from
+	// running (action run).
+	FailedDependency string `json:"failedDependency,omitempty"`
 	// Err is the step's error for the caller (not serialized).
 	Err error `json:"-"`
 }
@@ -48,6 +51,7 @@ func (s *Service) RunPipeline(ctx context.Context, steps []json.RawMessage, keep
 		steps = append(steps[:len(steps)-1:len(steps)-1], last)
 	}
 	answers := map[string][]byte{}
+	ctx = markRun(ctx) // a step that is a run is refused
 	for i, raw := range steps {
 		n := i + 1
 		res := StepResult{Step: n}
@@ -143,8 +147,7 @@ func decodeStep(raw json.RawMessage) (map[string]any, error) {
 // the value at path in that step's answer. "resultFile" also finds
 // spill.resultFile, since that is what one means when chaining calls.
 func resolveRefs(v any, answers map[string][]byte) (any, error) {
-	switch x := v.(type) {
-	case string:
+	return mapStrings(v, func(x string) (any, error) {
 		if strings.HasPrefix(x, "$$") {
 			return x[1:], nil // "$$" writes a literal "$"
 		}
@@ -169,9 +172,19 @@ func resolveRefs(v any, answers map[string][]byte) (any, error) {
 			return json.RawMessage(found.Raw), nil
 		}
 		return found.Value(), nil
+	})
+}
+
+// mapStrings replaces every string in v, at any depth, with what replace
+// makes of it; a pipeline's and a run's references are both strings
+// found this way.
+func mapStrings(v any, replace func(string) (any, error)) (any, error) {
+	switch x := v.(type) {
+	case string:
+		return replace(x)
 	case map[string]any:
 		for k, e := range x {
-			r, err := resolveRefs(e, answers)
+			r, err := mapStrings(e, replace)
 			if err != nil {
 				return nil, err
 			}
@@ -180,7 +193,7 @@ func resolveRefs(v any, answers map[string][]byte) (any, error) {
 		return x, nil
 	case []any:
 		for i, e := range x {
-			r, err := resolveRefs(e, answers)
+			r, err := mapStrings(e, replace)
 			if err != nil {
 				return nil, err
 			}

@@ -1,7 +1,9 @@
 package dispatch
 
 import (
+	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +39,18 @@ func TestDecodeStep_RefusesNonObjects(t *testing.T) {
 		if _, err := decodeStep(json.RawMessage(raw)); err == nil {
 			t.Errorf("decodeStep(%s) accepted it", raw)
 		}
+	}
+}
+
+func TestRunPipeline_RefusesARunStep(t *testing.T) {
+	svc := New(nil, Options{})
+	steps := []json.RawMessage{json.RawMessage(`{"action":"run","steps":[{"action":"list"}]}`)}
+	ran := 0
+	err := svc.RunPipeline(context.Background(), steps, true, func(StepResult) error { ran++; return nil })
+	if !IsUsage(err) || !strings.Contains(err.Error(), "cannot hold another run") {
+		t.Errorf("RunPipeline of a run step = %v", err)
+	}
+	if ran != 1 {
+		t.Errorf("emitted %d answers, want the one refusal", ran)
 	}
 }

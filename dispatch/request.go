@@ -98,7 +98,7 @@ var actionParams = map[string][]string{
 	"info":       {"type", "tool", "uri", "prompt", "path", "connection"},
 	"call":       {"type", "tool", "uri", "prompt", "path", "connection", "arguments", "args", "argumentsFile", "argumentsPath", "argumentsKey", "meta", "resultToFile", "resultSizeThreshold", "timeout"},
 	"readresult": {"resultFile", "op", "lines", "fromLine", "toLine", "pattern", "context", "maxMatches", "maxBytes", "offset", "path"},
-	"run":        {"steps"},
+	"run":        {"steps", "timeout"},
 }
 
 // allParams is every parameter the schema declares.
@@ -144,7 +144,7 @@ var examples = map[string]string{
 	"info":       `Example: {"action":"info","tool":"read_file"}`,
 	"call":       `Example: {"action":"call","tool":"read_file","arguments":{"path":"/tmp/a.txt"}}`,
 	"readresult": `Example: {"action":"readresult","resultFile":"/tmp/.../r1.json","op":"grep","pattern":"error"}`,
-	"run":        `Example: {"action":"run","steps":[{"id":"a","action":"call","tool":"t1"},{"action":"call","tool":"t2","argumentsFile":"$a.resultFile"}]}`,
+	"run":        `Example: {"action":"run","steps":[{"id":"a","action":"call","tool":"read_file","arguments":{"path":"/tmp/a.json"}},{"action":"call","tool":"create_entities","argumentsFile":"$a.resultFile"}]}`,
 }
 
 // ParseRequest decodes and validates the tool's raw arguments.
@@ -339,6 +339,20 @@ func quoteAll(names []string) string {
 	return strings.Join(quoted, ", ")
 }
 
+// stepsArray unwraps steps given as a JSON string holding the array, as
+// some agents serialize nested values.
+func stepsArray(raw json.RawMessage) (json.RawMessage, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || trimmed[0] != '"' {
+		return raw, nil
+	}
+	var s string
+	if err := json.Unmarshal(trimmed, &s); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(s), nil
+}
+
 // argumentsObject accepts an object, or a string holding one.
 func argumentsObject(raw json.RawMessage) (json.RawMessage, error) {
 	trimmed := bytes.TrimSpace(raw)
@@ -485,6 +499,16 @@ func (r *Request) Check() error {
 			return usagef(`Example: {"action":"call","tool":"t","argumentsFile":"/tmp/r1.json","argumentsPath":"items","argumentsKey":"rows"}`,
 				"\"argumentsPath\" and \"argumentsKey\" need an \"argumentsFile\"")
 		}
+	case "run":
+		if err := r.checkTimeout(); err != nil {
+			return err
+		}
+		if steps, err := stepsArray(r.Steps); err == nil {
+			r.Steps = steps
+		}
+		if trimmed := bytes.TrimSpace(r.Steps); len(trimmed) == 0 || trimmed[0] != '[' {
+			return usagef(examples["run"], "run needs \"steps\": a JSON array of proxy-dispatch requests")
+		}
 	case "readresult":
 		if r.ResultFile == "" {
 			return usagef(examples["readresult"], "readresult needs a \"resultFile\" (the path a call returned)")
@@ -533,7 +557,11 @@ func (r *Request) checkTimeout() error {
 		return nil
 	}
 	name, example := r.timeoutParam()
-	hint := fmt.Sprintf("Use a number of seconds more than 0 and at most %d, %s; leave it out for the server's \"timeout\" setting or --timeout", MaxTimeoutSeconds, example)
+	fallback := `the server's "timeout" setting or --timeout`
+	if r.Action == "run" {
+		fallback = "--timeout"
+	}
+	hint := fmt.Sprintf("Use a number of seconds more than 0 and at most %d, %s; leave it out for %s", MaxTimeoutSeconds, example, fallback)
 	switch t := *r.Timeout; {
 	case math.IsNaN(t):
 		return usagef(hint, "%s is not a number", name)

@@ -10,7 +10,7 @@ const ToolName = "proxy-dispatch"
 const ToolDescription = `Gateway to the tools, resources and prompts of several MCP servers. Find, then call:
 1. search {query:"what you want to do"} (or list) - tools with their parameters.
 2. info {tool} - full input schema, when unclear.
-3. call {tool, arguments:{...}} (add connection when a name exists on several servers).
+3. call {tool, arguments:{...}} (add connection if a name is on several servers).
 type resource|prompt: list/info/call with uri or prompt. run {steps:[...]} runs several requests.
 Large results are saved to a file (resultFile) with a preview: read it with readresult {resultFile, op} - never another server's file tool. A resultFile can be the next call's argumentsFile.`
 
@@ -37,7 +37,8 @@ const inputSchema = `{
     "meta": {"type": "object", "description": "sent as _meta."},
     "resultToFile": {"type": "boolean"},
     "resultSizeThreshold": {"type": "integer", "description": "bytes above which the result goes to a file (0 = never)."},
-    "timeout": {"type": "number", "description": "seconds."},
+    "timeout": {"type": "number", "description": "call/run: seconds."},
+    "steps": {"type": "array", "items": {"type": "object"}, "description": "run: requests, optional id; \"$ID.value.PATH\", \"$ID.resultFile\" use earlier answers."},
     "refresh": {"type": "boolean"},
     "includeTools": {"type": "boolean"},
     "includeInputSchema": {"type": "boolean"},
@@ -53,8 +54,7 @@ const inputSchema = `{
     "pattern": {"type": "string", "description": "grep: case-insensitive regexp."},
     "context": {"type": "integer", "description": "grep: lines around matches."},
     "maxMatches": {"type": "integer"},
-    "maxBytes": {"type": "integer"},
-    "steps": {"type": "array", "items": {"type": "object"}, "description": "run: requests; \"$id.value\" uses step id's answer."}
+    "maxBytes": {"type": "integer"}
   },
   "required": ["action"]
 }`

@@ -44,7 +44,13 @@ type Options struct {
 	TrustPaths bool
 	// MaxArgumentsFileBytes bounds an argumentsFile (--max-args-file).
 	MaxArgumentsFileBytes int64
-	Logger                *slog.Logger
+	// RunConcurrency bounds the steps of one run in flight at once
+	// (--run-concurrency); zero means DefaultRunConcurrency.
+	RunConcurrency int
+	// MaxRunSteps bounds the steps of one run; zero means
+	// DefaultMaxRunSteps.
+	MaxRunSteps int
+	Logger      *slog.Logger
 }
 
 // Service runs proxy-dispatch requests against a set of connections. It is
@@ -90,13 +96,10 @@ type Hooks struct {
 // Do runs one request and returns its response value: a *ListResponse,
 // *SideListResponse, *SearchResponse, *InfoResponse, *ResourceInfoResponse,
 // *PromptInfoResponse, *CallResponse, *ReadResponse, *ResourceResponse,
-// *PromptResponse, or for a request in the Proxy Extension's spelling
+// *PromptResponse, *RunResponse, or for a request in the Proxy Extension's spelling
 // *ProxyQueryResponse.
 func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error) {
 	if err := req.Check(); err != nil {
-		return nil, err
-	}
-	if err := notBuilt(req); err != nil {
 		return nil, err
 	}
 	if req.ProxyShaped() {
@@ -131,6 +134,8 @@ func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error)
 		return s.Call(ctx, s.qualifyTool(ctx, req), hooks)
 	case "readresult":
 		return s.ReadResult(req)
+	case "run":
+		return s.Run(ctx, req)
 	}
 	return nil, usagef(actionList(), "unknown action %q", req.Action)
 }

@@ -134,15 +134,6 @@ func proxySpelled(action string, fields map[string]json.RawMessage) bool {
 	return true
 }
 
-// notBuilt refuses, with a clear error, what the request layer accepts but
-// this build does not do yet: run, until its branch lands and removes this.
-func notBuilt(req Request) error {
-	if req.Action == "run" {
-		return fmt.Errorf("action run is not available in this build of dispatch; send the steps as separate requests")
-	}
-	return nil
-}
-
 // filterServer keeps the connections whose alias, configured name or
 // server name (from its initialize answer) starts with prefix: the Proxy
 // Extension's filter_server. "c1" keeps c1 and c10 to c19, as a prefix

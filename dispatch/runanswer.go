@@ -1,0 +1,92 @@
+package dispatch
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"dispatch/spill"
+)
+
+// stepAnswer is what later steps of a run may refer to in a step that
+// succeeded:
+//
+//   - resultFile: the file a call's result was saved to (above the
+//     threshold, or with resultToFile); absent when the result came inline.
+//   - value: the result itself. For a call, the part a result file would
+//     hold: structuredContent (unwrapped when it only wraps the text), else
+//     the lone text item parsed as JSON, else that text as a JSON string,
+//     else the whole content list; read from the file when the result was
+//     saved. For readresult, the data it read (its "value"). For list,
+//     search and info, their whole answer.
+type stepAnswer struct {
+	resultFile string
+	// value is the inline value as JSON; nil when it lives in resultFile
+	// or does not exist.
+	value json.RawMessage
+	// noValue says why there is no value, when there is none.
+	noValue string
+}
+
+// answerOf builds the referable answer of a step's response.
+func answerOf(resp any, inline *callResult) (*stepAnswer, error) {
+	switch r := resp.(type) {
+	case *CallResponse:
+		if r.Spill != nil {
+			return &stepAnswer{resultFile: r.Spill.ResultFile}, nil
+		}
+		kind, data, _ := inline.payload()
+		if kind == payloadText {
+			quoted, err := marshalJSON(string(data))
+			if err != nil {
+				return nil, fmt.Errorf("encode step value: %w", err)
+			}
+			data = quoted
+		}
+		return &stepAnswer{value: data}, nil
+	case *ReadResponse:
+		if r.Value == nil {
+			return &stepAnswer{noValue: "its readresult gave no value that is whole and exact (stat, a cut query result, or bytes that are not UTF-8)"}, nil
+		}
+		return &stepAnswer{value: r.Value}, nil
+	}
+	data, err := marshalJSON(resp)
+	if err != nil {
+		return nil, fmt.Errorf("encode step value: %w", err)
+	}
+	return &stepAnswer{value: data}, nil
+}
+
+// resolve returns the JSON that ref stands for in answer a of step name.
+// A value held in a result file is read from it with argumentsFile's
+// rules and bound (--max-args-file), never whole into memory for a path.
+func (s *Service) resolve(ref stepReference, a *stepAnswer, name string) (json.RawMessage, error) {
+	if ref.field == "resultFile" {
+		if a.resultFile == "" {
+			return nil, usagef(`Use "$`+name+`.value" for an inline result, or give step `+name+` "resultToFile": true`,
+				"%q: step %s's result came inline, not saved to a file", ref.text, name)
+		}
+		return marshalJSON(a.resultFile)
+	}
+	switch {
+	case a.resultFile != "":
+		// argumentsKey lets a text file come back as a JSON string.
+		v, err := s.argumentsFileValue(Request{ArgumentsFile: a.resultFile, ArgumentsPath: ref.path, ArgumentsKey: "value"})
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", ref.text, err)
+		}
+		return json.RawMessage(v.Raw), nil
+	case a.value == nil:
+		return nil, usagef(refHint, "%q: step %s has no value: %s", ref.text, name, a.noValue)
+	case ref.path == "":
+		return a.value, nil
+	}
+	raw, err := spill.SelectBytes("step "+name+"'s value", a.value, ref.path, s.opts.MaxArgumentsFileBytes)
+	switch {
+	case errors.Is(err, spill.ErrBadRequest), errors.Is(err, spill.ErrTooLarge):
+		return nil, usagef(`Look at that step's answer in this run's result, or run the step alone`, "%q: %v", ref.text, err)
+	case err != nil:
+		return nil, fmt.Errorf("%q: %w", ref.text, err)
+	}
+	return raw, nil
+}
