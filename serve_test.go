@@ -342,7 +342,8 @@ func TestServe_Validation(t *testing.T) {
 		want []string
 	}{
 		{"missing action", map[string]any{}, []string{`missing "action"`, "list, search, info, call, readresult"}},
-		{"unknown action", map[string]any{"action": "run"}, []string{`unknown action "run"`}},
+		{"unknown action", map[string]any{"action": "execute"}, []string{`unknown action "execute"`, "run"}},
+		{"run without steps", map[string]any{"action": "run"}, []string{`run needs "steps"`}},
 		{"call without tool", map[string]any{"action": "call"}, []string{`call needs a "tool"`, "Example"}},
 		{"search without query", map[string]any{"action": "search"}, []string{`search needs a "query"`}},
 		{"foreign parameter", map[string]any{"action": "list", "pattern": "x"}, []string{`"pattern"`, "do not apply to action list"}},
