@@ -11,6 +11,10 @@ import (
 	"dispatch/toolsearch"
 )
 
+// MaxQueryBytes bounds a search query: a task in words is a line or two,
+// and every word of a longer one costs ranking time for nothing.
+const MaxQueryBytes = 4 << 10
+
 // SearchResponse answers action search.
 type SearchResponse struct {
 	Query string      `json:"query"`
@@ -195,14 +199,15 @@ func (s *Service) Search(ctx context.Context, req Request) (*SearchResponse, err
 		limit = *req.Limit
 	}
 	limit = min(limit, MaxSearchLimit)
-	var others bool
+	var tools, others bool
 	for _, hit := range idx.index.Search(req.Query, limit) {
 		h := s.searchHit(idx.entries[hit.Doc], req)
 		h.Score = roundScore(hit.Score)
+		tools = tools || h.Type == ""
 		others = others || h.Type != ""
 		resp.Hits = append(resp.Hits, h)
 	}
-	resp.Hint = searchHint(req, resp, others)
+	resp.Hint = searchHint(req, resp, tools, others)
 	return resp, nil
 }
 
@@ -226,7 +231,7 @@ func (s *Service) searchHit(e searchEntry, req Request) SearchHit {
 // searchHint says what to do with the hits: the tool-only wording when
 // only tools were found, how to read a resource or get a prompt when one
 // was.
-func searchHint(req Request, resp *SearchResponse, others bool) string {
+func searchHint(req Request, resp *SearchResponse, tools, others bool) string {
 	if len(resp.Hits) == 0 {
 		what := map[string]string{"": "Nothing", TypeTool: "No tool", TypeResource: "No resource", TypePrompt: "No prompt"}[req.Type]
 		if (req.Type == "" && resp.TotalResources+resp.TotalPrompts == 0) || req.Type == TypeTool {
@@ -239,11 +244,14 @@ func searchHint(req Request, resp *SearchResponse, others bool) string {
 		}
 		return fmt.Sprintf(`%s matched. Try other words (what it does, not how), or %s to browse.`, what, list)
 	}
-	hint := `Call with {"action":"call","tool":NAME,"connection":CONNECTION,"arguments":{...}}; params marked ? are optional. Use info for a full schema.`
-	if others {
-		hint += ` A hit with "type":"resource" is read with {"action":"call","type":"resource","uri":URI} (a uriTemplate's variables go in "arguments"); "type":"prompt" with {"action":"call","type":"prompt","prompt":NAME,"arguments":{...}}.`
+	var hints []string
+	if tools {
+		hints = append(hints, `Call with {"action":"call","tool":NAME,"connection":CONNECTION,"arguments":{...}}; params marked ? are optional. Use info for a full schema.`)
 	}
-	return hint
+	if others {
+		hints = append(hints, `A hit with "type":"resource" is read with {"action":"call","type":"resource","uri":URI} (a uriTemplate's variables go in "arguments"); "type":"prompt" with {"action":"call","type":"prompt","prompt":NAME,"arguments":{...}}.`)
+	}
+	return strings.Join(hints, " ")
 }
 
 func roundScore(f float64) float64 {
