@@ -175,22 +175,20 @@ func (s *Service) Search(ctx context.Context, req Request) (*SearchResponse, err
 	// No hits is an empty list, not null: an agent reads "hits": null as
 	// a failure rather than as an answer.
 	resp := &SearchResponse{Query: req.Query, Hits: []SearchHit{}}
-	seen := map[string]bool{}
-	addUnreachable := func(msg string) {
-		// A server that is down fails its tools, resources and prompts
-		// alike: say so once.
-		if !seen[msg] {
-			seen[msg] = true
-			resp.Unreachable = append(resp.Unreachable, msg)
-		}
-	}
+	// A server that is down fails its tools, resources and prompts alike
+	// (the later asks meet its back-off): say so once, with the first error.
+	failed := map[*connections.Conn]bool{}
 	for _, cat := range cats {
-		if cat.err != nil {
-			addUnreachable(cat.err.Error())
+		if cat.err != nil && !failed[cat.conn] {
+			failed[cat.conn] = true
+			resp.Unreachable = append(resp.Unreachable, cat.err.Error())
 		}
 	}
-	for _, msg := range append(unreachable(rcats), unreachable(pcats)...) {
-		addUnreachable(msg)
+	for _, cat := range append(append([]sideCatalog{}, rcats...), pcats...) {
+		if cat.err != nil && !failed[cat.conn] {
+			failed[cat.conn] = true
+			resp.Unreachable = append(resp.Unreachable, cat.err.Error())
+		}
 	}
 	idx := s.index.get(cats, rcats, pcats)
 	resp.Total, resp.TotalResources, resp.TotalPrompts = idx.tools, idx.resources, idx.prompts
