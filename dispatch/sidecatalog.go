@@ -172,12 +172,14 @@ func cachedAliases(cats []sideCatalog) []string {
 	return aliases
 }
 
+// maxComparedName is the longest name closest compares (see README).
+const maxComparedName = 512
+
 // closest returns up to n of names close to want, best first, scored as
 // tool names are (see suggest). Only names of a sensible length are
 // compared: edit distance costs the product of the lengths.
 func closest(want string, names []string, n int) []string {
-	const maxCompared = 512
-	if len(want) > maxCompared {
+	if len(want) > maxComparedName {
 		return nil
 	}
 	type scored struct {
@@ -187,7 +189,7 @@ func closest(want string, names []string, n int) []string {
 	var all []scored
 	lw := strings.ToLower(want)
 	for _, name := range names {
-		if len(name) > maxCompared {
+		if len(name) > maxComparedName {
 			continue
 		}
 		ln := strings.ToLower(name)
