@@ -99,7 +99,16 @@ func renderSearch(w io.Writer, r *dispatch.SearchResponse) error {
 		if r.TotalResources+r.TotalPrompts == 0 {
 			fmt.Fprintf(w, "no tools match %q among %d tools; try other words (what the tool does), or dispatch list --tools\n", r.Query, r.Total)
 		} else {
-			fmt.Fprintf(w, "nothing matches %q among %d tools, %d resources and %d prompts; try other words\n", r.Query, r.Total, r.TotalResources, r.TotalPrompts)
+			var among []string
+			for _, n := range []struct {
+				count int
+				what  string
+			}{{r.Total, "tools"}, {r.TotalResources, "resources"}, {r.TotalPrompts, "prompts"}} {
+				if n.count > 0 {
+					among = append(among, fmt.Sprintf("%d %s", n.count, n.what))
+				}
+			}
+			fmt.Fprintf(w, "nothing matches %q among %s; try other words\n", r.Query, strings.Join(among, ", "))
 		}
 	}
 	for i, h := range r.Hits {

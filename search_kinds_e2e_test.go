@@ -109,3 +109,14 @@ func TestServe_SearchToolOnlyAnswerUnchanged(t *testing.T) {
 		t.Errorf("no-hit answer changed: %s", none.text())
 	}
 }
+
+// TestServe_SearchNamesADownServerOnce: a server that cannot start fails
+// its tools, resources and prompts alike; search says so once.
+func TestServe_SearchNamesADownServerOnce(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", "/nonexistent/server-for-search")
+	var resp struct{ Unreachable []string }
+	decodeText(t, tc.mustCall(map[string]any{"action": "search", "query": "read a file"}), &resp)
+	if len(resp.Unreachable) != 1 {
+		t.Errorf("unreachable = %q, want the one server named once", resp.Unreachable)
+	}
+}

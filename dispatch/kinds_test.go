@@ -34,6 +34,12 @@ func TestParseRequest_Type(t *testing.T) {
 		{name: "two names", raw: `{"action":"info","type":"resource","uri":"a://b","prompt":"p"}`, want: []string{`takes "uri" only, not "prompt"`}},
 		{name: "blank uri", raw: `{"action":"info","type":"resource","uri":"  "}`, want: []string{`info needs a "uri"`}},
 		{name: "huge uri", raw: `{"action":"info","type":"resource","uri":"` + long + `"}`, want: []string{`"uri" is 8193 bytes long; at most 8192`}},
+		{name: "search one type", raw: `{"action":"search","query":"greet","type":"prompt"}`},
+		{name: "search unknown type", raw: `{"action":"search","query":"greet","type":"prompts"}`, want: []string{`unknown type "prompts"`}},
+		{name: "search schema of prompts", raw: `{"action":"search","query":"greet","type":"prompt","includeInputSchema":true}`,
+			want: []string{`"includeInputSchema" applies to tools, not to type "prompt"`}},
+		{name: "search query too long", raw: `{"action":"search","query":"` + strings.Repeat("a ", MaxQueryBytes) + `"}`,
+			want: []string{`"query" is 8192 bytes long; at most 4096`, `Say the task in a few words`}},
 		{name: "type on call is another part's", raw: `{"action":"readresult","resultFile":"/r","type":"resource"}`, want: []string{`"type" do not apply to action readresult`}},
 	}
 	for _, tt := range tests {

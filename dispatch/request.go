@@ -460,6 +460,10 @@ func (r *Request) Check() error {
 		if strings.TrimSpace(r.Query) == "" {
 			return usagef(examples["search"], "search needs a \"query\"")
 		}
+		if len(r.Query) > MaxQueryBytes {
+			return usagef("Say the task in a few words. "+examples["search"],
+				"\"query\" is %d bytes long; at most %d", len(r.Query), MaxQueryBytes)
+		}
 		if err := r.checkType(); err != nil {
 			return err
 		}

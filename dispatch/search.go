@@ -11,6 +11,10 @@ import (
 	"dispatch/toolsearch"
 )
 
+// MaxQueryBytes bounds a search query: a task in words is a line or two,
+// and every word of a longer one costs ranking time for nothing.
+const MaxQueryBytes = 4 << 10
+
 // SearchResponse answers action search.
 type SearchResponse struct {
 	Query string      `json:"query"`
@@ -171,22 +175,20 @@ func (s *Service) Search(ctx context.Context, req Request) (*SearchResponse, err
 	// No hits is an empty list, not null: an agent reads "hits": null as
 	// a failure rather than as an answer.
 	resp := &SearchResponse{Query: req.Query, Hits: []SearchHit{}}
-	seen := map[string]bool{}
-	addUnreachable := func(msg string) {
-		// A server that is down fails its tools, resources and prompts
-		// alike: say so once.
-		if !seen[msg] {
-			seen[msg] = true
-			resp.Unreachable = append(resp.Unreachable, msg)
-		}
-	}
+	// A server that is down fails its tools, resources and prompts alike
+	// (the later asks meet its back-off): say so once, with the first error.
+	failed := map[*connections.Conn]bool{}
 	for _, cat := range cats {
-		if cat.err != nil {
-			addUnreachable(cat.err.Error())
+		if cat.err != nil && !failed[cat.conn] {
+			failed[cat.conn] = true
+			resp.Unreachable = append(resp.Unreachable, cat.err.Error())
 		}
 	}
-	for _, msg := range append(unreachable(rcats), unreachable(pcats)...) {
-		addUnreachable(msg)
+	for _, cat := range append(append([]sideCatalog{}, rcats...), pcats...) {
+		if cat.err != nil && !failed[cat.conn] {
+			failed[cat.conn] = true
+			resp.Unreachable = append(resp.Unreachable, cat.err.Error())
+		}
 	}
 	idx := s.index.get(cats, rcats, pcats)
 	resp.Total, resp.TotalResources, resp.TotalPrompts = idx.tools, idx.resources, idx.prompts
@@ -195,14 +197,15 @@ func (s *Service) Search(ctx context.Context, req Request) (*SearchResponse, err
 		limit = *req.Limit
 	}
 	limit = min(limit, MaxSearchLimit)
-	var others bool
+	var tools, others bool
 	for _, hit := range idx.index.Search(req.Query, limit) {
 		h := s.searchHit(idx.entries[hit.Doc], req)
 		h.Score = roundScore(hit.Score)
+		tools = tools || h.Type == ""
 		others = others || h.Type != ""
 		resp.Hits = append(resp.Hits, h)
 	}
-	resp.Hint = searchHint(req, resp, others)
+	resp.Hint = searchHint(req, resp, tools, others)
 	return resp, nil
 }
 
@@ -226,7 +229,7 @@ func (s *Service) searchHit(e searchEntry, req Request) SearchHit {
 // searchHint says what to do with the hits: the tool-only wording when
 // only tools were found, how to read a resource or get a prompt when one
 // was.
-func searchHint(req Request, resp *SearchResponse, others bool) string {
+func searchHint(req Request, resp *SearchResponse, tools, others bool) string {
 	if len(resp.Hits) == 0 {
 		what := map[string]string{"": "Nothing", TypeTool: "No tool", TypeResource: "No resource", TypePrompt: "No prompt"}[req.Type]
 		if (req.Type == "" && resp.TotalResources+resp.TotalPrompts == 0) || req.Type == TypeTool {
@@ -239,11 +242,14 @@ func searchHint(req Request, resp *SearchResponse, others bool) string {
 		}
 		return fmt.Sprintf(`%s matched. Try other words (what it does, not how), or %s to browse.`, what, list)
 	}
-	hint := `Call with {"action":"call","tool":NAME,"connection":CONNECTION,"arguments":{...}}; params marked ? are optional. Use info for a full schema.`
-	if others {
-		hint += ` A hit with "type":"resource" is read with {"action":"call","type":"resource","uri":URI} (a uriTemplate's variables go in "arguments"); "type":"prompt" with {"action":"call","type":"prompt","prompt":NAME,"arguments":{...}}.`
+	var hints []string
+	if tools {
+		hints = append(hints, `Call with {"action":"call","tool":NAME,"connection":CONNECTION,"arguments":{...}}; params marked ? are optional. Use info for a full schema.`)
 	}
-	return hint
+	if others {
+		hints = append(hints, `A hit with "type":"resource" is read with {"action":"call","type":"resource","uri":URI} (a uriTemplate's variables go in "arguments"); "type":"prompt" with {"action":"call","type":"prompt","prompt":NAME,"arguments":{...}}.`)
+	}
+	return strings.Join(hints, " ")
 }
 
 func roundScore(f float64) float64 {

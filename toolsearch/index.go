@@ -19,6 +19,10 @@ const (
 	minTypoLen = 5
 	// maxConcepts bounds the concepts of a query that are scored.
 	maxConcepts = 64
+	// maxQueryChunks bounds the whitespace-separated words of a query that
+	// are read; the rest is ignored (dispatch refuses a query longer than
+	// MaxQueryBytes before it gets here).
+	maxQueryChunks = 256
 	// leadTerms is how many terms of a description's opening are indexed
 	// again as its lead (fieldLead): about two sentences.
 	leadTerms = 24

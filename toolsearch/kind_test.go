@@ -114,3 +114,18 @@ func TestJoinPhrases(t *testing.T) {
 		t.Errorf("hits = %v; want wrapup for 'wrap up'", hits)
 	}
 }
+
+func TestSearchReadsBoundedQuery(t *testing.T) {
+	ix := New(kindDocs())
+	head := strings.Repeat("architecture ", maxQueryChunks)
+	long := head + strings.Repeat("greet wrap up remember ", 100000)
+	got, want := ix.Search(long, 3), ix.Search(head, 3)
+	if len(got) != len(want) {
+		t.Fatalf("a query past %d words gave %v, its first %d words %v", maxQueryChunks, got, maxQueryChunks, want)
+	}
+	for i := range got {
+		if got[i].Doc != want[i].Doc || got[i].Score != want[i].Score {
+			t.Errorf("hit %d: %v, want %v: words past the bound changed the ranking", i, got[i], want[i])
+		}
+	}
+}

@@ -55,7 +55,7 @@ func (ix *Index) parseQuery(query string) []concept {
 // concept of its own when the first word is a stop word.
 func (ix *Index) joinPhrases(query string, concepts []concept) []concept {
 	var words []string
-	for _, chunk := range strings.Fields(query) {
+	for _, chunk := range queryChunks(query) {
 		if literalWord(chunk) == "" {
 			words = append(words, splitIdent(chunk)...)
 		}
@@ -123,13 +123,17 @@ func (ix *Index) words(query string, dropStop bool) []concept {
 				if !contains(c.labels, label) {
 					c.labels = append(c.labels, label)
 				}
-				c.variants = append(c.variants, vs...)
+				for _, v := range vs {
+					if !hasVariant(c.variants, v.term) {
+						c.variants = append(c.variants, v)
+					}
+				}
 				return
 			}
 		}
 		out = append(out, concept{labels: []string{label}, variants: vs, name: name})
 	}
-	for i, chunk := range strings.Fields(query) {
+	for i, chunk := range queryChunks(query) {
 		if w := literalWord(chunk); w != "" {
 			add(strings.ToLower(chunk), false, variant{w, 1})
 			continue
@@ -159,6 +163,23 @@ func (ix *Index) words(query string, dropStop bool) []concept {
 		}
 	}
 	return out
+}
+
+// queryChunks are the query's whitespace-separated chunks, at most
+// maxQueryChunks of them: no task is stated in more words, and every word
+// costs a pass over the concepts so far.
+func queryChunks(query string) []string {
+	chunks := strings.Fields(query)
+	return chunks[:min(len(chunks), maxQueryChunks)]
+}
+
+func hasVariant(vs []variant, term string) bool {
+	for _, v := range vs {
+		if v.term == term {
+			return true
+		}
+	}
+	return false
 }
 
 // isTitleCase reports whether the letters of s are one capital followed by
