@@ -83,15 +83,20 @@ func (s *Service) saveText(text, mimeType string) (*spill.File, payloadKind, []b
 	if s.opts.Spill == nil {
 		return nil, 0, nil, ErrNoSpillStore
 	}
-	kind, data := textPayload(text)
-	if kind == payloadText && isJSONType(mimeType) {
-		if trimmed := strings.TrimSpace(text); json.Valid([]byte(trimmed)) {
-			kind, data = payloadJSON, []byte(trimmed)
-		}
+	// Only JSON is copied to bytes (the encoder needs them): a 20 MB text
+	// goes to its file from the string it arrived in.
+	trimmed := strings.TrimSpace(text)
+	if (isJSONType(mimeType) || strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "[")) && json.Valid([]byte(trimmed)) {
+		data := []byte(trimmed)
+		format, write := s.encoderFor(payloadJSON, data)
+		file, err := s.opts.Spill.Create(format, write)
+		return file, payloadJSON, data, err
 	}
-	format, write := s.encoderFor(kind, data)
-	file, err := s.opts.Spill.Create(format, write)
-	return file, kind, data, err
+	file, err := s.opts.Spill.Create(spill.FormatText, func(w io.Writer) error {
+		_, err := io.WriteString(w, text)
+		return err
+	})
+	return file, payloadText, nil, err
 }
 
 // textPart describes a saved text.
