@@ -4,11 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"fmt"
-	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,40 +12,6 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
-
-// startConformanceServer builds and runs mcp-go's own conformance example
-// server (streamable HTTP) from the module cache and returns its URL.
-func startConformanceServer(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "conformance")
-	build := exec.Command("go", "build", "-o", bin, "github.com/mark3labs/mcp-go/examples/conformance")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the conformance server: %v\n%s", err, out)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "CONFORMANCE_ADDR="+addr)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cmd.Process.Kill(); err != nil {
-			t.Logf("stop the conformance server: %v", err)
-		}
-		_ = cmd.Wait() // killed: its status says so
-	})
-	waitFor(t, "the conformance server", 30*time.Second, func() bool {
-		resp, err := http.Get("http://" + addr + "/health")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
-	return "http://" + addr + "/mcp"
-}
 
 // TestResource_ConformanceServerEverythingReachable reads every resource
 // and template and gets every prompt mcp-go's conformance server offers,

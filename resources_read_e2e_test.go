@@ -119,7 +119,7 @@ func TestResource_LinkReturnedByToolIsReadNext(t *testing.T) {
 	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables"), "--mcp", fixture("--readables", "--name", "second"))
 	const hidden = "fixture://read/hidden/note"
 	before := tc.mustCall(map[string]any{"action": "call", "type": "resource", "uri": hidden})
-	if !before.IsError || !strings.Contains(before.text(), `no connection serves resource "fixture://read/hidden/note"`) || !strings.Contains(before.text(), `"type":"resource"`) {
+	if !before.IsError || !strings.Contains(before.text(), `no resource with uri "fixture://read/hidden/note"`) || !strings.Contains(before.text(), `pass "connection"`) {
 		t.Fatalf("hidden before any link = %s", before.text())
 	}
 	links := tc.mustOK(map[string]any{"action": "call", "tool": "links", "connection": "c2"})
@@ -140,11 +140,11 @@ func TestResource_ErrorsSayWhatToDo(t *testing.T) {
 		want []string
 	}{
 		{"unknown URI", map[string]any{"uri": "fixture://nothing/here"},
-			[]string{`no connection serves resource "fixture://nothing/here"`, `{"action":"list","type":"resource"}`}},
+			[]string{`no resource with uri "fixture://nothing/here"`, `read from the connection that returned it: pass "connection"`}},
 		{"ambiguous URI", map[string]any{"uri": "fixture://read/hello.txt"},
-			[]string{"is ambiguous", "c1", "c2", `Pass "connection"`}},
+			[]string{"is offered by 2 connections", "c1", "c2", `Add "connection":"c1"`}},
 		{"server without resources", map[string]any{"uri": "fixture://read/hello.txt", "connection": "c3"},
-			[]string{"connection c3 offers no resources"}},
+			[]string{"c3 offers no resources", `{"action":"list","type":"resource"}`}},
 		{"template missing a variable", map[string]any{"uri": "fixture://read/items/{id}"},
 			[]string{`needs "id"`, `missing "id"`, `"arguments":{"id":"..."}`}},
 		{"template given an unknown variable", map[string]any{"uri": "fixture://read/items/{id}", "arguments": map[string]any{"id": "1", "idd": "2"}},
@@ -216,9 +216,9 @@ func TestPrompt_GetKeepsEveryPart(t *testing.T) {
 		{"argument not a string", map[string]any{"prompt": "greet", "arguments": map[string]any{"name": 7}},
 			[]string{`prompt argument "name" must be a string`}},
 		{"unknown prompt", map[string]any{"prompt": "nope"},
-			[]string{`no connection serves prompt "nope"`, `{"action":"list","type":"prompt"}`}},
+			[]string{`no prompt with name "nope"`}},
 		{"server without prompts", map[string]any{"prompt": "greet", "connection": "c2"},
-			[]string{"connection c2 offers no prompts"}},
+			[]string{"c2 offers no prompts"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			req := map[string]any{"action": "call", "type": "prompt"}
@@ -314,7 +314,7 @@ func TestResourceCLI_ReadPromptAndExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"read", "fixture://nothing"}, 2, "dispatch list --type resource"},
+		{[]string{"read", "fixture://nothing"}, 2, `no resource with uri "fixture://nothing"`},
 		{[]string{"read", "fixture://read/items/{id}"}, 2, "dispatch read 'fixture://read/items/{id}' id=VALUE"},
 		{[]string{"read", "fixture://read/pixel.png"}, 2, "Pass -o FILE"},
 		{[]string{"prompt", "greet"}, 2, `needs argument "name"`},

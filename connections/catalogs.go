@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -138,8 +139,9 @@ func (c *Conn) side(ctx context.Context, k sideKind, refresh bool) ([]json.RawMe
 		if _, err := c.Tools(ctx, false); err != nil {
 			c.log.Debug("list tools beside "+k.list().noun, "error", err.Error())
 		}
-		return items, nil
 	}
+	// Saved even when Tools saved: a refresh of the tools running
+	// meanwhile may have saved before this catalog was in.
 	c.saveCatalog()
 	return items, nil
 }
@@ -169,9 +171,11 @@ func (c *Conn) listSide(ctx, listCtx context.Context, sess *session, k sideKind)
 
 // fillSides lists, on a session whose tools were just listed, every
 // declared side catalog not known yet or stale, so that one start leaves a
-// complete cache entry: list type=prompt later starts nothing. A failure
-// leaves that catalog unknown; it is asked for again when needed.
+// complete cache entry: list type=prompt later starts nothing. The lists
+// go concurrently, so a start waits one round trip more, not three. A
+// failure leaves that catalog unknown; it is asked for again when needed.
 func (c *Conn) fillSides(ctx, listCtx context.Context, sess *session) {
+	var wg sync.WaitGroup
 	for k := sideKind(0); k < numSideKinds; k++ {
 		c.mu.Lock()
 		current := c.sides[k].items != nil && !c.sides[k].stale
@@ -179,15 +183,20 @@ func (c *Conn) fillSides(ctx, listCtx context.Context, sess *session) {
 		if current {
 			continue
 		}
-		items, err := c.listSide(ctx, listCtx, sess, k)
-		if err != nil {
-			c.log.Debug("list "+k.list().noun, "error", err.Error())
-			continue
-		}
-		c.mu.Lock()
-		c.setSideLocked(k, items)
-		c.mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			items, err := c.listSide(ctx, listCtx, sess, k)
+			if err != nil {
+				c.log.Debug("list "+k.list().noun, "error", err.Error())
+				return
+			}
+			c.mu.Lock()
+			c.setSideLocked(k, items)
+			c.mu.Unlock()
+		}()
 	}
+	wg.Wait()
 }
 
 // listPages fetches every page of a list method within listCtx; ctx is

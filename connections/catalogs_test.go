@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -290,7 +291,15 @@ func TestConn_VersionOneCacheEntry(t *testing.T) {
 	if err != nil || len(prompts) != 3 {
 		t.Fatalf("prompts past a version 1 entry: %d, %v; want 3 from the server", len(prompts), err)
 	}
-	entry, ok := cache.Load(cfg.ID())
+	// The server's start also confirms the cached tools in the
+	// background, which lists the resources: wait for that to be saved.
+	var entry CacheEntry
+	ok := false
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if entry, ok = cache.Load(cfg.ID()); ok && len(entry.Resources) == 5 {
+			break
+		}
+	}
 	if !ok || entry.Version != cacheVersion || len(entry.Prompts) != 3 || len(entry.Resources) != 5 {
 		t.Errorf("entry after the live listing: ok %v, version %d, %d prompts, %d resources; want version %d with 3 and 5",
 			ok, entry.Version, len(entry.Prompts), len(entry.Resources), cacheVersion)

@@ -1,12 +1,5 @@
 package dispatch
 
-// Kinds of things a request acts on ("type").
-const (
-	TypeTool     = "tool"
-	TypeResource = "resource"
-	TypePrompt   = "prompt"
-)
-
 // Examples of calls on resources and prompts.
 const (
 	exampleReadResource = `Example: {"action":"call","type":"resource","uri":"file:///notes.md"}, or with a template {"action":"call","type":"resource","uri":"demo://item/{id}","arguments":{"id":"2"}}`

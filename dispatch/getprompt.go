@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/dustin/go-humanize"
 	"github.com/tidwall/gjson"
@@ -212,4 +213,19 @@ func (s *Service) blobSaveErr(what, mimeType string, err error) error {
 			"it holds %s data (%s), which is always saved to a file, decoded, and there is %v", what, dash(mimeType), err)
 	}
 	return fmt.Errorf("save %s data: %w", what, err)
+}
+
+// describeArgs lists prompt arguments for a message: "city (required), style".
+func describeArgs(args []promptArg) string {
+	if len(args) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = fmt.Sprintf("%q", a.Name)
+		if a.Required {
+			parts[i] += " (required)"
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -61,7 +61,7 @@ func TestExpandResourceURI(t *testing.T) {
 		{"x://a/{id}", `{"id":{"a":1}}`, "", `"id" must be a string`},
 		{"x://plain", `{"id":"1"}`, "", "has none"},
 		{"x://a/{id", `{"id":"1"}`, "", "not a valid URI template"},
-		{"x://" + strings.Repeat("a", MaxURIBytes), ``, "", "at most"},
+		{"x://" + strings.Repeat("a", MaxNameBytes), ``, "", "at most"},
 	} {
 		got, err := expandResourceURI(c.uri, json.RawMessage(c.args))
 		switch {
@@ -70,9 +70,6 @@ func TestExpandResourceURI(t *testing.T) {
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err) || !IsUsage(err)):
 			t.Errorf("expand %q with %s: error %v; want a usage error with %q", c.uri, c.args, err, c.err)
 		}
-	}
-	if !templateMatches("x://a/{id}", "x://a/9") || templateMatches("x://a/{id}", "y://a/9") || templateMatches("x://a/{id", "x://a/9") {
-		t.Error("templateMatches")
 	}
 }
 

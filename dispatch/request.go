@@ -21,6 +21,9 @@ import (
 type Request struct {
 	Action     string `json:"action"`
 	Connection string `json:"connection,omitempty"`
+	// Type is what list and info are about: TypeTool (default),
+	// TypeResource or TypePrompt.
+	Type string `json:"type,omitempty"`
 
 	// list and search
 	Query              string `json:"query,omitempty"`
@@ -32,17 +35,10 @@ type Request struct {
 	Limit              *int   `json:"limit,omitempty"` // nil: the default; given, at least 1
 	Offset             int64  `json:"offset,omitempty"`
 
-	// Type is what list, info and call act on: "tool" (the default),
-	// "resource" or "prompt".
-	Type string `json:"type,omitempty"`
-	// URI names a resource, or a URI template whose variables "arguments"
-	// gives (call type=resource).
-	URI string `json:"uri,omitempty"`
-	// Prompt names a prompt (call type=prompt).
-	Prompt string `json:"prompt,omitempty"`
-
 	// info and call
 	Tool          string          `json:"tool,omitempty"`
+	URI           string          `json:"uri,omitempty"`    // a resource URI or URI template
+	Prompt        string          `json:"prompt,omitempty"` // a prompt name
 	Arguments     json.RawMessage `json:"arguments,omitempty"`
 	ArgumentsFile string          `json:"argumentsFile,omitempty"`
 	ArgumentsPath string          `json:"argumentsPath,omitempty"`
@@ -80,9 +76,9 @@ type Request struct {
 // that ignores it is an error, not silently dropped: the agent meant
 // something by it.
 var actionParams = map[string][]string{
-	"list":       {"connection", "refresh", "includeTools", "includeInputSchema", "includeAnnotations", "format", "limit", "offset"},
+	"list":       {"type", "connection", "refresh", "includeTools", "includeInputSchema", "includeAnnotations", "format", "limit", "offset"},
 	"search":     {"query", "connection", "refresh", "includeInputSchema", "format", "limit"},
-	"info":       {"tool", "connection"},
+	"info":       {"type", "tool", "uri", "prompt", "connection"},
 	"call":       {"tool", "type", "uri", "prompt", "connection", "arguments", "argumentsFile", "argumentsPath", "argumentsKey", "meta", "resultToFile", "resultSizeThreshold", "timeout"},
 	"readresult": {"resultFile", "op", "lines", "fromLine", "toLine", "pattern", "context", "maxMatches", "maxBytes", "offset", "path"},
 }
@@ -416,9 +412,19 @@ func (r *Request) Check() error {
 		if strings.TrimSpace(r.Query) == "" {
 			return usagef(examples["search"], "search needs a \"query\"")
 		}
+	case "list":
+		if err := r.checkType(); err != nil {
+			return err
+		}
+		if err := r.checkListType(); err != nil {
+			return err
+		}
 	case "info":
-		if r.Tool == "" {
-			return usagef(examples["info"], "info needs a \"tool\"")
+		if err := r.checkType(); err != nil {
+			return err
+		}
+		if err := r.checkInfoTarget(); err != nil {
+			return err
 		}
 	case "call":
 		if err := r.checkCallTarget(); err != nil {

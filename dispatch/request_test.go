@@ -128,7 +128,7 @@ func TestParseRequest_Invalid(t *testing.T) {
 		{name: "pattern on list", raw: `{"action":"list","pattern":"x"}`, want: []string{`"pattern"`, "do not apply to action list", "Parameters for list:"}},
 		{name: "tool on list", raw: `{"action":"list","tool":"x"}`, want: []string{`"tool"`, "action list"}},
 		{name: "several foreign params sorted", raw: `{"action":"search","query":"q","tool":"t","arguments":{}}`, want: []string{`"arguments", "tool" do not apply to action search`}},
-		{name: "query on info", raw: `{"action":"info","tool":"t","query":"q"}`, want: []string{`"query"`, "action info", "Parameters for info: tool, connection"}},
+		{name: "query on info", raw: `{"action":"info","tool":"t","query":"q"}`, want: []string{`"query"`, "action info", "Parameters for info: type, tool, uri, prompt, connection"}},
 		{name: "limit on call", raw: `{"action":"call","tool":"t","limit":1}`, want: []string{`"limit"`, "action call"}},
 		{name: "arguments on readresult", raw: `{"action":"readresult","resultFile":"/r","arguments":{}}`, want: []string{`"arguments"`, "action readresult"}},
 		{name: "unknown param on list", raw: `{"action":"list","verbose":true}`, want: []string{`unknown parameter(s) "verbose"`, "Parameters for list:"}},

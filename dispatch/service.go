@@ -88,18 +88,31 @@ type Hooks struct {
 }
 
 // Do runs one request and returns its response value: a *ListResponse,
-// *SearchResponse, *InfoResponse, *CallResponse, *ReadResponse,
-// *ResourceResponse or *PromptResponse.
+// *SideListResponse, *SearchResponse, *InfoResponse, *ResourceInfoResponse,
+// *PromptInfoResponse, *CallResponse, *ReadResponse, *ResourceResponse or
+// *PromptResponse.
 func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error) {
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
 	switch req.Action {
 	case "list":
+		switch req.kind() {
+		case TypeResource:
+			return s.ListResources(ctx, req)
+		case TypePrompt:
+			return s.ListPrompts(ctx, req)
+		}
 		return s.List(ctx, req)
 	case "search":
 		return s.Search(ctx, req)
 	case "info":
+		switch req.kind() {
+		case TypeResource:
+			return s.InfoResource(ctx, req)
+		case TypePrompt:
+			return s.InfoPrompt(ctx, req)
+		}
 		return s.Info(ctx, s.qualifyTool(ctx, req))
 	case "call":
 		switch req.Type {
