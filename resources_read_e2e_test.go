@@ -326,3 +326,26 @@ func TestResourceCLI_ReadPromptAndExitCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestResource_HostileServer(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables"))
+	// A content of a kind MCP does not define passes through as sent and
+	// does not break the read.
+	odd := readResource(t, tc, map[string]any{"uri": "fixture://read/hostile/odd"})
+	if len(odd.Contents) != 2 || !strings.Contains(string(odd.Contents[0]), `"video":{"frames":3}`) || !strings.Contains(string(odd.Contents[1]), "beside the odd one") {
+		t.Errorf("odd = %+v", odd)
+	}
+	// A MIME type shaped like a path names no path.
+	p := decodePart(t, readResource(t, tc, map[string]any{"uri": "fixture://read/hostile/path-mime"}).Contents[0])
+	if !strings.HasSuffix(p.ResultFile, ".bin") || strings.Contains(p.ResultFile, "evil") {
+		t.Errorf("path-shaped MIME type saved to %s", p.ResultFile)
+	}
+	for uri, want := range map[string]string{
+		"fixture://read/hostile/bad-blob":   "decode base64",
+		"fixture://read/hostile/many-blobs": "more than 256 parts to save to files (MaxSavedParts)",
+	} {
+		if r := tc.mustCall(map[string]any{"action": "call", "type": "resource", "uri": uri}); !r.IsError || !strings.Contains(r.text(), want) {
+			t.Errorf("%s = %s; want an error with %q", uri, r.text(), want)
+		}
+	}
+}

@@ -43,6 +43,23 @@ type SavedPart struct {
 // savedPartsHint says how to use the files of SavedParts.
 const savedPartsHint = `Parts with "resultFile" were saved to files instead of your context: read text and JSON ones with {"action":"readresult","resultFile":"...","op":"head"} (or grep, slice, query), feed them to a call with "argumentsFile"; "binary" ones hold the decoded bytes, for a tool that takes a file path.`
 
+// MaxSavedParts bounds the files one answer may save (blobs, images,
+// texts): a hostile server sending a million one-byte blobs must not make
+// a million files.
+const MaxSavedParts = 256
+
+// partBudget counts the files one answer saved.
+type partBudget struct{ n int }
+
+// take reserves one more file, or says why not.
+func (b *partBudget) take() error {
+	if b.n >= MaxSavedParts {
+		return fmt.Errorf("the server sent more than %d parts to save to files (MaxSavedParts); nothing more is saved from this answer", MaxSavedParts)
+	}
+	b.n++
+	return nil
+}
+
 // ErrNoSpillStore means a blob arrived and there is nowhere to save it.
 var ErrNoSpillStore = errors.New("no spill directory to save it in")
 

@@ -71,9 +71,10 @@ func (s *Service) GetPrompt(ctx context.Context, req Request, hooks Hooks) (*Pro
 	}
 	resp := &PromptResponse{Connection: conn.Alias, Prompt: req.Prompt, Description: result.Description, Meta: result.Meta,
 		Bytes: int64(len(raw)), EstimatedTokens: spill.EstimateTokens(int64(len(raw)))}
+	var budget partBudget
 	for i, msg := range result.Messages {
 		s.links.rememberItem(conn.Alias, json.RawMessage(gjson.GetBytes(msg, "content").Raw))
-		out, saved, err := s.promptMessage(msg)
+		out, saved, err := s.promptMessage(msg, &budget)
 		if err != nil {
 			return nil, fmt.Errorf("%s: get prompt %s: message %d: %w", conn.Alias, req.Prompt, i+1, err)
 		}
@@ -162,7 +163,7 @@ func promptExample(name string, declared []promptArg) string {
 
 // promptMessage returns a message with its binary data saved to files:
 // an image or audio item's data, an embedded resource's blob.
-func (s *Service) promptMessage(msg json.RawMessage) (json.RawMessage, bool, error) {
+func (s *Service) promptMessage(msg json.RawMessage, budget *partBudget) (json.RawMessage, bool, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(msg, &fields); err != nil {
 		return nil, false, fmt.Errorf("server sent an invalid message: %w", err)
@@ -173,6 +174,9 @@ func (s *Service) promptMessage(msg json.RawMessage) (json.RawMessage, bool, err
 	var part SavedPart
 	switch data, isData := itemString(content, "data"); {
 	case (typ == "image" || typ == "audio") && isData:
+		if err := budget.take(); err != nil {
+			return nil, false, err
+		}
 		file, err := s.saveBlob(data, mimeType)
 		if err != nil {
 			return nil, false, s.blobSaveErr(typ, mimeType, err)
@@ -188,6 +192,9 @@ func (s *Service) promptMessage(msg json.RawMessage) (json.RawMessage, bool, err
 		blob, ok := itemString(content, "resource.blob")
 		if !ok {
 			return msg, false, nil
+		}
+		if err := budget.take(); err != nil {
+			return nil, false, err
 		}
 		inner := gjson.GetBytes(content, "resource")
 		file, err := s.saveBlob(blob, inner.Get("mimeType").String())

@@ -88,8 +88,9 @@ func (s *Service) ReadResource(ctx context.Context, req Request, hooks Hooks) (*
 	auto := !req.ResultToFile && threshold > 0 && textBytes > threshold && s.opts.Spill != nil
 	resp.AutoSpilled = auto
 	resp.Contents = make([]json.RawMessage, 0, len(result.Contents))
+	var budget partBudget
 	for i, item := range result.Contents {
-		out, saved, err := s.resourceContent(item, req.ResultToFile || auto)
+		out, saved, err := s.resourceContent(item, req.ResultToFile || auto, &budget)
 		if err != nil {
 			return nil, fmt.Errorf("%s: read %s: content %d (server sent %s): %w", conn.Alias, uri, i+1, humanize.IBytes(uint64(len(item))), err)
 		}
@@ -105,9 +106,16 @@ func (s *Service) ReadResource(ctx context.Context, req Request, hooks Hooks) (*
 // resourceContent returns a content item as the answer shows it: a blob
 // saved to a file, a text saved when toFile says so, anything else as
 // sent; and whether it saved a file.
-func (s *Service) resourceContent(item json.RawMessage, toFile bool) (json.RawMessage, bool, error) {
+func (s *Service) resourceContent(item json.RawMessage, toFile bool, budget *partBudget) (json.RawMessage, bool, error) {
 	uri, _ := itemString(item, "uri")
 	mimeType, _ := itemString(item, "mimeType")
+	_, isBlob := itemString(item, "blob")
+	_, isText := itemString(item, "text")
+	if isBlob || (isText && toFile) {
+		if err := budget.take(); err != nil {
+			return nil, false, err
+		}
+	}
 	if blob, ok := itemString(item, "blob"); ok {
 		file, err := s.saveBlob(blob, mimeType)
 		if errors.Is(err, ErrNoSpillStore) {
