@@ -206,6 +206,18 @@ func TestPrompt_GetKeepsEveryPart(t *testing.T) {
 		t.Errorf("image file: %v", err)
 	}
 
+	// With resultToFile the messages go to a JSON file readresult reads.
+	var spilled struct {
+		Spill struct{ ResultFile, Format, Saved string }
+	}
+	decodeText(t, tc.mustOK(map[string]any{"action": "call", "type": "prompt", "prompt": "greet", "arguments": map[string]any{"name": "Bo"}, "resultToFile": true}), &spilled)
+	if spilled.Spill.Format != "json" || spilled.Spill.Saved != "messages" {
+		t.Fatalf("greet resultToFile = %+v", spilled)
+	}
+	if r := tc.mustOK(map[string]any{"action": "readresult", "resultFile": spilled.Spill.ResultFile, "op": "query", "path": "1.role"}); !strings.Contains(r.text(), "assistant") {
+		t.Errorf("query 1.role on the saved messages = %q", r.text())
+	}
+
 	for _, c := range []struct {
 		name string
 		args map[string]any
