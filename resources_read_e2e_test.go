@@ -360,4 +360,12 @@ func TestResource_HostileServer(t *testing.T) {
 			t.Errorf("%s = %s; want an error with %q", uri, r.text(), want)
 		}
 	}
+	// A failed answer leaves none of its files behind.
+	dir := t.TempDir()
+	if _, errOut, code := runCLI(t, "", "--no-cache", "-m", fixture("--readables"), "--spill-dir", dir, "read", "fixture://read/hostile/many-blobs"); code == 0 || !strings.Contains(errOut, "MaxSavedParts") {
+		t.Errorf("many-blobs from the CLI = exit %d, %q", code, errOut)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("the spill directory holds %d files after a failed read (%v)", len(entries), err)
+	}
 }

@@ -48,13 +48,31 @@ const savedPartsHint = `Parts with "resultFile" were saved to files instead of y
 // a million files.
 const MaxSavedParts = 256
 
-// partBudget counts the files one answer saved.
-type partBudget struct{ n int }
+// partBudget counts the files one answer saved, and keeps their paths so
+// that an answer failing half way leaves none behind.
+type partBudget struct {
+	n     int
+	paths []string
+}
+
+// saved records a file the answer wrote.
+func (b *partBudget) saved(path string) { b.paths = append(b.paths, path) }
+
+// discard removes the files of an answer that failed: the agent never
+// learns their names.
+func (s *Service) discard(b *partBudget) {
+	for _, path := range b.paths {
+		if err := s.opts.Spill.Remove(path); err != nil {
+			s.log.Warn("remove a file of a failed answer", "error", err.Error())
+		}
+	}
+	b.paths = nil
+}
 
 // take reserves one more file, or says why not.
 func (b *partBudget) take() error {
 	if b.n >= MaxSavedParts {
-		return fmt.Errorf("the server sent more than %d parts to save to files (MaxSavedParts); nothing more is saved from this answer", MaxSavedParts)
+		return fmt.Errorf("the server sent more than %d parts to save to files (MaxSavedParts); the files already saved from this answer are removed", MaxSavedParts)
 	}
 	b.n++
 	return nil

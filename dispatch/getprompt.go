@@ -76,6 +76,7 @@ func (s *Service) GetPrompt(ctx context.Context, req Request, hooks Hooks) (*Pro
 		s.links.rememberItem(conn.Alias, json.RawMessage(gjson.GetBytes(msg, "content").Raw))
 		out, saved, err := s.promptMessage(msg, &budget)
 		if err != nil {
+			s.discard(&budget)
 			return nil, fmt.Errorf("%s: get prompt %s: message %d: %w", conn.Alias, req.Prompt, i+1, err)
 		}
 		result.Messages[i] = out
@@ -102,6 +103,7 @@ func (s *Service) GetPrompt(ctx context.Context, req Request, hooks Hooks) (*Pro
 	}
 	info, err := s.spillPayload(payloadJSON, data, "messages", auto)
 	if err != nil {
+		s.discard(&budget)
 		return nil, fmt.Errorf("%s: get prompt %s: save result (%s): %w", conn.Alias, req.Prompt, humanize.IBytes(uint64(len(data))), err)
 	}
 	resp.Spill = info
@@ -181,6 +183,7 @@ func (s *Service) promptMessage(msg json.RawMessage, budget *partBudget) (json.R
 		if err != nil {
 			return nil, false, s.blobSaveErr(typ, mimeType, err)
 		}
+		budget.saved(file.Path)
 		part = binaryPart(file, "", mimeType)
 		part.Type = typ
 		out, err := marshalJSON(part)
@@ -201,6 +204,7 @@ func (s *Service) promptMessage(msg json.RawMessage, budget *partBudget) (json.R
 		if err != nil {
 			return nil, false, s.blobSaveErr("embedded resource", inner.Get("mimeType").String(), err)
 		}
+		budget.saved(file.Path)
 		part = binaryPart(file, inner.Get("uri").String(), inner.Get("mimeType").String())
 		out, err := marshalJSON(map[string]any{"type": "resource", "resource": part})
 		if err != nil {

@@ -92,6 +92,7 @@ func (s *Service) ReadResource(ctx context.Context, req Request, hooks Hooks) (*
 	for i, item := range result.Contents {
 		out, saved, err := s.resourceContent(item, req.ResultToFile || auto, &budget)
 		if err != nil {
+			s.discard(&budget)
 			return nil, fmt.Errorf("%s: read %s: content %d (server sent %s): %w", conn.Alias, uri, i+1, humanize.IBytes(uint64(len(item))), err)
 		}
 		result.Contents[i] = nil
@@ -125,6 +126,7 @@ func (s *Service) resourceContent(item json.RawMessage, toFile bool, budget *par
 		if err != nil {
 			return nil, false, fmt.Errorf("save blob: %w", err)
 		}
+		budget.saved(file.Path)
 		out, err := marshalJSON(binaryPart(file, uri, mimeType))
 		return out, true, err
 	}
@@ -136,6 +138,7 @@ func (s *Service) resourceContent(item json.RawMessage, toFile bool, budget *par
 	if err != nil {
 		return nil, false, fmt.Errorf("save text: %w", err)
 	}
+	budget.saved(file.Path)
 	out, err := marshalJSON(textPart(file, kind, data, uri, mimeType))
 	return out, true, err
 }
