@@ -110,14 +110,11 @@ func (s *Service) ReadResource(ctx context.Context, req Request, hooks Hooks) (*
 func (s *Service) resourceContent(item json.RawMessage, toFile bool, budget *partBudget) (json.RawMessage, bool, error) {
 	uri, _ := itemString(item, "uri")
 	mimeType, _ := itemString(item, "mimeType")
-	_, isBlob := itemString(item, "blob")
-	_, isText := itemString(item, "text")
-	if isBlob || (isText && toFile) {
+	// Each payload is taken out of the item once: it may be megabytes.
+	if blob, ok := itemString(item, "blob"); ok {
 		if err := budget.take(); err != nil {
 			return nil, false, err
 		}
-	}
-	if blob, ok := itemString(item, "blob"); ok {
 		file, err := s.saveBlob(blob, mimeType)
 		if errors.Is(err, ErrNoSpillStore) {
 			return nil, false, usageBoth("Start dispatch with --spill-dir DIR, or read it with resultToFile on a dispatch that has one",
@@ -130,9 +127,15 @@ func (s *Service) resourceContent(item json.RawMessage, toFile bool, budget *par
 		out, err := marshalJSON(binaryPart(file, uri, mimeType))
 		return out, true, err
 	}
-	text, ok := itemString(item, "text")
-	if !ok || !toFile {
+	if !toFile {
 		return item, false, nil
+	}
+	text, ok := itemString(item, "text")
+	if !ok {
+		return item, false, nil
+	}
+	if err := budget.take(); err != nil {
+		return nil, false, err
 	}
 	file, kind, data, err := s.saveText(text, mimeType)
 	if err != nil {
