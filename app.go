@@ -308,15 +308,14 @@ func classify(err error) int {
 		tool  *dispatch.ToolError
 		conn  *connections.ConnError
 		nf    *dispatch.ToolNotFoundError
-		rnf   *dispatch.ResourceNotFoundError
 		down  *serversDownError
 	)
 	switch {
 	case errors.As(err, &tool):
 		return exitToolError
-	case errors.As(err, &down), errors.As(err, &nf) && len(nf.Unreachable) > 0, errors.As(err, &rnf) && len(rnf.Unreachable) > 0:
+	case errors.As(err, &down), errors.As(err, &nf) && len(nf.Unreachable) > 0:
 		return exitServer // the tool may well be on a server that did not start
-	case errors.As(err, &usage), dispatch.IsUsage(err), errors.As(err, &nf), errors.As(err, &rnf):
+	case errors.As(err, &usage), dispatch.IsUsage(err), errors.As(err, &nf):
 		return exitUsage
 	case errors.As(err, &conn), errors.Is(err, context.DeadlineExceeded):
 		return exitServer

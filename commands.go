@@ -69,10 +69,15 @@ type ListCmd struct {
 	Limit       *int   `help:"Tools per page (default 50, at most 500)."`
 	Offset      int64  `help:"Skip this many tools."`
 	Refresh     bool   `help:"Re-read tool lists from the servers."`
+	Type        string `name:"type" enum:"tool,resource,prompt" default:"tool" help:"List tools (default), resources and resource templates, or prompts."`
 }
 
 func (c *ListCmd) Run(ctx context.Context, g *Globals) error {
-	req := dispatch.Request{Action: "list", Connection: c.Connection, IncludeInputSchema: c.Schema,
+	typ := c.Type
+	if typ == dispatch.TypeTool {
+		typ = "" // the tool list's own answer, connections first
+	}
+	req := dispatch.Request{Action: "list", Type: typ, Connection: c.Connection, IncludeInputSchema: c.Schema,
 		IncludeAnnotations: c.Annotations, Format: c.Format, Limit: c.Limit, Offset: c.Offset, Refresh: c.Refresh}
 	if c.Tools {
 		req.IncludeTools = &c.Tools
@@ -98,12 +103,20 @@ func (c *SearchCmd) Run(ctx context.Context, g *Globals) error {
 
 // InfoCmd shows a tool's definition.
 type InfoCmd struct {
-	Tool       string `arg:"" help:"Tool name."`
+	Tool       string `arg:"" help:"Tool name (with --type: a resource's URI or template, or a prompt's name)."`
 	Connection string `short:"C" help:"Connection, when the name exists on several."`
+	Type       string `name:"type" enum:"tool,resource,prompt" default:"tool" help:"Show a tool (default), a resource or template, or a prompt."`
 }
 
 func (c *InfoCmd) Run(ctx context.Context, g *Globals) error {
-	return g.oneShot(ctx, dispatch.Request{Action: "info", Tool: c.Tool, Connection: c.Connection})
+	req := dispatch.Request{Action: "info", Tool: c.Tool, Connection: c.Connection}
+	switch c.Type {
+	case dispatch.TypeResource:
+		req.Type, req.Tool, req.URI = c.Type, "", c.Tool
+	case dispatch.TypePrompt:
+		req.Type, req.Tool, req.Prompt = c.Type, "", c.Tool
+	}
+	return g.oneShot(ctx, req)
 }
 
 // CallCmd calls a tool.

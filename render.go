@@ -40,6 +40,12 @@ func (g *Globals) render(w io.Writer, resp any) error {
 		return err
 	case *dispatch.SavedPayload:
 		return renderSaved(w, r)
+	case *dispatch.SideListResponse:
+		return renderSideList(w, r)
+	case *dispatch.ResourceInfoResponse:
+		return renderJSONValue(w, r)
+	case *dispatch.PromptInfoResponse:
+		return renderJSONValue(w, r)
 	case *dispatch.ResourceResponse:
 		return renderResource(w, r, data)
 	case *dispatch.PromptResponse:

@@ -73,3 +73,47 @@ func renderPart(w io.Writer, item json.RawMessage, data func(string) string) err
 	}
 	return nil
 }
+
+// renderSideList prints resources and templates, or prompts, one per line
+// with its description beneath.
+func renderSideList(w io.Writer, r *dispatch.SideListResponse) error {
+	for _, e := range r.Resources {
+		name := e.URI
+		if name == "" {
+			name = e.URITemplate + " (template)"
+		}
+		line := cell(e.Connection) + "  " + cell(name)
+		if e.MIMEType != "" {
+			line += "  " + cell(e.MIMEType)
+		}
+		if e.Size != nil {
+			line += fmt.Sprintf("  %d bytes", *e.Size)
+		}
+		fmt.Fprintln(w, line)
+		if e.Description != "" {
+			fmt.Fprintf(w, "    %s\n", cell(e.Description))
+		}
+	}
+	for _, p := range r.Prompts {
+		fmt.Fprintf(w, "%s  %s(%s)\n", cell(p.Connection), cell(p.Name), cell(p.Arguments))
+		if p.Description != "" {
+			fmt.Fprintf(w, "    %s\n", cell(p.Description))
+		}
+	}
+	if r.NextOffset > 0 {
+		fmt.Fprintf(w, "%d of %d shown; more with --offset %d\n", r.NextOffset, r.Total, r.NextOffset)
+	}
+	for _, u := range r.Unreachable {
+		fmt.Fprintf(w, "not reached: %s\n", cell(u))
+	}
+	return nil
+}
+
+// renderJSONValue prints a value as indented JSON.
+func renderJSONValue(w io.Writer, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return renderJSON(w, data)
+}

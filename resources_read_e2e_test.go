@@ -119,7 +119,7 @@ func TestResource_LinkReturnedByToolIsReadNext(t *testing.T) {
 	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables"), "--mcp", fixture("--readables", "--name", "second"))
 	const hidden = "fixture://read/hidden/note"
 	before := tc.mustCall(map[string]any{"action": "call", "type": "resource", "uri": hidden})
-	if !before.IsError || !strings.Contains(before.text(), `no connection serves resource "fixture://read/hidden/note"`) || !strings.Contains(before.text(), `"type":"resource"`) {
+	if !before.IsError || !strings.Contains(before.text(), `no resource with uri "fixture://read/hidden/note"`) || !strings.Contains(before.text(), `pass "connection"`) {
 		t.Fatalf("hidden before any link = %s", before.text())
 	}
 	links := tc.mustOK(map[string]any{"action": "call", "tool": "links", "connection": "c2"})
@@ -140,11 +140,11 @@ func TestResource_ErrorsSayWhatToDo(t *testing.T) {
 		want []string
 	}{
 		{"unknown URI", map[string]any{"uri": "fixture://nothing/here"},
-			[]string{`no connection serves resource "fixture://nothing/here"`, `{"action":"list","type":"resource"}`}},
+			[]string{`no resource with uri "fixture://nothing/here"`, `read from the connection that returned it: pass "connection"`}},
 		{"ambiguous URI", map[string]any{"uri": "fixture://read/hello.txt"},
-			[]string{"is ambiguous", "c1", "c2", `Pass "connection"`}},
+			[]string{"is offered by 2 connections", "c1", "c2", `Add "connection":"c1"`}},
 		{"server without resources", map[string]any{"uri": "fixture://read/hello.txt", "connection": "c3"},
-			[]string{"connection c3 offers no resources"}},
+			[]string{"c3 offers no resources", `{"action":"list","type":"resource"}`}},
 		{"template missing a variable", map[string]any{"uri": "fixture://read/items/{id}"},
 			[]string{`needs "id"`, `missing "id"`, `"arguments":{"id":"..."}`}},
 		{"template given an unknown variable", map[string]any{"uri": "fixture://read/items/{id}", "arguments": map[string]any{"id": "1", "idd": "2"}},
@@ -206,6 +206,18 @@ func TestPrompt_GetKeepsEveryPart(t *testing.T) {
 		t.Errorf("image file: %v", err)
 	}
 
+	// With resultToFile the messages go to a JSON file readresult reads.
+	var spilled struct {
+		Spill struct{ ResultFile, Format, Saved string }
+	}
+	decodeText(t, tc.mustOK(map[string]any{"action": "call", "type": "prompt", "prompt": "greet", "arguments": map[string]any{"name": "Bo"}, "resultToFile": true}), &spilled)
+	if spilled.Spill.Format != "json" || spilled.Spill.Saved != "messages" {
+		t.Fatalf("greet resultToFile = %+v", spilled)
+	}
+	if r := tc.mustOK(map[string]any{"action": "readresult", "resultFile": spilled.Spill.ResultFile, "op": "query", "path": "1.role"}); !strings.Contains(r.text(), "assistant") {
+		t.Errorf("query 1.role on the saved messages = %q", r.text())
+	}
+
 	for _, c := range []struct {
 		name string
 		args map[string]any
@@ -216,9 +228,9 @@ func TestPrompt_GetKeepsEveryPart(t *testing.T) {
 		{"argument not a string", map[string]any{"prompt": "greet", "arguments": map[string]any{"name": 7}},
 			[]string{`prompt argument "name" must be a string`}},
 		{"unknown prompt", map[string]any{"prompt": "nope"},
-			[]string{`no connection serves prompt "nope"`, `{"action":"list","type":"prompt"}`}},
+			[]string{`no prompt with name "nope"`}},
 		{"server without prompts", map[string]any{"prompt": "greet", "connection": "c2"},
-			[]string{"connection c2 offers no prompts"}},
+			[]string{"c2 offers no prompts"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			req := map[string]any{"action": "call", "type": "prompt"}
@@ -314,7 +326,7 @@ func TestResourceCLI_ReadPromptAndExitCodes(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"read", "fixture://nothing"}, 2, "dispatch list --type resource"},
+		{[]string{"read", "fixture://nothing"}, 2, `no resource with uri "fixture://nothing"`},
 		{[]string{"read", "fixture://read/items/{id}"}, 2, "dispatch read 'fixture://read/items/{id}' id=VALUE"},
 		{[]string{"read", "fixture://read/pixel.png"}, 2, "Pass -o FILE"},
 		{[]string{"prompt", "greet"}, 2, `needs argument "name"`},
@@ -324,5 +336,36 @@ func TestResourceCLI_ReadPromptAndExitCodes(t *testing.T) {
 		if code != c.code || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v = exit %d, %q; want %d and %q", c.args, code, errOut, c.code, c.want)
 		}
+	}
+}
+
+func TestResource_HostileServer(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables"))
+	// A content of a kind MCP does not define passes through as sent and
+	// does not break the read.
+	odd := readResource(t, tc, map[string]any{"uri": "fixture://read/hostile/odd"})
+	if len(odd.Contents) != 2 || !strings.Contains(string(odd.Contents[0]), `"video":{"frames":3}`) || !strings.Contains(string(odd.Contents[1]), "beside the odd one") {
+		t.Errorf("odd = %+v", odd)
+	}
+	// A MIME type shaped like a path names no path.
+	p := decodePart(t, readResource(t, tc, map[string]any{"uri": "fixture://read/hostile/path-mime"}).Contents[0])
+	if !strings.HasSuffix(p.ResultFile, ".bin") || strings.Contains(p.ResultFile, "evil") {
+		t.Errorf("path-shaped MIME type saved to %s", p.ResultFile)
+	}
+	for uri, want := range map[string]string{
+		"fixture://read/hostile/bad-blob":   "decode base64",
+		"fixture://read/hostile/many-blobs": "more than 256 parts to save to files (MaxSavedParts)",
+	} {
+		if r := tc.mustCall(map[string]any{"action": "call", "type": "resource", "uri": uri}); !r.IsError || !strings.Contains(r.text(), want) {
+			t.Errorf("%s = %s; want an error with %q", uri, r.text(), want)
+		}
+	}
+	// A failed answer leaves none of its files behind.
+	dir := t.TempDir()
+	if _, errOut, code := runCLI(t, "", "--no-cache", "-m", fixture("--readables"), "--spill-dir", dir, "read", "fixture://read/hostile/many-blobs"); code == 0 || !strings.Contains(errOut, "MaxSavedParts") {
+		t.Errorf("many-blobs from the CLI = exit %d, %q", code, errOut)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("the spill directory holds %d files after a failed read (%v)", len(entries), err)
 	}
 }

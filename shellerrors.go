@@ -72,8 +72,7 @@ func (e *shellErr) Unwrap() error { return e.err }
 func shellError(err error) error {
 	var usage *dispatch.UsageError
 	var notFound *dispatch.ToolNotFoundError
-	var noResource *dispatch.ResourceNotFoundError
-	if !errors.As(err, &usage) && !errors.As(err, &notFound) && !errors.As(err, &noResource) {
+	if !errors.As(err, &usage) && !errors.As(err, &notFound) {
 		return err
 	}
 	msg := err.Error()

@@ -32,6 +32,9 @@ func (r *Request) checkCallTarget() error {
 			return usagef(exampleReadResource, "call type=resource takes template variables in \"arguments\", not \"argumentsFile\"")
 		}
 	case TypePrompt:
+		if len(r.Prompt) > MaxNameBytes {
+			return usagef(exampleGetPrompt, "prompt is %d bytes; at most %d are accepted (MaxNameBytes)", len(r.Prompt), MaxNameBytes)
+		}
 		if r.Prompt == "" {
 			return usagef(exampleGetPrompt, "call type=prompt needs a \"prompt\" (the prompt's name)")
 		}

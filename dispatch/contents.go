@@ -43,6 +43,41 @@ type SavedPart struct {
 // savedPartsHint says how to use the files of SavedParts.
 const savedPartsHint = `Parts with "resultFile" were saved to files instead of your context: read text and JSON ones with {"action":"readresult","resultFile":"...","op":"head"} (or grep, slice, query), feed them to a call with "argumentsFile"; "binary" ones hold the decoded bytes, for a tool that takes a file path.`
 
+// MaxSavedParts bounds the files one answer may save (blobs, images,
+// texts): a hostile server sending a million one-byte blobs must not make
+// a million files.
+const MaxSavedParts = 256
+
+// partBudget counts the files one answer saved, and keeps their paths so
+// that an answer failing half way leaves none behind.
+type partBudget struct {
+	n     int
+	paths []string
+}
+
+// saved records a file the answer wrote.
+func (b *partBudget) saved(path string) { b.paths = append(b.paths, path) }
+
+// discard removes the files of an answer that failed: the agent never
+// learns their names.
+func (s *Service) discard(b *partBudget) {
+	for _, path := range b.paths {
+		if err := s.opts.Spill.Remove(path); err != nil {
+			s.log.Warn("remove a file of a failed answer", "error", err.Error())
+		}
+	}
+	b.paths = nil
+}
+
+// take reserves one more file, or says why not.
+func (b *partBudget) take() error {
+	if b.n >= MaxSavedParts {
+		return fmt.Errorf("the server sent more than %d parts to save to files (MaxSavedParts); the files already saved from this answer are removed", MaxSavedParts)
+	}
+	b.n++
+	return nil
+}
+
 // ErrNoSpillStore means a blob arrived and there is nowhere to save it.
 var ErrNoSpillStore = errors.New("no spill directory to save it in")
 
@@ -83,15 +118,20 @@ func (s *Service) saveText(text, mimeType string) (*spill.File, payloadKind, []b
 	if s.opts.Spill == nil {
 		return nil, 0, nil, ErrNoSpillStore
 	}
-	kind, data := textPayload(text)
-	if kind == payloadText && isJSONType(mimeType) {
-		if trimmed := strings.TrimSpace(text); json.Valid([]byte(trimmed)) {
-			kind, data = payloadJSON, []byte(trimmed)
-		}
+	// Only JSON is copied to bytes (the encoder needs them): a 20 MB text
+	// goes to its file from the string it arrived in.
+	trimmed := strings.TrimSpace(text)
+	if (isJSONType(mimeType) || strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "[")) && json.Valid([]byte(trimmed)) {
+		data := []byte(trimmed)
+		format, write := s.encoderFor(payloadJSON, data)
+		file, err := s.opts.Spill.Create(format, write)
+		return file, payloadJSON, data, err
 	}
-	format, write := s.encoderFor(kind, data)
-	file, err := s.opts.Spill.Create(format, write)
-	return file, kind, data, err
+	file, err := s.opts.Spill.Create(spill.FormatText, func(w io.Writer) error {
+		_, err := io.WriteString(w, text)
+		return err
+	})
+	return file, payloadText, nil, err
 }
 
 // textPart describes a saved text.

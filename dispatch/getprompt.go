@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/dustin/go-humanize"
 	"github.com/tidwall/gjson"
@@ -70,10 +71,12 @@ func (s *Service) GetPrompt(ctx context.Context, req Request, hooks Hooks) (*Pro
 	}
 	resp := &PromptResponse{Connection: conn.Alias, Prompt: req.Prompt, Description: result.Description, Meta: result.Meta,
 		Bytes: int64(len(raw)), EstimatedTokens: spill.EstimateTokens(int64(len(raw)))}
+	var budget partBudget
 	for i, msg := range result.Messages {
 		s.links.rememberItem(conn.Alias, json.RawMessage(gjson.GetBytes(msg, "content").Raw))
-		out, saved, err := s.promptMessage(msg)
+		out, saved, err := s.promptMessage(msg, &budget)
 		if err != nil {
+			s.discard(&budget)
 			return nil, fmt.Errorf("%s: get prompt %s: message %d: %w", conn.Alias, req.Prompt, i+1, err)
 		}
 		result.Messages[i] = out
@@ -100,6 +103,7 @@ func (s *Service) GetPrompt(ctx context.Context, req Request, hooks Hooks) (*Pro
 	}
 	info, err := s.spillPayload(payloadJSON, data, "messages", auto)
 	if err != nil {
+		s.discard(&budget)
 		return nil, fmt.Errorf("%s: get prompt %s: save result (%s): %w", conn.Alias, req.Prompt, humanize.IBytes(uint64(len(data))), err)
 	}
 	resp.Spill = info
@@ -161,7 +165,7 @@ func promptExample(name string, declared []promptArg) string {
 
 // promptMessage returns a message with its binary data saved to files:
 // an image or audio item's data, an embedded resource's blob.
-func (s *Service) promptMessage(msg json.RawMessage) (json.RawMessage, bool, error) {
+func (s *Service) promptMessage(msg json.RawMessage, budget *partBudget) (json.RawMessage, bool, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(msg, &fields); err != nil {
 		return nil, false, fmt.Errorf("server sent an invalid message: %w", err)
@@ -172,10 +176,14 @@ func (s *Service) promptMessage(msg json.RawMessage) (json.RawMessage, bool, err
 	var part SavedPart
 	switch data, isData := itemString(content, "data"); {
 	case (typ == "image" || typ == "audio") && isData:
+		if err := budget.take(); err != nil {
+			return nil, false, err
+		}
 		file, err := s.saveBlob(data, mimeType)
 		if err != nil {
 			return nil, false, s.blobSaveErr(typ, mimeType, err)
 		}
+		budget.saved(file.Path)
 		part = binaryPart(file, "", mimeType)
 		part.Type = typ
 		out, err := marshalJSON(part)
@@ -188,11 +196,15 @@ func (s *Service) promptMessage(msg json.RawMessage) (json.RawMessage, bool, err
 		if !ok {
 			return msg, false, nil
 		}
+		if err := budget.take(); err != nil {
+			return nil, false, err
+		}
 		inner := gjson.GetBytes(content, "resource")
 		file, err := s.saveBlob(blob, inner.Get("mimeType").String())
 		if err != nil {
 			return nil, false, s.blobSaveErr("embedded resource", inner.Get("mimeType").String(), err)
 		}
+		budget.saved(file.Path)
 		part = binaryPart(file, inner.Get("uri").String(), inner.Get("mimeType").String())
 		out, err := marshalJSON(map[string]any{"type": "resource", "resource": part})
 		if err != nil {
@@ -212,4 +224,19 @@ func (s *Service) blobSaveErr(what, mimeType string, err error) error {
 			"it holds %s data (%s), which is always saved to a file, decoded, and there is %v", what, dash(mimeType), err)
 	}
 	return fmt.Errorf("save %s data: %w", what, err)
+}
+
+// describeArgs lists prompt arguments for a message: "city (required), style".
+func describeArgs(args []promptArg) string {
+	if len(args) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = fmt.Sprintf("%q", a.Name)
+		if a.Required {
+			parts[i] += " (required)"
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -88,9 +88,11 @@ func (s *Service) ReadResource(ctx context.Context, req Request, hooks Hooks) (*
 	auto := !req.ResultToFile && threshold > 0 && textBytes > threshold && s.opts.Spill != nil
 	resp.AutoSpilled = auto
 	resp.Contents = make([]json.RawMessage, 0, len(result.Contents))
+	var budget partBudget
 	for i, item := range result.Contents {
-		out, saved, err := s.resourceContent(item, req.ResultToFile || auto)
+		out, saved, err := s.resourceContent(item, req.ResultToFile || auto, &budget)
 		if err != nil {
+			s.discard(&budget)
 			return nil, fmt.Errorf("%s: read %s: content %d (server sent %s): %w", conn.Alias, uri, i+1, humanize.IBytes(uint64(len(item))), err)
 		}
 		result.Contents[i] = nil
@@ -105,10 +107,14 @@ func (s *Service) ReadResource(ctx context.Context, req Request, hooks Hooks) (*
 // resourceContent returns a content item as the answer shows it: a blob
 // saved to a file, a text saved when toFile says so, anything else as
 // sent; and whether it saved a file.
-func (s *Service) resourceContent(item json.RawMessage, toFile bool) (json.RawMessage, bool, error) {
+func (s *Service) resourceContent(item json.RawMessage, toFile bool, budget *partBudget) (json.RawMessage, bool, error) {
 	uri, _ := itemString(item, "uri")
 	mimeType, _ := itemString(item, "mimeType")
+	// Each payload is taken out of the item once: it may be megabytes.
 	if blob, ok := itemString(item, "blob"); ok {
+		if err := budget.take(); err != nil {
+			return nil, false, err
+		}
 		file, err := s.saveBlob(blob, mimeType)
 		if errors.Is(err, ErrNoSpillStore) {
 			return nil, false, usageBoth("Start dispatch with --spill-dir DIR, or read it with resultToFile on a dispatch that has one",
@@ -117,17 +123,25 @@ func (s *Service) resourceContent(item json.RawMessage, toFile bool) (json.RawMe
 		if err != nil {
 			return nil, false, fmt.Errorf("save blob: %w", err)
 		}
+		budget.saved(file.Path)
 		out, err := marshalJSON(binaryPart(file, uri, mimeType))
 		return out, true, err
 	}
-	text, ok := itemString(item, "text")
-	if !ok || !toFile {
+	if !toFile {
 		return item, false, nil
+	}
+	text, ok := itemString(item, "text")
+	if !ok {
+		return item, false, nil
+	}
+	if err := budget.take(); err != nil {
+		return nil, false, err
 	}
 	file, kind, data, err := s.saveText(text, mimeType)
 	if err != nil {
 		return nil, false, fmt.Errorf("save text: %w", err)
 	}
+	budget.saved(file.Path)
 	out, err := marshalJSON(textPart(file, kind, data, uri, mimeType))
 	return out, true, err
 }

@@ -2,18 +2,12 @@ package dispatch
 
 import (
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/yosida95/uritemplate/v3"
 )
-
-// MaxURIBytes bounds a resource URI or URI template dispatch reads,
-// expands or matches; a longer one from an agent or a server is refused
-// (templates are compiled and matched, which costs with their length).
-const MaxURIBytes = 8 << 10
 
 // isTemplate reports whether uri holds an RFC 6570 expression.
 func isTemplate(uri string) bool { return strings.ContainsAny(uri, "{}") }
@@ -22,8 +16,8 @@ func isTemplate(uri string) bool { return strings.ContainsAny(uri, "{}") }
 // uri expanded with arguments (RFC 6570). Every variable of the template
 // must be given, and nothing else.
 func expandResourceURI(uri string, arguments json.RawMessage) (string, error) {
-	if len(uri) > MaxURIBytes {
-		return "", usagef("Give the resource's URI", "uri is %d bytes; at most %d are accepted (MaxURIBytes)", len(uri), MaxURIBytes)
+	if len(uri) > MaxNameBytes {
+		return "", usagef("Give the resource's URI", "uri is %d bytes; at most %d are accepted (MaxNameBytes)", len(uri), MaxNameBytes)
 	}
 	args, err := templateArguments(arguments)
 	if err != nil {
@@ -119,32 +113,4 @@ func templateExample(uri string, names []string) (string, string) {
 		return exampleReadResource, shell
 	}
 	return "Example: " + string(example), shell
-}
-
-// templateMatches reports whether uri is an expansion of template.
-// Templates longer than MaxURIBytes, or invalid, match nothing.
-func templateMatches(template, uri string) bool {
-	if len(template) > MaxURIBytes || len(uri) > MaxURIBytes {
-		return false
-	}
-	tmpl, err := uritemplate.New(template)
-	if err != nil {
-		return false
-	}
-	return tmpl.Match(uri) != nil
-}
-
-// describeArgs lists prompt arguments for a message: "city (required), style".
-func describeArgs(args []promptArg) string {
-	if len(args) == 0 {
-		return "none"
-	}
-	parts := make([]string, len(args))
-	for i, a := range args {
-		parts[i] = fmt.Sprintf("%q", a.Name)
-		if a.Required {
-			parts[i] += " (required)"
-		}
-	}
-	return strings.Join(parts, ", ")
 }

@@ -111,6 +111,25 @@ check "get-env: --inherit-env passes the whole environment" 'DISPATCH_INTEROP_HO
   "$dispatch" --no-cache --inherit-env --mcp "$bin/mcp-server-everything" call get-env '{}'
 test -f "$work/memory.json" && pass "memory server wrote the file its configured env names" || fail "memory server did not write \$MEMORY_FILE_PATH from its configured env"
 
+# Resources and prompts (server-everything is c1).
+ev=(--no-cache --mcp "$bin/mcp-server-everything")
+check "list --type resource: 7 resources and 2 templates" '^7 2$' bash -c \
+  "out=\$(\"$dispatch\" \"\$@\" list --type resource) && echo \$(grep -c '^c1  demo://resource/static/' <<<\"\$out\") \$(grep -c '(template)' <<<\"\$out\")" _ "${ev[@]}"
+check "read architecture.md" '^# .*[Aa]rchitecture' "$dispatch" "${ev[@]}" read demo://resource/static/document/architecture.md
+check "read dynamic/text/2" '^Resource 2: ' "$dispatch" "${ev[@]}" read demo://resource/dynamic/text/2
+check "read the text template with resourceId=2" '^Resource 2: ' "$dispatch" "${ev[@]}" read 'demo://resource/dynamic/text/{resourceId}' resourceId=2
+check "read a blob from the blob template, saved to a file" 'decoded binary' "$dispatch" "${ev[@]}" read 'demo://resource/dynamic/blob/{resourceId}' resourceId=4 -o "$work/blob4.bin"
+check "the saved blob holds the decoded bytes" '^Resource 4: ' cat "$work/blob4.bin"
+check "a blob without -o or --spill-dir: exit 2 saying so" 'exit=2 .*Pass -o FILE' bash -c "err=\$(\"$dispatch\" \"\$@\" read demo://resource/dynamic/blob/1 2>&1 >/dev/null); echo exit=\$? \$err" _ "${ev[@]}"
+check "list --type prompt: 4 prompts" '^4$' bash -c "\"$dispatch\" \"\$@\" list --type prompt | grep -c '^c1  '" _ "${ev[@]}"
+check "prompt args-prompt city=Paris names the city" 'Paris' "$dispatch" "${ev[@]}" prompt args-prompt city=Paris
+check "prompt args-prompt without city: exit 2 naming it" 'exit=2 .*"city"' bash -c "err=\$(\"$dispatch\" \"\$@\" prompt args-prompt 2>&1 >/dev/null); echo exit=\$? \$err" _ "${ev[@]}"
+check "a resource_link from get-resource-links read next (CLI)" '^Resource 2: ' bash -c \
+  "uri=\$(\"$dispatch\" \"\$@\" --json call get-resource-links count=2 | grep -o 'demo://resource/dynamic/text/[0-9]*' | head -1) && \"$dispatch\" \"\$@\" read \"\$uri\"" _ "${ev[@]}"
+go build -o "$work/readcheck" "$root/scripts/readcheck"
+check "serve: resources, prompts and a resource_link read next by an agent" 'resources and prompts ok' \
+  "$work/readcheck" "$dispatch" "${stdio[@]}"
+
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 # serve MODE PATH: start server-everything over MODE, wait for it to
 # listen, and set url. It runs in this shell, not in $(...), so that its
