@@ -305,13 +305,14 @@ func classify(err error) int {
 		conn  *connections.ConnError
 		nf    *dispatch.ToolNotFoundError
 		down  *serversDownError
+		deny  *connections.ToolDeniedError
 	)
 	switch {
 	case errors.As(err, &tool):
 		return exitToolError
 	case errors.As(err, &down), errors.As(err, &nf) && len(nf.Unreachable) > 0:
 		return exitServer // the tool may well be on a server that did not start
-	case errors.As(err, &usage), dispatch.IsUsage(err), errors.As(err, &nf):
+	case errors.As(err, &usage), dispatch.IsUsage(err), errors.As(err, &nf), errors.As(err, &deny):
 		return exitUsage
 	case errors.As(err, &conn), errors.Is(err, context.DeadlineExceeded):
 		return exitServer
