@@ -171,8 +171,8 @@ type Conn struct {
 	filter     ToolFilter
 	visible    []json.RawMessage // tools that filter lets through
 	catalog    string            // where tools came from
-	toolsStale bool   // the server announced a change since
-	toolsGen   uint64 // counts catalog changes, so callers can cache what they derive
+	toolsStale bool              // the server announced a change since
+	toolsGen   uint64            // counts catalog changes, so callers can cache what they derive
 	refreshing bool
 
 	// calls counts the calls in flight, so that a connection a new
