@@ -39,7 +39,9 @@ type Globals struct {
 	MaxRequest     string           `name:"max-request" default:"64MiB" help:"Serve mode: largest message accepted from the agent; a longer one is answered with an error and skipped (pass large inputs with argumentsFile)."`
 	MaxInFlight    int              `name:"max-in-flight" default:"256" help:"Serve mode: requests served at once; past it a request is answered at once that dispatch is busy."`
 	JSON           bool             `name:"json" help:"Print JSON instead of text (one-shot commands)."`
-	LogLevel       string           `name:"log-level" default:"warn" enum:"debug,info,warn,error" help:"Log level (logs go to stderr, credentials masked): ${enum}."`
+	LogLevel       string           `name:"log-level" default:"warn" enum:"debug,info,warn,error" help:"Log level (logs go to stderr, credentials masked): ${enum}. At info, one line per tool call."`
+	LogFormat      string           `name:"log-format" default:"text" enum:"text,json" help:"Log line format: text (key=value) or json (one object per line)."`
+	ConfigPoll     time.Duration    `name:"config-poll" default:"1s" help:"Serve mode: how often the --config files are checked for changes, which are applied to the running servers; 0 turns watching off."`
 	Version        kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
@@ -76,7 +78,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	redactor := connections.NewRedactor()
 	redactor.LearnEnviron(os.Environ())
 	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[g.LogLevel]
-	log := slog.New(connections.NewRedactingHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}), redactor))
+	log := slog.New(connections.NewRedactingHandler(g.logHandler(level), redactor))
 
 	if err := g.checkLimits(); err != nil {
 		return nil, err
@@ -126,6 +128,8 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		ClientVersion:        buildVersion(),
 		Logger:               log,
 		Redactor:             redactor,
+		// A new config lets the calls on a server it removes finish.
+		RetireGrace: g.Timeout,
 		// A one-shot command prints a failed start in its answer.
 		StartFailuresReported: paths == userPaths,
 	})
@@ -167,6 +171,15 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		Logger:                log,
 	})
 	return &app{svc: svc, conns: conns, store: store, log: log}, nil
+}
+
+// logHandler writes log records to stderr in the --log-format.
+func (g *Globals) logHandler(level slog.Level) slog.Handler {
+	opts := &slog.HandlerOptions{Level: level}
+	if g.LogFormat == "json" {
+		return slog.NewJSONHandler(os.Stderr, opts)
+	}
+	return slog.NewTextHandler(os.Stderr, opts)
 }
 
 // logSweep logs the outcome of a sweep of leftover result directories,
@@ -229,6 +242,8 @@ func (g *Globals) checkLimits() error {
 		return &usageErr{fmt.Errorf("--stdin-timeout must be a positive duration such as 30s, not %s", g.StdinTimeout)}
 	case g.MaxInFlight < 1:
 		return &usageErr{fmt.Errorf("--max-in-flight must be at least 1 (requests served at once), not %d", g.MaxInFlight)}
+	case g.ConfigPoll < 0:
+		return &usageErr{fmt.Errorf("--config-poll must be a duration such as 1s, or 0 to not watch the config files, not %s", g.ConfigPoll)}
 	case g.MaxRestarts < 1:
 		return &usageErr{fmt.Errorf("--max-restarts must be at least 1 (restarts of a crashed server per minute), not %d", g.MaxRestarts)}
 	}
