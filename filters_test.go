@@ -101,3 +101,20 @@ func TestToolFilters_BadPatternIsAConfigError(t *testing.T) {
 	}
 	checkText(t, "stderr", stderr, []string{`config servers.toml: server "fx": tools.deny pattern "[z-" at line 3, column 15: syntax error in pattern`, "path.Match"}, nil)
 }
+
+// A tool a server adds later (tools/list_changed) is filtered like the
+// first ones: the filter applies to every catalog, not a list made once.
+func TestToolFilters_ToolAddedLaterIsFiltered(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "servers.toml")
+	writeFile(t, config, fmt.Sprintf("[servers.fx]\ncommand = %q\ntools.deny = [\"added_*\"]\n", fixtureBin))
+	tc := startDispatch(t, nil, "--config", config, "--cache-dir", t.TempDir())
+	tc.mustOK(map[string]any{"action": "call", "tool": "change_tools"})
+	// change_tools has added the tool by the time it answers; refresh
+	// lists the server's tools anew.
+	list := tc.mustOK(map[string]any{"action": "list", "connection": "fx", "includeTools": true, "refresh": true})
+	checkText(t, "list after change_tools", list.text(), []string{`"name":"change_tools"`}, []string{`"name":"added_later"`})
+	search := tc.mustOK(map[string]any{"action": "search", "query": "tool registered at runtime"})
+	checkText(t, "search after change_tools", search.text(), nil, []string{`"name":"added_later"`})
+	r := tc.mustCall(map[string]any{"action": "call", "tool": "added_later"})
+	checkText(t, "call added_later", r.text(), []string{`tool "added_later" is denied by servers.fx.tools.deny ("added_*") in servers.toml`}, nil)
+}
