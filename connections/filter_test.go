@@ -155,6 +155,11 @@ func TestLoadFile_BadToolPattern(t *testing.T) {
 			want:    []string{`unknown key "servers.fs.tools.alow" (a tools table takes allow and deny)`},
 		},
 		{
+			name: "tools not an object", file: "mcp.json",
+			content: `{"mcpServers": {"fs": {"command": "fs", "tools": ["read_*"]}}}`,
+			want:    []string{`server "fs": key "tools": want an object such as {"allow": ["read_*"], "deny": ["delete_*"]}, not a array`},
+		},
+		{
 			name: "pattern not a string", file: "mcp.json",
 			content: `{"mcpServers": {"fs": {"command": "fs", "tools": {"deny": [1]}}}}`,
 			want:    []string{`server "fs"`, "deny"},
