@@ -40,7 +40,9 @@ type Globals struct {
 	RunConcurrency int              `name:"run-concurrency" default:"4" help:"Steps of one run (action run) in flight at once."`
 	MaxInFlight    int              `name:"max-in-flight" default:"256" help:"Serve mode: requests served at once; past it a request is answered at once that dispatch is busy."`
 	JSON           bool             `name:"json" help:"Print JSON instead of text (one-shot commands)."`
-	LogLevel       string           `name:"log-level" default:"warn" enum:"debug,info,warn,error" help:"Log level (logs go to stderr, credentials masked): ${enum}."`
+	LogLevel       string           `name:"log-level" default:"warn" enum:"debug,info,warn,error" help:"Log level (logs go to stderr, credentials masked): ${enum}. At info, one line per tool call."`
+	LogFormat      string           `name:"log-format" default:"text" enum:"text,json" help:"Log line format: text (key=value) or json (one object per line)."`
+	ConfigPoll     time.Duration    `name:"config-poll" default:"1s" help:"Serve mode: how often the --config files are checked for changes, which are applied to the running servers; 0 turns watching off."`
 	Version        kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
@@ -77,7 +79,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	redactor := connections.NewRedactor()
 	redactor.LearnEnviron(os.Environ())
 	level := map[string]slog.Level{"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError}[g.LogLevel]
-	log := slog.New(connections.NewRedactingHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}), redactor))
+	log := slog.New(connections.NewRedactingHandler(g.logHandler(level), redactor))
 
 	if err := g.checkLimits(); err != nil {
 		return nil, err
@@ -127,6 +129,8 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		ClientVersion:        buildVersion(),
 		Logger:               log,
 		Redactor:             redactor,
+		// A new config lets the calls on a server it removes finish.
+		RetireGrace: g.Timeout,
 		// A one-shot command prints a failed start in its answer.
 		StartFailuresReported: paths == userPaths,
 	})
@@ -169,6 +173,15 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		Logger:                log,
 	})
 	return &app{svc: svc, conns: conns, store: store, log: log}, nil
+}
+
+// logHandler writes log records to stderr in the --log-format.
+func (g *Globals) logHandler(level slog.Level) slog.Handler {
+	opts := &slog.HandlerOptions{Level: level}
+	if g.LogFormat == "json" {
+		return slog.NewJSONHandler(os.Stderr, opts)
+	}
+	return slog.NewTextHandler(os.Stderr, opts)
 }
 
 // logSweep logs the outcome of a sweep of leftover result directories,
@@ -233,6 +246,8 @@ func (g *Globals) checkLimits() error {
 		return &usageErr{fmt.Errorf("--stdin-timeout must be a positive duration such as 30s, not %s", g.StdinTimeout)}
 	case g.MaxInFlight < 1:
 		return &usageErr{fmt.Errorf("--max-in-flight must be at least 1 (requests served at once), not %d", g.MaxInFlight)}
+	case g.ConfigPoll < 0:
+		return &usageErr{fmt.Errorf("--config-poll must be a duration such as 1s, or 0 to not watch the config files, not %s", g.ConfigPoll)}
 	case g.MaxRestarts < 1:
 		return &usageErr{fmt.Errorf("--max-restarts must be at least 1 (restarts of a crashed server per minute), not %d", g.MaxRestarts)}
 	}
@@ -309,13 +324,14 @@ func classify(err error) int {
 		conn  *connections.ConnError
 		nf    *dispatch.ToolNotFoundError
 		down  *serversDownError
+		deny  *connections.ToolDeniedError
 	)
 	switch {
 	case errors.As(err, &tool):
 		return exitToolError
 	case errors.As(err, &down), errors.As(err, &nf) && len(nf.Unreachable) > 0:
 		return exitServer // the tool may well be on a server that did not start
-	case errors.As(err, &usage), dispatch.IsUsage(err), errors.As(err, &nf):
+	case errors.As(err, &usage), dispatch.IsUsage(err), errors.As(err, &nf), errors.As(err, &deny):
 		return exitUsage
 	case errors.As(err, &conn), errors.Is(err, context.DeadlineExceeded):
 		return exitServer

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"dispatch/connections"
 	"dispatch/dispatch"
@@ -51,6 +52,22 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 	}
 
 	srv := dispatch.NewMCPServer(a.svc, buildVersion())
+	if g.ConfigPoll > 0 && len(g.Config) > 0 {
+		watcher := &configWatcher{g: g, conns: a.conns, interval: g.ConfigPoll, log: a.log,
+			changed: func(connections.Changes) {
+				srv.SendNotificationToAllClients(string(mcp.MethodNotificationToolsListChanged), nil)
+			}}
+		watchCtx, stopWatching := context.WithCancel(ctx)
+		watching := make(chan struct{})
+		go func() {
+			defer close(watching)
+			watcher.run(watchCtx)
+		}()
+		defer func() {
+			stopWatching()
+			<-watching
+		}()
+	}
 	// It returns at stdin EOF (the agent went away) or on a signal.
 	opts := dispatch.StdioOptions{MaxInFlight: g.MaxInFlight, MaxRequestBytes: maxRequest, Logger: a.log}
 	if err := dispatch.ServeStdio(ctx, srv, os.Stdin, os.Stdout, opts); err != nil && ctx.Err() == nil {

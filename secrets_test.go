@@ -329,6 +329,10 @@ func TestSecrets_NeverShownByTheCLI(t *testing.T) {
 		{"info", []string{"info", "echo", "-C", secGood}, 0, nil},
 		{"call", []string{"call", "echo", `{"message":"hi"}`, "-C", secHTTPGood}, 0, []string{"hi"}},
 		{"call returning isError", []string{"call", "fail", `{"message":"it failed"}`, "-C", secGood}, 1, nil},
+		// The per-call log line, in both formats, with a server error in it.
+		{"call with JSON logs", []string{"--log-format", "json", "call", "echo", `{"message":"hi"}`, "-C", secHTTPGood}, 0, []string{`"msg":"call"`, `"tool":"echo"`}},
+		{"failed call with JSON logs", []string{"--log-format", "json", "call", "echo", `{}`, "-C", secBroken}, 3, []string{`"msg":"call"`, "FIXTURE_TOKEN=***"}},
+		{"failed call with text logs", []string{"call", "echo", `{}`, "-C", secBroken}, 3, []string{`level=INFO msg=call`, "FIXTURE_TOKEN=***"}},
 		{"call on the server that echoes its env", []string{"call", "echo", `{}`, "-C", secBroken}, 3,
 			[]string{"FIXTURE_TOKEN=***", "FIXTURE_DB_PASSWORD=***", "FIXTURE_API_KEY=***", "FIXTURE_DB_PWD=***"}},
 		{"call on the server whose cwd is missing", []string{"call", "echo", `{}`, "-C", secNoDir}, 3, []string{`working directory "` + s.missingDir + `"`}},

@@ -148,7 +148,7 @@ func (c *Conn) side(ctx context.Context, k sideKind, refresh bool) ([]json.RawMe
 
 func (c *Conn) setSideLocked(k sideKind, items []json.RawMessage) {
 	c.sides[k] = sideCatalog{items: items, refreshing: c.sides[k].refreshing}
-	c.toolsGen++
+	c.nextGenerationLocked()
 }
 
 // listSide lists one side catalog of a live session, or gives an empty

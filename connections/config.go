@@ -54,6 +54,10 @@ type ServerConfig struct {
 	Timeout time.Duration `json:"timeout,omitempty"`
 	// ProtocolVersion overrides DefaultProtocolVersion for this server.
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
+
+	// Tools hides some of the server's tools. It is left out of the ID
+	// (see ToolFilter).
+	Tools ToolFilter `json:"-"`
 }
 
 // Validate reports the first thing that makes the config unusable.
@@ -92,7 +96,7 @@ func (c ServerConfig) Validate() error {
 	if c.Timeout < 0 {
 		return errors.New("timeout must not be negative")
 	}
-	return nil
+	return c.Tools.Validate()
 }
 
 // quotedInURLErr matches what url.Parse quotes from the URL in its errors.
@@ -164,6 +168,14 @@ type fileServer struct {
 	Timeout         string            `toml:"timeout" json:"timeout"`
 	ProtocolVersion string            `toml:"protocolVersion" json:"protocolVersion"`
 	Disabled        bool              `toml:"disabled" json:"disabled"`
+	Tools           *fileToolFilter   `toml:"tools" json:"tools"`
+}
+
+// fileToolFilter is a server's tools table: [servers.NAME.tools] in TOML,
+// "tools": {...} in an mcpServers entry.
+type fileToolFilter struct {
+	Allow []string `toml:"allow" json:"allow"`
+	Deny  []string `toml:"deny" json:"deny"`
 }
 
 // fileServerKeys returns the keys a server table accepts, read from
@@ -178,10 +190,15 @@ func fileServerKeys() []string {
 	return keys
 }
 
-func (f fileServer) toConfig(name string) (ServerConfig, error) {
+// toConfig converts the server written as section.NAME ("servers" or
+// "mcpServers").
+func (f fileServer) toConfig(section, name string) (ServerConfig, error) {
 	c := ServerConfig{
 		Name: name, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, InheritEnv: f.InheritEnv,
 		URL: f.URL, Headers: f.Headers, ProtocolVersion: f.ProtocolVersion,
+	}
+	if f.Tools != nil {
+		c.Tools = ToolFilter{Allow: f.Tools.Allow, Deny: f.Tools.Deny, Entry: section + "." + tomlKey(name) + ".tools"}
 	}
 	kind := f.Transport
 	if kind == "" {
@@ -232,9 +249,16 @@ func LoadFile(path string, lookup func(string) (string, bool)) ([]ServerConfig, 
 		configs, err = parseServersTOML(data)
 	}
 	if err != nil {
+		var bad *PatternError
+		if errors.As(err, &bad) {
+			bad.Line, bad.Column = locatePattern(data, bad.Pattern)
+		}
 		return nil, fmt.Errorf("config %s: %w", filepath.Base(path), err)
 	}
 	for i := range configs {
+		if !configs[i].Tools.IsZero() {
+			configs[i].Tools.File = filepath.Base(path)
+		}
 		if err := configs[i].ExpandEnv(lookup); err != nil {
 			return nil, fmt.Errorf("config %s: server %q: %w", filepath.Base(path), configs[i].Name, err)
 		}
@@ -251,6 +275,9 @@ func parseServersTOML(data []byte) ([]ServerConfig, error) {
 		return nil, tomlProblem(err)
 	}
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		if key := undecoded[0]; len(key) == 4 && key[2] == "tools" {
+			return nil, fmt.Errorf("unknown key %q (a tools table takes allow and deny)", key.String())
+		}
 		return nil, fmt.Errorf("unknown key %q (servers take %s)", undecoded[0].String(), strings.Join(fileServerKeys(), ", "))
 	}
 	if len(doc.Servers) == 0 {
@@ -267,18 +294,24 @@ func parseServersTOML(data []byte) ([]ServerConfig, error) {
 			names = append(names, key[1])
 		}
 	}
-	return toConfigs(names, doc.Servers)
+	return toConfigs("servers", names, doc.Servers)
 }
 
 // toConfigs converts the named servers in order, skipping disabled ones.
-func toConfigs(names []string, servers map[string]fileServer) ([]ServerConfig, error) {
+func toConfigs(section string, names []string, servers map[string]fileServer) ([]ServerConfig, error) {
 	var configs []ServerConfig
 	for _, name := range names {
 		server := servers[name]
 		if server.Disabled {
 			continue
 		}
-		c, err := server.toConfig(name)
+		c, err := server.toConfig(section, name)
+		var bad *PatternError
+		if errors.As(err, &bad) {
+			// Unwrapped, so that LoadFile can still add where it is.
+			bad.Server = name
+			return nil, bad
+		}
 		if err != nil {
 			return nil, fmt.Errorf("server %q: %w", name, err)
 		}
@@ -292,9 +325,11 @@ func parseServersJSON(data []byte) ([]ServerConfig, error) {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, jsonProblem(data, err)
 	}
-	raw, ok := doc["mcpServers"]
+	section := "mcpServers"
+	raw, ok := doc[section]
 	if !ok {
-		raw, ok = doc["servers"]
+		section = "servers"
+		raw, ok = doc[section]
 	}
 	if !ok {
 		return nil, errors.New(`no "mcpServers" (or "servers") object: this JSON is not an MCP servers config`)
@@ -316,7 +351,7 @@ func parseServersJSON(data []byte) ([]ServerConfig, error) {
 		}
 		decoded[name] = server
 	}
-	return toConfigs(names, decoded)
+	return toConfigs(section, names, decoded)
 }
 
 // objectKeysInOrder returns the keys of a JSON object in document order.

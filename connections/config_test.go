@@ -756,6 +756,7 @@ func TestLoadFile_TOMLUnknownKeyListsEveryAcceptedKey(t *testing.T) {
 		{"timeout", `timeout = "5s"`},
 		{"protocolVersion", `protocolVersion = "2025-06-18"`},
 		{"disabled", `disabled = false`},
+		{"tools", `tools = { allow = ["x*"] }`},
 	}
 	_, err := LoadFile(writeConfig(t, "servers.toml", "[servers.a]\ncommand = \"a\"\ncomand = \"typo\"\n"), envLookup(nil))
 	if err == nil {

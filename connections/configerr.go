@@ -82,6 +82,8 @@ func jsonKind(goType string) string {
 		return "an array of strings"
 	case strings.HasPrefix(goType, "map["):
 		return "an object of strings"
+	case strings.HasSuffix(goType, "fileToolFilter"):
+		return `an object such as {"allow": ["read_*"], "deny": ["delete_*"]}`
 	}
 	return goType
 }

@@ -25,6 +25,9 @@ const (
 	// MaxListPages bounds tools/list pagination against a server that
 	// never stops returning cursors.
 	MaxListPages = 1000
+	// DefaultRetireGrace is the default of Options.RetireGrace: dispatch's
+	// own default call timeout.
+	DefaultRetireGrace = 2 * time.Minute
 )
 
 // Options tune every connection of a Set.
@@ -55,6 +58,14 @@ type Options struct {
 	// announced notifications/tools/list_changed and its catalog was
 	// fetched again.
 	OnToolsChanged func(c *Conn)
+	// RetireGrace bounds how long a connection that a new config removed
+	// or changed keeps running for the calls already in flight on it
+	// (Set.Update); a server's own, longer call timeout extends it.
+	// Zero: DefaultRetireGrace.
+	RetireGrace time.Duration
+
+	// generations numbers catalog changes across the whole set.
+	generations *atomic.Uint64
 }
 
 func (o Options) withDefaults() Options {
@@ -81,6 +92,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Redactor == nil {
 		o.Redactor = NewRedactor()
+	}
+	if o.RetireGrace <= 0 {
+		o.RetireGrace = DefaultRetireGrace
+	}
+	if o.generations == nil {
+		o.generations = new(atomic.Uint64)
 	}
 	return o
 }
@@ -153,13 +170,20 @@ type Conn struct {
 	// dispatch, whatever state its server was in.
 	sessions   map[*session]struct{}
 	info       ServerInfo
-	tools      []json.RawMessage
-	catalog    string // where tools came from
-	toolsStale bool   // the server announced a change since
-	toolsGen   uint64 // counts catalog changes, so callers can cache what they derive
+	tools      []json.RawMessage // every tool the server published
+	filter     ToolFilter
+	visible    []json.RawMessage // tools that filter lets through
+	catalog    string            // where tools came from
+	toolsStale bool              // the server announced a change since
+	toolsGen   uint64            // counts catalog changes, so callers can cache what they derive
 	refreshing bool
 	sides      [numSideKinds]sideCatalog
 	cacheMu    sync.Mutex // serializes cache writes (see saveCatalog)
+
+	// calls counts the calls in flight, so that a connection a new
+	// config removed can let them finish (see Retire).
+	calls   int
+	drained chan struct{} // closed when calls drops to 0; nil unless Retire waits
 
 	progressMu sync.Mutex
 	progress   map[string]func(params map[string]any)
@@ -174,6 +198,7 @@ func newConn(alias string, cfg ServerConfig, opts Options) *Conn {
 		log:      opts.Logger.With("connection", alias),
 		stderr:   newTailBuffer(opts.StderrLimit),
 		status:   StatusIdle,
+		filter:   cfg.Tools,
 		sessions: make(map[*session]struct{}),
 		progress: make(map[string]func(map[string]any)),
 	}
@@ -198,6 +223,7 @@ func (c *Conn) loadCachedCatalog() {
 		return
 	}
 	c.tools, c.info, c.catalog = tools, info, CatalogCache
+	c.visible = c.filter.apply(tools)
 	for k, items := range [numSideKinds][]json.RawMessage{
 		sideResources: entry.Resources, sideTemplates: entry.ResourceTemplates, sidePrompts: entry.Prompts} {
 		if items == nil {
@@ -430,6 +456,13 @@ func (c *Conn) CatalogGeneration() uint64 {
 	return c.toolsGen
 }
 
+// nextGenerationLocked gives the catalog a generation no connection of the
+// set has used: a server restarted under the same alias must not reuse a
+// generation that a search index was built for.
+func (c *Conn) nextGenerationLocked() {
+	c.toolsGen = c.opts.generations.Add(1)
+}
+
 // refreshInBackground re-lists the tools of a live server. It ends within
 // the connect timeout.
 func (c *Conn) refreshInBackground(why string) {
@@ -555,9 +588,9 @@ func (c *Conn) scheduleRefresh() {
 func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, error) {
 	c.mu.Lock()
 	if c.tools != nil && !refresh && !c.toolsStale {
-		tools := c.tools
+		visible := c.visible
 		c.mu.Unlock()
-		return tools, nil
+		return visible, nil
 	}
 	c.mu.Unlock()
 	sess, err := c.ensure(ctx)
@@ -573,13 +606,17 @@ func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, erro
 	}
 	c.mu.Lock()
 	c.tools = tools
+	c.visible = c.filter.apply(tools)
+	visible := c.visible
 	c.catalog = CatalogLive
 	c.toolsStale = false
-	c.toolsGen++
+	c.nextGenerationLocked()
 	c.mu.Unlock()
 	c.fillSides(ctx, listCtx, sess)
+	// The cache keeps every tool: a filter is applied on the way out, so
+	// that changing it needs no refresh.
 	c.saveCatalog()
-	return tools, nil
+	return visible, nil
 }
 
 // CallRequest is one tools/call.
@@ -613,6 +650,12 @@ type callParams struct {
 // and an exceeded req.Timeout is ErrCallTimeout (each wrapped in a
 // ConnError).
 func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, error) {
+	// Here, not only in the callers, so that no path can forget it.
+	if err := c.ToolAllowed(req.Tool); err != nil {
+		return nil, err
+	}
+	c.beginCall()
+	defer c.endCall()
 	op := "call " + req.Tool
 	// Not under req.Timeout: a server that takes longer to start than
 	// its calls may take would otherwise never start.

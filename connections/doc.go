@@ -7,4 +7,8 @@
 // only how to reach servers and keep them reachable. Tool catalogs and call
 // results cross this boundary as raw JSON so nothing the servers published
 // is lost on the way.
+//
+// A server's tool filter (ToolFilter) is applied here, in Conn.Tools and
+// Conn.Call, so that no caller can forget it; and a Set takes a new config
+// while in use (Set.Update), keeping what did not change.
 package connections

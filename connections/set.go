@@ -3,17 +3,70 @@ package connections
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 )
 
 // Set is every configured server, addressable by alias (c1..cN), config
-// name or ID.
+// name or ID. A new config replaces its servers while it is in use (see
+// Update), so every method is safe for concurrent use.
 type Set struct {
-	conns []*Conn
-	byKey map[string]*Conn
-	opts  Options
+	opts Options
+
+	mu        sync.RWMutex
+	conns     []*Conn
+	byKey     map[string]*Conn
+	lastAlias int // the highest N of a cN ever given; never given again
+	closed    bool
+	retiring  map[*Conn]struct{}
+	stop      chan struct{} // closed by Close: retiring connections stop waiting
+	retirers  sync.WaitGroup
+}
+
+// serverGroup is one server of a config: the configs that share its ID.
+type serverGroup struct {
+	cfg   ServerConfig // the first, named by the first that has a name, with the filter they share
+	names []string     // every config name of it, in order
+}
+
+// groupConfigs validates configs and groups those that name the same
+// server (same ID), which is connected once: the later ones' names become
+// more keys for it. Their secrets are learned by r.
+func groupConfigs(configs []ServerConfig, r *Redactor) ([]serverGroup, error) {
+	var groups []serverGroup
+	byID := make(map[string]int)
+	for _, cfg := range configs {
+		if err := cfg.Validate(); err != nil {
+			return nil, fmt.Errorf("server %s: %w", displayName(cfg, len(groups)+1), err)
+		}
+		r.Learn(cfg)
+		i, dup := byID[cfg.ID()]
+		if !dup {
+			byID[cfg.ID()] = len(groups)
+			groups = append(groups, serverGroup{cfg: cfg})
+			i = len(groups) - 1
+		} else {
+			g := &groups[i]
+			if g.cfg.Name == "" {
+				// The same server given by --mcp and by name in a config
+				// file: list shows the name (the ID does not depend on it).
+				g.cfg.Name = cfg.Name
+			}
+			switch {
+			case g.cfg.Tools.IsZero():
+				g.cfg.Tools = cfg.Tools
+			case !cfg.Tools.IsZero() && !cfg.Tools.samePatterns(g.cfg.Tools):
+				return nil, fmt.Errorf("server %s is the same server as %s but has other tool filters (%s and %s): give both the same tools table, or remove one",
+					displayName(cfg, i+1), displayName(g.cfg, i+1), cfg.Tools.Entry, g.cfg.Tools.Entry)
+			}
+		}
+		if cfg.Name != "" {
+			groups[i].names = append(groups[i].names, cfg.Name)
+		}
+	}
+	return groups, nil
 }
 
 // NewSet builds connections for configs in order. A config equal to an
@@ -21,43 +74,39 @@ type Set struct {
 // the first.
 func NewSet(configs []ServerConfig, opts Options) (*Set, error) {
 	opts = opts.withDefaults()
-	s := &Set{byKey: make(map[string]*Conn), opts: opts}
-	byID := make(map[string]*Conn)
-	type namedConn struct {
-		name string
-		conn *Conn
+	groups, err := groupConfigs(configs, opts.Redactor)
+	if err != nil {
+		return nil, err
 	}
-	var names []namedConn // in declaration order, duplicates' names included
-	for _, cfg := range configs {
-		if err := cfg.Validate(); err != nil {
-			return nil, fmt.Errorf("server %s: %w", displayName(cfg, len(s.conns)+1), err)
-		}
-		opts.Redactor.Learn(cfg)
-		c, dup := byID[cfg.ID()]
-		if !dup {
-			c = newConn("c"+strconv.Itoa(len(s.conns)+1), cfg, opts)
-			byID[c.ID] = c
-			s.conns = append(s.conns, c)
-		} else if c.Config.Name == "" {
-			// The same server given by --mcp and by name in a config file:
-			// list shows the name (the ID does not depend on it).
-			c.Config.Name = cfg.Name
-		}
-		if cfg.Name != "" {
-			names = append(names, namedConn{cfg.Name, c})
-		}
+	s := &Set{opts: opts, retiring: make(map[*Conn]struct{}), stop: make(chan struct{})}
+	for _, g := range groups {
+		s.lastAlias++
+		s.conns = append(s.conns, newConn("c"+strconv.Itoa(s.lastAlias), g.cfg, opts))
 	}
-	// Aliases first, so that no config name can shadow one.
-	for _, c := range s.conns {
-		s.byKey[c.Alias] = c
-		s.byKey[c.ID] = c
-	}
-	for _, n := range names {
-		if err := s.addKey(n.name, n.conn); err != nil {
-			return nil, err
-		}
+	if s.byKey, err = keysFor(s.conns, groups); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// keysFor maps every alias, ID and config name to its connection; conns
+// and groups are in the same order.
+func keysFor(conns []*Conn, groups []serverGroup) (map[string]*Conn, error) {
+	byKey := make(map[string]*Conn, 3*len(conns))
+	// Aliases first, so that no config name can shadow one.
+	for _, c := range conns {
+		byKey[c.Alias] = c
+		byKey[c.ID] = c
+	}
+	for i, g := range groups {
+		for _, name := range g.names {
+			if other, ok := byKey[name]; ok && other != conns[i] {
+				return nil, fmt.Errorf("server name %q clashes with %s: rename it", name, other.Alias)
+			}
+			byKey[name] = conns[i]
+		}
+	}
+	return byKey, nil
 }
 
 func displayName(cfg ServerConfig, n int) string {
@@ -67,22 +116,20 @@ func displayName(cfg ServerConfig, n int) string {
 	return "c" + strconv.Itoa(n)
 }
 
-func (s *Set) addKey(name string, c *Conn) error {
-	if other, ok := s.byKey[name]; ok && other != c {
-		return fmt.Errorf("server name %q clashes with %s: rename it", name, other.Alias)
-	}
-	s.byKey[name] = c
-	return nil
+// Conns returns the connections in alias order. The slice is the caller's.
+func (s *Set) Conns() []*Conn {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append([]*Conn(nil), s.conns...)
 }
-
-// Conns returns the connections in alias order.
-func (s *Set) Conns() []*Conn { return s.conns }
 
 // Options returns the options the set was built with.
 func (s *Set) Options() Options { return s.opts }
 
 // Lookup finds a connection by alias, name or ID.
 func (s *Set) Lookup(key string) (*Conn, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	if c, ok := s.byKey[key]; ok {
 		return c, nil
 	}
@@ -107,7 +154,7 @@ func (s *Set) Lookup(key string) (*Conn, error) {
 // limit. Failures are recorded on each connection (see State) and do not
 // stop the others.
 func (s *Set) ConnectAll(ctx context.Context) {
-	s.each(func(c *Conn) {
+	each(s.Conns(), func(c *Conn) {
 		if err := c.Connect(ctx); err == nil {
 			if _, err := c.Tools(ctx, false); err != nil {
 				c.log.Warn("list tools", "error", err.Error())
@@ -116,19 +163,40 @@ func (s *Set) ConnectAll(ctx context.Context) {
 	})
 }
 
-// Close stops every server concurrently and waits for all of them.
+// Close stops every server concurrently, those a new config removed
+// included, and waits for all of them.
 func (s *Set) Close() {
-	s.each((*Conn).Close)
+	s.mu.Lock()
+	all := append([]*Conn(nil), s.conns...)
+	for c := range s.retiring {
+		all = append(all, c)
+	}
+	if !s.closed {
+		s.closed = true
+		close(s.stop)
+	}
+	s.mu.Unlock()
+	each(all, (*Conn).Close)
+	s.retirers.Wait()
 }
 
-func (s *Set) each(f func(*Conn)) {
+func each(conns []*Conn, f func(*Conn)) {
 	var wg sync.WaitGroup
-	for _, c := range s.conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(c)
-		}()
+	for _, c := range conns {
+		wg.Go(func() { f(c) })
 	}
 	wg.Wait()
+}
+
+// aliasNumber is N of alias cN.
+func aliasNumber(alias string) int {
+	n, err := strconv.Atoi(strings.TrimPrefix(alias, "c"))
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+func sortByAlias(conns []*Conn) {
+	sort.SliceStable(conns, func(i, j int) bool { return aliasNumber(conns[i].Alias) < aliasNumber(conns[j].Alias) })
 }

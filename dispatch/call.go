@@ -70,11 +70,14 @@ const (
 )
 
 // Call answers action call.
-func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (*CallResponse, error) {
+func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *CallResponse, err error) {
+	alias, started := req.Connection, time.Now()
+	defer func() { s.logCall(alias, req.Tool, started, resp, err) }()
 	conn, def, err := s.resolveTool(ctx, req.Connection, req.Tool)
 	if err != nil {
 		return nil, err
 	}
+	alias = conn.Alias
 	args, err := s.callArguments(req)
 	if err != nil {
 		return nil, err
@@ -106,7 +109,7 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (*CallResp
 		return nil, fmt.Errorf("%s: call %s: server sent an invalid result: %w", conn.Alias, req.Tool, err)
 	}
 	s.links.rememberContent(conn.Alias, result.Content)
-	resp := &CallResponse{
+	resp = &CallResponse{
 		Connection:      conn.Alias,
 		Tool:            req.Tool,
 		IsError:         result.IsError,

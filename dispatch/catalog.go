@@ -249,3 +249,23 @@ func (c *toolDefCache) tools(conn *connections.Conn, raw []json.RawMessage) []to
 	c.mu.Unlock()
 	return tools
 }
+
+// prune forgets the connections not in live: a new config file replaces
+// connections, and their parsed catalogs must not be kept for the life of
+// the process.
+func (c *toolDefCache) prune(live []*connections.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) <= len(live) {
+		return
+	}
+	keep := make(map[*connections.Conn]bool, len(live))
+	for _, conn := range live {
+		keep[conn] = true
+	}
+	for conn := range c.entries {
+		if !keep[conn] {
+			delete(c.entries, conn)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"dispatch/connections"
 )
 
 func TestParseToolDef(t *testing.T) {
@@ -208,5 +210,28 @@ func TestToolDef_Summary(t *testing.T) {
 	d := toolDef{Description: strings.Repeat("x", 100) + " " + strings.Repeat("y", 100)}
 	if got, want := d.Summary(), strings.Repeat("x", 100)+"…"; got != want {
 		t.Errorf("Summary() = %q, want %q", got, want)
+	}
+}
+
+func TestToolDefCache_PruneForgetsReplacedConnections(t *testing.T) {
+	set, err := connections.NewSet([]connections.ServerConfig{
+		{Name: "a", Transport: connections.TransportStdio, Command: "a"},
+		{Name: "b", Transport: connections.TransportStdio, Command: "b"},
+	}, connections.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	var cache toolDefCache
+	raw := []json.RawMessage{json.RawMessage(`{"name":"x","inputSchema":{"type":"object"}}`)}
+	for _, c := range set.Conns() {
+		cache.tools(c, raw)
+	}
+	if _, err := set.Update([]connections.ServerConfig{{Name: "a", Transport: connections.TransportStdio, Command: "a"}}); err != nil {
+		t.Fatal(err)
+	}
+	cache.prune(set.Conns())
+	if len(cache.entries) != 1 {
+		t.Errorf("%d parsed catalogs kept, want only the live connection's", len(cache.entries))
 	}
 }

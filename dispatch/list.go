@@ -92,6 +92,7 @@ func (s *Service) catalogs(ctx context.Context, conns []*connections.Conn, refre
 		}()
 	}
 	wg.Wait()
+	s.parsed.prune(s.conns.Conns())
 	return out
 }
 

@@ -25,7 +25,9 @@ func Tool() mcp.Tool {
 // over svc.
 func NewMCPServer(svc *Service, version string) *server.MCPServer {
 	srv := server.NewMCPServer("dispatch", version,
-		server.WithToolCapabilities(false),
+		// listChanged: a new config file changes the tools behind
+		// proxy-dispatch, and the agent is told so.
+		server.WithToolCapabilities(true),
 		server.WithInstructions("Use the proxy-dispatch tool to find and call tools of the connected MCP servers: search first, then call."),
 		server.WithRecovery())
 	srv.AddTool(Tool(), svc.HandleTool)

@@ -32,7 +32,9 @@ func (s *Service) qualifyTool(ctx context.Context, req Request) Request {
 		}
 		found = found || t.Name == name
 	}
-	if found {
+	// A tool the connection's filter hides is split too, so that the
+	// answer is the filter's refusal, not "no tool named c1/x".
+	if found || conn.ToolAllowed(name) != nil {
 		req.Connection, req.Tool = conn.Alias, name
 	}
 	return req

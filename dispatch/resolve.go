@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -91,6 +92,9 @@ func (s *Service) resolveTool(ctx context.Context, connKey, tool string) (*conne
 			fmt.Sprintf("Add -C %s, or write the tool as %s", shellQuote(alias), shellQuote(alias+"/"+tool)),
 			"tool %q exists on %d connections: %s", tool, len(matches), strings.Join(names, ", "))
 	}
+	if denied := deniedTool(cats, connKey, tool); denied != nil {
+		return nil, toolDef{}, denied
+	}
 	if connKey != "" && cats[0].err != nil {
 		return nil, toolDef{}, cats[0].err
 	}
@@ -104,6 +108,23 @@ func (s *Service) resolveTool(ctx context.Context, connKey, tool string) (*conne
 		}
 	}
 	return nil, toolDef{}, notFound
+}
+
+// deniedTool returns why tool is refused when a connection's tool filter
+// hides it: never "not found", which would send the agent looking for it
+// elsewhere. A deny pattern refuses the name outright; an allow list that
+// does not name it refuses it where the server publishes it, or where the
+// agent asked for that connection (elsewhere it would blame a typo on
+// a filter).
+func deniedTool(cats []catalog, connKey, tool string) error {
+	for _, cat := range cats {
+		err := cat.conn.ToolAllowed(tool)
+		var denied *connections.ToolDeniedError
+		if errors.As(err, &denied) && (denied.ByDeny || connKey != "" || cat.conn.Publishes(tool)) {
+			return err
+		}
+	}
+	return nil
 }
 
 func describeConn(c *connections.Conn) string {
