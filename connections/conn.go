@@ -158,9 +158,16 @@ type Conn struct {
 
 	progressMu sync.Mutex
 	progress   map[string]func(params map[string]any)
+
+	hub *relayHub
+	// retired says the last session was stopped to start the server
+	// again with the agent's capabilities: no crash, so no restart counted.
+	retired   bool
+	callersMu sync.Mutex
+	callers   map[Upstream]int // agent sessions with calls in flight here
 }
 
-func newConn(alias string, cfg ServerConfig, opts Options) *Conn {
+func newConn(alias string, cfg ServerConfig, opts Options, hub *relayHub) *Conn {
 	c := &Conn{
 		Alias:    alias,
 		Config:   cfg,
@@ -171,6 +178,8 @@ func newConn(alias string, cfg ServerConfig, opts Options) *Conn {
 		status:   StatusIdle,
 		sessions: make(map[*session]struct{}),
 		progress: make(map[string]func(map[string]any)),
+		hub:      hub,
+		callers:  make(map[Upstream]int),
 	}
 	if opts.Cache != nil {
 		c.loadCachedCatalog()
@@ -329,7 +338,8 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 		c.mu.Unlock()
 		return nil, &ConnError{Alias: c.Alias, Op: "connect", msg: c.opts.Redactor.String(err.Error()), err: err}
 	}
-	restart := c.everReady
+	restart := c.everReady && !c.retired
+	c.retired = false
 	prevStatus := c.status
 	done := make(chan struct{})
 	c.connecting = done
@@ -447,6 +457,11 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	}
 	sess.client.OnNotification(c.onNotification)
 	sess.client.OnConnectionLost(func(err error) { c.sessionLost(sess, err) })
+	// Our handler, not mcp-go's: it relays the server's requests to the
+	// agent verbatim, where mcp-go's would decode and re-encode them.
+	if bidirectional, ok := sess.transport.(transport.BidirectionalInterface); ok {
+		bidirectional.SetRequestHandler(c.serveServerRequest)
+	}
 
 	version := c.Config.ProtocolVersion
 	if version == "" {
@@ -455,6 +470,8 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	var req mcp.InitializeRequest
 	req.Params.ProtocolVersion = version
 	req.Params.ClientInfo = mcp.Implementation{Name: c.opts.ClientName, Version: c.opts.ClientVersion}
+	sess.declared = c.hub.capabilities()
+	req.Params.Capabilities = sess.declared
 	result, err := sess.client.Initialize(dialCtx, req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -480,6 +497,10 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 		ProtocolVersion: result.ProtocolVersion,
 		Instructions:    result.Instructions,
 	})
+	sess.modern = mcp.IsModernProtocol(result.ProtocolVersion)
+	sess.protocol = result.ProtocolVersion
+	sess.clientInfo = req.Params.ClientInfo
+	c.sendLogLevel(sess, c.hub.level())
 	return sess, info, nil
 }
 
@@ -499,6 +520,8 @@ func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
 		}
 	case string(mcp.MethodNotificationToolsListChanged):
 		c.scheduleRefresh()
+	case string(mcp.MethodNotificationMessage):
+		c.relayLog(n)
 	}
 }
 
@@ -635,6 +658,10 @@ type callParams struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Meta      map[string]any  `json:"_meta,omitempty"`
 	Task      *struct{}       `json:"task,omitempty"`
+	// The agent's answers to a multi-round-trip call's input requests,
+	// and the state the server asked to get back with them.
+	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
+	RequestState   string                     `json:"requestState,omitempty"`
 }
 
 // Call runs tools/call and returns the server's raw result, starting the
@@ -649,6 +676,7 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 	if err != nil {
 		return nil, err
 	}
+	defer c.trackCaller(ctx)()
 	meta := make(map[string]any, len(req.Meta)+1)
 	for k, v := range req.Meta {
 		meta[k] = v
@@ -673,7 +701,7 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 	if req.AsTask {
 		raw, expired, err = c.callAsTask(ctx, sess, req, params)
 	} else {
-		raw, _, expired, err = c.send(ctx, sess, req.Timeout, "tools/call", params)
+		raw, expired, err = c.callWithInput(ctx, sess, req.Timeout, params)
 	}
 	if err != nil {
 		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, req.Timeout)
@@ -849,6 +877,9 @@ func (c *Conn) request(ctx context.Context, sess *session, method string, params
 		return nil, errors.New("session ended")
 	}
 	id := mcp.NewRequestId(fmt.Sprintf("d%d", c.seq.Add(1)))
+	if sess.modern {
+		params = c.withProtocolMeta(sess, params)
+	}
 	resp, err := sess.transport.SendRequest(ctx, transport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION,
 		ID:      id,

@@ -38,6 +38,14 @@ type session struct {
 	http      *httpRoundTripper  // nil for stdio
 	cancelCtx context.CancelFunc // ends the transport's long-lived streams
 
+	// declared are the client capabilities dispatch declared to the
+	// server; modern says the 2026-07-28 protocol was negotiated, where
+	// they travel again in every request's _meta.
+	declared   mcp.ClientCapabilities
+	modern     bool
+	protocol   string
+	clientInfo mcp.Implementation
+
 	dead      atomic.Bool
 	closeOnce sync.Once
 }

@@ -14,6 +14,7 @@ type Set struct {
 	conns []*Conn
 	byKey map[string]*Conn
 	opts  Options
+	hub   *relayHub
 }
 
 // NewSet builds connections for configs in order. A config equal to an
@@ -21,7 +22,7 @@ type Set struct {
 // the first.
 func NewSet(configs []ServerConfig, opts Options) (*Set, error) {
 	opts = opts.withDefaults()
-	s := &Set{byKey: make(map[string]*Conn), opts: opts}
+	s := &Set{byKey: make(map[string]*Conn), opts: opts, hub: &relayHub{}}
 	byID := make(map[string]*Conn)
 	type namedConn struct {
 		name string
@@ -35,7 +36,7 @@ func NewSet(configs []ServerConfig, opts Options) (*Set, error) {
 		opts.Redactor.Learn(cfg)
 		c, dup := byID[cfg.ID()]
 		if !dup {
-			c = newConn("c"+strconv.Itoa(len(s.conns)+1), cfg, opts)
+			c = newConn("c"+strconv.Itoa(len(s.conns)+1), cfg, opts, s.hub)
 			byID[c.ID] = c
 			s.conns = append(s.conns, c)
 		} else if c.Config.Name == "" {

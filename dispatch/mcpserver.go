@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"dispatch/connections"
+
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -26,6 +28,9 @@ func Tool() mcp.Tool {
 func NewMCPServer(svc *Service, version string) *server.MCPServer {
 	srv := server.NewMCPServer("dispatch", version,
 		server.WithToolCapabilities(false),
+		// Servers' logs are relayed to the agent (see connections'
+		// relay), so dispatch takes the agent's logging/setLevel.
+		server.WithLogging(),
 		server.WithInstructions("Use the proxy-dispatch tool to find and call tools of the connected MCP servers: search first, then call."),
 		server.WithRecovery())
 	srv.AddTool(Tool(), svc.HandleTool)
@@ -47,6 +52,11 @@ func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (
 		return errorResult(err), nil
 	}
 	hooks := Hooks{Progress: progressForwarder(ctx, request)}
+	// A server's sampling, elicitation and roots requests during this
+	// call go to the agent session that made it.
+	if up, ok := server.ClientSessionFromContext(ctx).(connections.Upstream); ok {
+		ctx = connections.WithUpstream(ctx, up)
+	}
 	resp, err := s.Do(ctx, req, hooks)
 	if err != nil {
 		s.log.Debug("request failed", "action", req.Action, "error", err.Error())
