@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// testAgent answers a server's requests as an agent would: its model
+// "samples" by echoing the prompt, its user gives the name Ada, and its
+// roots are one project directory. It records what it was asked.
+type testAgent struct {
+	mu    sync.Mutex
+	asked []string // "method: the text the server sent"
+}
+
+func (a *testAgent) note(s string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.asked = append(a.asked, s)
+}
+
+func (a *testAgent) CreateMessage(_ context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	prompt := ""
+	if len(req.Messages) > 0 {
+		if text, ok := req.Messages[0].Content.(mcp.TextContent); ok {
+			prompt = text.Text
+		}
+	}
+	a.note("sampling: " + prompt)
+	return &mcp.CreateMessageResult{
+		SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.NewTextContent("sampled: " + prompt)},
+		Model:           "test-model",
+		StopReason:      "endTurn",
+	}, nil
+}
+
+func (a *testAgent) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	a.note("elicitation: " + req.Params.Message)
+	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
+		Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"name": "Ada"}}}, nil
+}
+
+func (a *testAgent) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	a.note("roots")
+	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///work/project", Name: "project"}}}, nil
+}
+
+func (a *testAgent) options() []client.ClientOption {
+	return []client.ClientOption{client.WithSamplingHandler(a), client.WithElicitationHandler(a), client.WithRootsHandler(a)}
+}
+
+func (a *testAgent) questions() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.asked...)
+}
+
+func callFixtureTool(tc *testClient, tool string, args map[string]any) toolResult {
+	tc.t.Helper()
+	return tc.mustCall(map[string]any{"action": "call", "connection": "c1", "tool": tool, "arguments": args})
+}
+
+func TestRelay_ServerRequestsReachTheAgent(t *testing.T) {
+	agent := &testAgent{}
+	tc := startDispatchAs(t, nil, agent.options(), "--no-cache", "--mcp", fixture("--client-requests"))
+
+	if r := callFixtureTool(tc, "request-sampling", map[string]any{"prompt": "hello"}); r.IsError || r.text() != "sampled: hello" {
+		t.Errorf("request-sampling = %q (isError %v), want the agent's answer \"sampled: hello\"", r.text(), r.IsError)
+	}
+	r := callFixtureTool(tc, "request-elicitation", map[string]any{"message": "Your name?"})
+	checkText(t, "request-elicitation", r.text(), []string{`"action":"accept"`, `"name":"Ada"`}, nil)
+	r = callFixtureTool(tc, "request-roots", nil)
+	checkText(t, "request-roots", r.text(), []string{`"uri":"file:///work/project"`, `"name":"project"`}, nil)
+
+	got := strings.Join(agent.questions(), "\n")
+	checkText(t, "what the agent was asked", got, []string{"sampling: hello", "elicitation: Your name?", "roots"}, nil)
+}
+
+func TestRelay_AgentWithoutCapabilityGetsStandardError(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--client-requests"))
+	r := callFixtureTool(tc, "request-sampling", map[string]any{"prompt": "hello"})
+	if !r.IsError {
+		t.Fatalf("request-sampling from an agent without sampling = %q, want an error", r.text())
+	}
+	checkText(t, "request-sampling", r.text(), []string{"Method not found", "did not declare the sampling capability"}, nil)
+	r = callFixtureTool(tc, "request-roots", nil)
+	checkText(t, "request-roots", r.text(), []string{"Method not found", "did not declare the roots capability"}, nil)
+}
+
+func TestRelay_ShellAnswersNotAvailable(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture("--client-requests"), "call", "request-sampling", "prompt=hi")
+	checkText(t, "shell call of request-sampling", stdout+stderr, []string{"sampling is not available from the shell"}, nil)
+	if code == 0 {
+		t.Errorf("exit status 0 for a tool that failed")
+	}
+}
+
+func TestRelay_IdleServerRequestIsRelayed(t *testing.T) {
+	agent := &testAgent{}
+	tc := startDispatchAs(t, nil, agent.options(), "--no-cache", "--mcp", fixture("--client-requests"))
+	out := filepath.Join(t.TempDir(), "answer")
+	callFixtureTool(tc, "sample-when-idle", map[string]any{"prompt": "while idle", "file": out, "ms": 100})
+	var got []byte
+	waitFor(t, "the idle sampling answer", 30*time.Second, func() bool {
+		got, _ = os.ReadFile(out)
+		return len(got) > 0
+	})
+	if strings.TrimSpace(string(got)) != "answer: sampled: while idle" {
+		t.Errorf("idle sampling: the server got %q", got)
+	}
+}
+
+// logsFrom returns the data of the log messages the agent got from logger.
+func (tc *testClient) logsFrom(logger string) []string {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	var out []string
+	for _, n := range tc.notifications {
+		if n.Method != string(mcp.MethodNotificationMessage) || n.Params.AdditionalFields["logger"] != logger {
+			continue
+		}
+		data, _ := n.Params.AdditionalFields["data"].(string)
+		out = append(out, data)
+	}
+	return out
+}
+
+func TestRelay_LogsNamedAndFilteredByTheAgentsLevel(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--client-requests"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// Started first, so the level reaches a running server.
+	callFixtureTool(tc, "echo", map[string]any{"message": "start"})
+	if err := tc.client.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelDebug}}); err != nil {
+		t.Fatalf("setLevel: %v", err)
+	}
+	// The server filters at mcp-go's default "error" unless the level was
+	// passed on: all eight levels arriving show it was.
+	waitFor(t, "all eight levels after setLevel debug", 30*time.Second, func() bool {
+		callFixtureTool(tc, "log-levels", nil)
+		return len(tc.logsFrom("c1/fixture")) >= 8
+	})
+	first := tc.logsFrom("c1/fixture")[:8]
+	if first[0] != "debug message" || first[7] != "emergency message" {
+		t.Errorf("logs after setLevel debug = %q", first)
+	}
+	if err := tc.client.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelWarning}}); err != nil {
+		t.Fatalf("setLevel: %v", err)
+	}
+	before := len(tc.logsFrom("c1/fixture"))
+	callFixtureTool(tc, "log-levels", nil)
+	waitFor(t, "the warning-and-above logs", 30*time.Second, func() bool { return len(tc.logsFrom("c1/fixture")) >= before+5 })
+	later := tc.logsFrom("c1/fixture")[before:]
+	checkText(t, "logs after setLevel warning", strings.Join(later, ","),
+		[]string{"warning message", "error message", "emergency message"}, []string{"debug message", "info message", "notice message"})
+}
+
+func TestRelay_LogFloodDoesNotStarveCalls(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--client-requests"))
+	flooded := make(chan toolResult, 1)
+	go func() { flooded <- callFixtureTool(tc, "log-flood", map[string]any{"count": 20000}) }()
+	// A call made during the flood is answered.
+	for i := range 5 {
+		if r := callFixtureTool(tc, "echo", map[string]any{"message": "during"}); r.text() != "during" {
+			t.Fatalf("echo %d during the flood = %q", i, r.text())
+		}
+	}
+	select {
+	case r := <-flooded:
+		if r.text() != "logged 20000" {
+			t.Errorf("log-flood = %q", r.text())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("log-flood never answered")
+	}
+	got := len(tc.logsFrom("c1/flood"))
+	if got == 0 || got > 20000 {
+		t.Errorf("the agent got %d of 20000 flood logs", got)
+	}
+	t.Logf("the agent got %d of 20000 flood logs; dispatch's stderr counts the rest as dropped", got)
+}
+
+// TestRelay_MultiRoundTripBothProtocols calls the same input-asking tool
+// on a server speaking 2025-11-25 (mcp-go sends server-initiated requests)
+// and on one pinned to 2026-07-28 (the call answers with input requests
+// and dispatch retries it with the agent's answers).
+func TestRelay_MultiRoundTripBothProtocols(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "servers.json")
+	servers := map[string]any{"mcpServers": map[string]any{
+		"legacy": map[string]any{"command": fixtureBin, "args": []string{"--client-requests"}},
+		"modern": map[string]any{"command": fixtureBin, "args": []string{"--client-requests"}, "protocolVersion": "2026-07-28"},
+	}}
+	data, err := json.Marshal(servers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	agent := &testAgent{}
+	tc := startDispatchAs(t, nil, agent.options(), "--no-cache", "--config", cfg)
+	for _, conn := range []string{"legacy", "modern"} {
+		r := tc.mustCall(map[string]any{"action": "call", "connection": conn, "tool": "confirm-mrtr"})
+		checkText(t, "confirm-mrtr on "+conn, r.text(),
+			[]string{"state=round=1", "action=accept", `"name":"Ada"`, "word=sampled: Say a word"}, nil)
+	}
+	got := strings.Join(agent.questions(), "\n")
+	if n := strings.Count(got, "elicitation: Who confirms?"); n != 2 {
+		t.Errorf("the agent was asked to confirm %d times, want once per server:\n%s", n, got)
+	}
+}
