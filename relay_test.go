@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -218,4 +220,91 @@ func TestRelay_MultiRoundTripBothProtocols(t *testing.T) {
 	if n := strings.Count(got, "elicitation: Who confirms?"); n != 2 {
 		t.Errorf("the agent was asked to confirm %d times, want once per server:\n%s", n, got)
 	}
+}
+
+// TestRelay_MirrorsTheAgentsCapabilities checks what the server itself saw
+// declared: the agent's capabilities, whether dispatch started the server
+// after the agent's initialize or before it (--eager, started again), and
+// nothing for an agent that declared nothing.
+func TestRelay_MirrorsTheAgentsCapabilities(t *testing.T) {
+	want := []string{`"sampling":{}`, `"elicitation":{}`, `"roots":{"listChanged":true}`}
+	for _, tc := range []struct {
+		name  string
+		agent []client.ClientOption
+		args  []string
+		has   []string
+		not   []string
+	}{
+		{name: "lazy", agent: (&testAgent{}).options(), has: want},
+		{name: "none", not: []string{"sampling", "elicitation", "roots"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"--no-cache", "--mcp", fixture("--client-requests")}, tc.args...)
+			agent := startDispatchAs(t, nil, tc.agent, args...)
+			r := callFixtureTool(agent, "client-capabilities", nil)
+			checkText(t, "capabilities the server saw", r.text(), tc.has, tc.not)
+		})
+	}
+}
+
+// TestRelay_EagerServerStartsAgainWithTheAgentsCapabilities has the
+// server started (--eager) and initialized before the agent's initialize,
+// declaring nothing: once the agent declares its capabilities, the server's
+// next use starts it again declaring them.
+func TestRelay_EagerServerStartsAgainWithTheAgentsCapabilities(t *testing.T) {
+	initLog := filepath.Join(t.TempDir(), "initialize.log")
+	tc := &testClient{t: t, stderr: &bytes.Buffer{}}
+	tc.tr = transport.NewStdioWithOptions(dispatchBin, nil,
+		[]string{"--no-cache", "--eager", "--mcp", fixture("--client-requests", "--log-protocol-version", initLog)},
+		transport.WithCommandStderrWriter(&lockedWriter{w: tc.stderr, mu: &tc.mu}))
+	if err := tc.tr.Start(context.Background()); err != nil {
+		t.Fatalf("start dispatch: %v", err)
+	}
+	agent := &testAgent{}
+	tc.client = client.NewClient(tc.tr, append([]client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125)}, agent.options()...)...)
+	t.Cleanup(func() {
+		if err := tc.client.Close(); err != nil {
+			t.Logf("close dispatch: %v", err)
+		}
+	})
+	if err := tc.client.Start(context.Background()); err != nil {
+		t.Fatalf("start client: %v", err)
+	}
+	waitFor(t, "the eager server's initialize", 30*time.Second, func() bool {
+		data, _ := os.ReadFile(initLog)
+		return len(data) > 0
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	init.Params.ClientInfo = mcp.Implementation{Name: "dispatch-test", Version: "1"}
+	if _, err := tc.client.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize dispatch: %v\nstderr:\n%s", err, tc.Stderr())
+	}
+	r := callFixtureTool(tc, "client-capabilities", nil)
+	checkText(t, "capabilities the server saw", r.text(), []string{`"sampling":{}`, `"elicitation":{}`, `"roots":{"listChanged":true}`}, nil)
+	data, err := os.ReadFile(initLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "\n"); n != 2 {
+		t.Errorf("the server was initialized %d times, want 2 (eager, then with the agent's capabilities)", n)
+	}
+}
+
+func TestRelay_RootsChangedReachesRunningServers(t *testing.T) {
+	agent := &testAgent{}
+	tc := startDispatchAs(t, nil, agent.options(), "--no-cache", "--mcp", fixture("--client-requests"))
+	if got := callFixtureTool(tc, "roots-changes", nil).text(); got != "0" {
+		t.Fatalf("roots-changes before any = %q", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := tc.client.RootListChanges(ctx); err != nil {
+		t.Fatalf("send roots/list_changed: %v", err)
+	}
+	waitFor(t, "the server to hear of the roots change", 30*time.Second, func() bool {
+		return callFixtureTool(tc, "roots-changes", nil).text() == "1"
+	})
 }
