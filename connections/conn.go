@@ -441,7 +441,9 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	defer cancel()
 	c.stderr.Reset()
 
-	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout, inheritEnv: c.opts.InheritEnv})
+	declared := c.hub.capabilities()
+	listen := !sameCapabilities(declared, mcp.ClientCapabilities{})
+	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout, inheritEnv: c.opts.InheritEnv}, listen)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -470,8 +472,8 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	var req mcp.InitializeRequest
 	req.Params.ProtocolVersion = version
 	req.Params.ClientInfo = mcp.Implementation{Name: c.opts.ClientName, Version: c.opts.ClientVersion}
-	sess.declared = c.hub.capabilities()
-	req.Params.Capabilities = sess.declared
+	sess.declared = declared
+	req.Params.Capabilities = declared
 	result, err := sess.client.Initialize(dialCtx, req)
 	if err != nil {
 		if ctx.Err() != nil {

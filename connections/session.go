@@ -51,8 +51,11 @@ type session struct {
 }
 
 // startSession starts the transport for cfg and the mcp-go client over it,
-// giving up when startCtx ends.
-func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, stdioOpts stdioOptions) (*session, error) {
+// giving up when startCtx ends. With listen, a streamable HTTP session also
+// opens the server's GET stream, where mcp-go servers send their requests
+// to the client (sampling, elicitation, roots) and what they say while no
+// call is in flight.
+func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, stdioOpts stdioOptions, listen bool) (*session, error) {
 	sess := &session{}
 	// The transport's streams live as long as the session, not as long as
 	// the call that happened to start it.
@@ -67,10 +70,15 @@ func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, 
 	case TransportHTTP:
 		var httpClient *http.Client
 		httpClient, sess.http = newHTTPClient()
-		sess.transport, err = transport.NewStreamableHTTP(cfg.URL,
+		opts := []transport.StreamableHTTPCOption{
 			transport.WithHTTPBasicClient(httpClient),
 			transport.WithHTTPHeaders(cfg.Headers),
-			transport.WithHTTPLogger(slog.New(slog.DiscardHandler)))
+			transport.WithHTTPLogger(slog.New(slog.DiscardHandler)),
+		}
+		if listen {
+			opts = append(opts, transport.WithContinuousListening())
+		}
+		sess.transport, err = transport.NewStreamableHTTP(cfg.URL, opts...)
 	case TransportSSE:
 		var httpClient *http.Client
 		httpClient, sess.http = newHTTPClient()
