@@ -308,3 +308,40 @@ func TestRelay_RootsChangedReachesRunningServers(t *testing.T) {
 		return callFixtureTool(tc, "roots-changes", nil).text() == "1"
 	})
 }
+
+func TestRelay_LogsMaskSecretsFromConfig(t *testing.T) {
+	const secret = "relay&tok-5e2d8c1f7a"
+	cfg := filepath.Join(t.TempDir(), "servers.toml")
+	writeFile(t, cfg, "[servers.leaky]\ncommand = "+strconvQuote(fixtureBin)+"\nargs = [\"--client-requests\"]\nenv = { MYAPI_TOKEN = "+strconvQuote(secret)+" }\n")
+	tc := startDispatch(t, nil, "--no-cache", "--config", cfg)
+	if r := callFixtureTool(tc, "log-env", map[string]any{"name": "MYAPI_TOKEN"}); r.text() != "logged" {
+		t.Fatalf("log-env = %q", r.text())
+	}
+	var logged string
+	waitFor(t, "the leaky log", 30*time.Second, func() bool {
+		tc.mu.Lock()
+		defer tc.mu.Unlock()
+		for _, n := range tc.notifications {
+			if n.Params.AdditionalFields["logger"] == "c1/env" {
+				data, err := json.Marshal(n.Params.AdditionalFields["data"])
+				if err != nil {
+					t.Fatal(err)
+				}
+				logged = string(data)
+				return true
+			}
+		}
+		return false
+	})
+	if strings.Contains(logged, "tok-5e2d8c1f7a") || !strings.Contains(logged, `"value":"***"`) {
+		t.Errorf("the server's log reached the agent as %s; want the configured secret masked", logged)
+	}
+}
+
+func strconvQuote(s string) string {
+	data, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}

@@ -165,21 +165,26 @@ type Conn struct {
 	retired   bool
 	callersMu sync.Mutex
 	callers   map[Upstream]int // agent sessions with calls in flight here
+	// serverReqs cancel the relays of the server's requests in flight, by
+	// the server's id for them.
+	serverReqMu sync.Mutex
+	serverReqs  map[string]context.CancelFunc
 }
 
 func newConn(alias string, cfg ServerConfig, opts Options, hub *relayHub) *Conn {
 	c := &Conn{
-		Alias:    alias,
-		Config:   cfg,
-		ID:       cfg.ID(),
-		opts:     opts,
-		log:      opts.Logger.With("connection", alias),
-		stderr:   newTailBuffer(opts.StderrLimit),
-		status:   StatusIdle,
-		sessions: make(map[*session]struct{}),
-		progress: make(map[string]func(map[string]any)),
-		hub:      hub,
-		callers:  make(map[Upstream]int),
+		Alias:      alias,
+		Config:     cfg,
+		ID:         cfg.ID(),
+		opts:       opts,
+		log:        opts.Logger.With("connection", alias),
+		stderr:     newTailBuffer(opts.StderrLimit),
+		status:     StatusIdle,
+		sessions:   make(map[*session]struct{}),
+		progress:   make(map[string]func(map[string]any)),
+		hub:        hub,
+		callers:    make(map[Upstream]int),
+		serverReqs: make(map[string]context.CancelFunc),
 	}
 	if opts.Cache != nil {
 		c.loadCachedCatalog()
@@ -524,6 +529,8 @@ func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
 		c.scheduleRefresh()
 	case string(mcp.MethodNotificationMessage):
 		c.relayLog(n)
+	case string(mcp.MethodNotificationCancelled):
+		c.serverCancelled(n)
 	}
 }
 

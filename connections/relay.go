@@ -82,6 +82,8 @@ func (c *Conn) serveServerRequest(ctx context.Context, req transport.JSONRPCRequ
 	if req.Method == string(mcp.MethodPing) {
 		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`)), nil
 	}
+	ctx, forget := c.trackServerRequest(ctx, req.ID)
+	defer forget()
 	result, refusal := c.askAgent(ctx, req.Method, req.Params)
 	if refusal != nil {
 		return transport.NewJSONRPCErrorResponse(req.ID, refusal.Code, refusal.Message, refusal.Data), nil
@@ -123,6 +125,41 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 		return nil, &RPCError{Code: mcp.INTERNAL_ERROR, Message: "dispatch could not relay " + method + " to the agent: " + err.Error()}
 	}
 	return result, nil
+}
+
+// trackServerRequest makes ctx end when the server cancels the request
+// with id (notifications/cancelled), until forget is called: the agent is
+// then told in turn, and stops being asked.
+func (c *Conn) trackServerRequest(ctx context.Context, id mcp.RequestId) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	key := id.String()
+	c.serverReqMu.Lock()
+	c.serverReqs[key] = cancel
+	c.serverReqMu.Unlock()
+	return ctx, func() {
+		c.serverReqMu.Lock()
+		delete(c.serverReqs, key)
+		c.serverReqMu.Unlock()
+		cancel()
+	}
+}
+
+// serverCancelled ends the relay of a request the server cancelled.
+func (c *Conn) serverCancelled(n mcp.JSONRPCNotification) {
+	raw, err := json.Marshal(n.Params.AdditionalFields["requestId"])
+	if err != nil {
+		return
+	}
+	var id mcp.RequestId
+	if json.Unmarshal(raw, &id) != nil {
+		return
+	}
+	c.serverReqMu.Lock()
+	cancel := c.serverReqs[id.String()]
+	c.serverReqMu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
 }
 
 // declares says whether caps cover method. An elicitation capability that
