@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -344,4 +346,55 @@ func strconvQuote(s string) string {
 		panic(err)
 	}
 	return string(data)
+}
+
+func TestRelay_OversizedLogIsANoteNotTheData(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--client-requests"))
+	callFixtureTool(tc, "log-big", map[string]any{"bytes": 1 << 20})
+	callFixtureTool(tc, "log-big", map[string]any{"bytes": 100})
+	waitFor(t, "both big logs", 30*time.Second, func() bool { return len(tc.logsFrom("c1/big")) == 2 })
+	logs := tc.logsFrom("c1/big")
+	checkText(t, "a 1 MiB log", logs[0], []string{"1.0 MiB was left out", "MaxLogDataBytes"}, []string{"xxxx"})
+	if logs[1] != strings.Repeat("x", 100) {
+		t.Errorf("a 100-byte log arrived as %q", logs[1])
+	}
+}
+
+// slowAgent never answers sampling until the test ends.
+type slowAgent struct{ done chan struct{} }
+
+func (a slowAgent) CreateMessage(ctx context.Context, _ mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+	select {
+	case <-ctx.Done():
+	case <-a.done:
+	}
+	return nil, errors.New("gave up")
+}
+
+// TestRelay_ServerCancellingItsRequestReachesTheAgent: the server cancels
+// its sampling request; dispatch tells the agent (notifications/cancelled
+// for its own id) and, as a client should, sends the server no answer.
+func TestRelay_ServerCancellingItsRequestReachesTheAgent(t *testing.T) {
+	agent := slowAgent{done: make(chan struct{})}
+	defer close(agent.done)
+	tc := startDispatchAs(t, nil, []client.ClientOption{client.WithSamplingHandler(agent)}, "--no-cache", "--mcp", fixture("--cancel-own-request"))
+	r := callFixtureTool(tc, "sample-then-cancel", nil)
+	if r.text() != "no answer" {
+		t.Errorf("dispatch answered the request the server cancelled: %q", r.text())
+	}
+	var cancelled []string
+	waitFor(t, "the agent to hear of the cancellation", 30*time.Second, func() bool {
+		tc.mu.Lock()
+		defer tc.mu.Unlock()
+		cancelled = cancelled[:0]
+		for _, n := range tc.notifications {
+			if n.Method == string(mcp.MethodNotificationCancelled) {
+				cancelled = append(cancelled, fmt.Sprint(n.Params.AdditionalFields["requestId"]))
+			}
+		}
+		return len(cancelled) > 0
+	})
+	if len(cancelled) != 1 || !strings.HasPrefix(cancelled[0], "dispatch-") {
+		t.Errorf("the agent was told of cancelled requests %q, want one with dispatch's own id", cancelled)
+	}
 }

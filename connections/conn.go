@@ -168,7 +168,7 @@ type Conn struct {
 	// serverReqs cancel the relays of the server's requests in flight, by
 	// the server's id for them.
 	serverReqMu sync.Mutex
-	serverReqs  map[string]context.CancelFunc
+	serverReqs  map[string]context.CancelCauseFunc
 }
 
 func newConn(alias string, cfg ServerConfig, opts Options, hub *relayHub) *Conn {
@@ -184,7 +184,7 @@ func newConn(alias string, cfg ServerConfig, opts Options, hub *relayHub) *Conn 
 		progress:   make(map[string]func(map[string]any)),
 		hub:        hub,
 		callers:    make(map[Upstream]int),
-		serverReqs: make(map[string]context.CancelFunc),
+		serverReqs: make(map[string]context.CancelCauseFunc),
 	}
 	if opts.Cache != nil {
 		c.loadCachedCatalog()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -19,6 +20,12 @@ const ServerRequestTimeout = 5 * time.Minute
 
 // logLevelTimeout bounds passing the agent's log level on to one server.
 const logLevelTimeout = 10 * time.Second
+
+// MaxLogDataBytes bounds the data of one server log message relayed to the
+// agent: the log queue holds up to 100 of them, and a server's message may
+// be as large as --max-message. A larger one reaches the agent as a note
+// saying so, not cut.
+const MaxLogDataBytes = 64 << 10
 
 // droppedLogWarnEvery spaces the warnings about dropped server logs: the
 // first drop is logged, then every this many, each with the running count.
@@ -85,6 +92,9 @@ func (c *Conn) serveServerRequest(ctx context.Context, req transport.JSONRPCRequ
 	ctx, forget := c.trackServerRequest(ctx, req.ID)
 	defer forget()
 	result, refusal := c.askAgent(ctx, req.Method, req.Params)
+	if errors.Is(context.Cause(ctx), errServerCancelled) {
+		return nil, nil // a cancelled request gets no answer
+	}
 	if refusal != nil {
 		return transport.NewJSONRPCErrorResponse(req.ID, refusal.Code, refusal.Message, refusal.Data), nil
 	}
@@ -131,7 +141,7 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 // with id (notifications/cancelled), until forget is called: the agent is
 // then told in turn, and stops being asked.
 func (c *Conn) trackServerRequest(ctx context.Context, id mcp.RequestId) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
 	key := id.String()
 	c.serverReqMu.Lock()
 	c.serverReqs[key] = cancel
@@ -140,9 +150,12 @@ func (c *Conn) trackServerRequest(ctx context.Context, id mcp.RequestId) (contex
 		c.serverReqMu.Lock()
 		delete(c.serverReqs, key)
 		c.serverReqMu.Unlock()
-		cancel()
+		cancel(nil)
 	}
 }
+
+// errServerCancelled ends the relay of a request its server cancelled.
+var errServerCancelled = errors.New("the server cancelled its request")
 
 // serverCancelled ends the relay of a request the server cancelled.
 func (c *Conn) serverCancelled(n mcp.JSONRPCNotification) {
@@ -158,7 +171,7 @@ func (c *Conn) serverCancelled(n mcp.JSONRPCNotification) {
 	cancel := c.serverReqs[id.String()]
 	c.serverReqMu.Unlock()
 	if cancel != nil {
-		cancel()
+		cancel(errServerCancelled)
 	}
 }
 
@@ -234,7 +247,10 @@ func (c *Conn) relayLog(n mcp.JSONRPCNotification) {
 	}
 	params := map[string]any{"level": level, "logger": logger}
 	if data, err := json.Marshal(fields["data"]); err == nil {
-		if masked, err := c.opts.Redactor.maskJSON(data); err == nil {
+		if len(data) > MaxLogDataBytes {
+			params["data"] = fmt.Sprintf("[dispatch: this log message's data of %s was left out: over %s (MaxLogDataBytes)]",
+				humanize.IBytes(uint64(len(data))), humanize.IBytes(MaxLogDataBytes))
+		} else if masked, err := c.opts.Redactor.maskJSON(data); err == nil {
 			params["data"] = json.RawMessage(masked)
 		}
 	}
