@@ -91,18 +91,18 @@ func TestRelay_ServerRequestsReachTheAgent(t *testing.T) {
 
 func TestRelay_AgentWithoutCapabilityGetsStandardError(t *testing.T) {
 	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--client-requests"))
-	r := callFixtureTool(tc, "request-sampling", map[string]any{"prompt": "hello"})
+	r := callFixtureTool(tc, "request-elicitation", map[string]any{"message": "Name?"})
 	if !r.IsError {
-		t.Fatalf("request-sampling from an agent without sampling = %q, want an error", r.text())
+		t.Fatalf("request-elicitation from an agent without elicitation = %q, want an error", r.text())
 	}
-	checkText(t, "request-sampling", r.text(), []string{"Method not found", "did not declare the sampling capability"}, nil)
+	checkText(t, "request-elicitation", r.text(), []string{"Method not found", "did not declare the elicitation capability"}, nil)
 	r = callFixtureTool(tc, "request-roots", nil)
 	checkText(t, "request-roots", r.text(), []string{"Method not found", "did not declare the roots capability"}, nil)
 }
 
 func TestRelay_ShellAnswersNotAvailable(t *testing.T) {
-	stdout, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture("--client-requests"), "call", "request-sampling", "prompt=hi")
-	checkText(t, "shell call of request-sampling", stdout+stderr, []string{"sampling is not available from the shell"}, nil)
+	stdout, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture("--client-requests"), "call", "request-roots")
+	checkText(t, "shell call of request-roots", stdout+stderr, []string{"roots (roots/list) is not available from the shell"}, nil)
 	if code == 0 {
 		t.Errorf("exit status 0 for a tool that failed")
 	}
@@ -397,4 +397,29 @@ func TestRelay_ServerCancellingItsRequestReachesTheAgent(t *testing.T) {
 	if len(cancelled) != 1 || !strings.HasPrefix(cancelled[0], "dispatch-") {
 		t.Errorf("the agent was told of cancelled requests %q, want one with dispatch's own id", cancelled)
 	}
+}
+
+// TestRelay_CatalogCachedPerCapabilities: a server offers request-sampling
+// only to a client declaring sampling. The catalog the shell cached (no
+// capabilities) must not stand for the one a sampling agent is offered,
+// and the other way round.
+func TestRelay_CatalogCachedPerCapabilities(t *testing.T) {
+	cacheDir := t.TempDir()
+	server := fixture("--client-requests")
+	stdout, stderr, code := runCLI(t, "", "--cache-dir", cacheDir, "--mcp", server, "list", "-C", "c1", "--tools")
+	if code != 0 {
+		t.Fatalf("shell list: exit %d: %s", code, stderr)
+	}
+	checkText(t, "the shell's catalog", stdout, []string{"request-roots"}, []string{"request-sampling"})
+
+	capable := startDispatchAs(t, nil, (&testAgent{}).options(), "--cache-dir", cacheDir, "--mcp", server)
+	listed := capable.mustOK(map[string]any{"action": "list", "connection": "c1", "limit": 100}).text()
+	checkText(t, "a sampling agent's catalog", listed, []string{`"request-sampling"`}, nil)
+	if r := callFixtureTool(capable, "request-sampling", map[string]any{"prompt": "cached"}); r.text() != "sampled: cached" {
+		t.Errorf("request-sampling = %q", r.text())
+	}
+
+	plain := startDispatch(t, nil, "--cache-dir", cacheDir, "--mcp", server)
+	listed = plain.mustOK(map[string]any{"action": "list", "connection": "c1", "limit": 100}).text()
+	checkText(t, "a plain agent's catalog", listed, []string{`"request-roots"`}, []string{`"request-sampling"`})
 }

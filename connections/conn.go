@@ -160,6 +160,9 @@ type Conn struct {
 	progress   map[string]func(params map[string]any)
 
 	hub *relayHub
+	// cacheKey names this connection's catalog in the cache: a server may
+	// offer other tools to clients declaring other capabilities.
+	cacheKey string
 	// retired says the last session was stopped to start the server
 	// again with the agent's capabilities: no crash, so no restart counted.
 	retired   bool
@@ -186,6 +189,7 @@ func newConn(alias string, cfg ServerConfig, opts Options, hub *relayHub) *Conn 
 		callers:    make(map[Upstream]int),
 		serverReqs: make(map[string]context.CancelCauseFunc),
 	}
+	c.cacheKey = catalogKey(c.ID, hub.capabilities())
 	if opts.Cache != nil {
 		c.loadCachedCatalog()
 	}
@@ -196,7 +200,7 @@ func newConn(alias string, cfg ServerConfig, opts Options, hub *relayHub) *Conn 
 // written in clear by an older dispatch, or before a secret it shows was
 // learned. Such an entry is rewritten masked at once.
 func (c *Conn) loadCachedCatalog() {
-	entry, ok := c.opts.Cache.Load(c.ID)
+	entry, ok := c.opts.Cache.Load(c.cacheKey)
 	if !ok {
 		return
 	}
@@ -208,7 +212,7 @@ func (c *Conn) loadCachedCatalog() {
 	}
 	c.tools, c.info, c.catalog = tools, info, CatalogCache
 	if changed || info != entry.Server {
-		if err := c.opts.Cache.Save(c.ID, info, tools); err != nil {
+		if err := c.opts.Cache.Save(c.cacheKey, info, tools); err != nil {
 			c.log.Warn("save masked tool catalog", "error", err.Error())
 		}
 	}
@@ -585,10 +589,10 @@ func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, erro
 	c.catalog = CatalogLive
 	c.toolsStale = false
 	c.toolsGen++
-	info := c.info
+	info, key := c.info, c.cacheKey
 	c.mu.Unlock()
 	if c.opts.Cache != nil {
-		if err := c.opts.Cache.Save(c.ID, info, tools); err != nil {
+		if err := c.opts.Cache.Save(key, info, tools); err != nil {
 			c.log.Warn("save tool catalog", "error", err.Error())
 		}
 	}

@@ -7,4 +7,9 @@
 // only how to reach servers and keep them reachable. Tool catalogs and call
 // results cross this boundary as raw JSON so nothing the servers published
 // is lost on the way.
+//
+// What servers ask of their client (sampling, elicitation, roots, logs)
+// goes to an Upstream, the agent session the caller provides (through a
+// call's context, or Set.SetUpstream); connections declares to servers
+// exactly the capabilities that upstream declared.
 package connections

@@ -2,6 +2,8 @@ package connections
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -113,7 +115,7 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 	up := c.upstreamFor()
 	if up == nil {
 		return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND,
-			Message: fmt.Sprintf("%s is not available from the shell: dispatch runs here as a command, with no agent to answer %s; call this tool through dispatch serve from an agent that supports %s", capability, method, capability)}
+			Message: fmt.Sprintf("%s (%s) is not available from the shell: dispatch runs here as a command, with no agent to answer it; call this tool through dispatch serve, from an agent that supports %s", capability, method, capability)}
 	}
 	if !declares(up.ClientCapabilities(), method, params) {
 		return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND,
@@ -277,6 +279,42 @@ func levelPasses(level, min mcp.LoggingLevel) bool {
 	}
 	got, known := logSeverity[level]
 	return !known || got >= logSeverity[min]
+}
+
+// catalogKey is the cache key of a server's catalog as offered to a
+// client declaring caps: its ID when it declares none, as before dispatch
+// mirrored capabilities.
+func catalogKey(id string, caps mcp.ClientCapabilities) string {
+	if sameCapabilities(caps, mcp.ClientCapabilities{}) {
+		return id
+	}
+	declared, err := json.Marshal(caps)
+	if err != nil {
+		return id
+	}
+	sum := md5.Sum(append([]byte(id+"\n"), declared...))
+	return hex.EncodeToString(sum[:])
+}
+
+// capabilitiesChanged follows the client capabilities dispatch now
+// declares: the catalog is the one cached for them (or none until the
+// server is listed), and a session started declaring others is retired.
+func (c *Conn) capabilitiesChanged(want mcp.ClientCapabilities) {
+	key := catalogKey(c.ID, want)
+	c.mu.Lock()
+	switched := key != c.cacheKey
+	if switched {
+		c.cacheKey = key
+		c.tools, c.catalog = nil, CatalogNone
+		c.toolsGen++
+	}
+	c.mu.Unlock()
+	if switched && c.opts.Cache != nil {
+		c.mu.Lock()
+		c.loadCachedCatalog()
+		c.mu.Unlock()
+	}
+	c.retireIfDeclared(want)
 }
 
 // retireIfDeclared stops the live session if it was started declaring

@@ -102,7 +102,7 @@ func (s *Set) SetUpstream(up Upstream) {
 func (s *Set) ClientCapabilitiesChanged() {
 	want := s.hub.capabilities()
 	for _, c := range s.conns {
-		c.retireIfDeclared(want)
+		c.capabilitiesChanged(want)
 	}
 }
 
