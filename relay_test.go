@@ -149,23 +149,23 @@ func TestRelay_LogsNamedAndFilteredByTheAgentsLevel(t *testing.T) {
 	}
 	// The server filters at mcp-go's default "error" unless the level was
 	// passed on: all eight levels arriving show it was.
-	waitFor(t, "all eight levels after setLevel debug", 30*time.Second, func() bool {
+	checkLevels := func(want []string) {
+		t.Helper()
+		before := len(tc.logsFrom("c1/fixture"))
 		callFixtureTool(tc, "log-levels", nil)
-		return len(tc.logsFrom("c1/fixture")) >= 8
-	})
-	first := tc.logsFrom("c1/fixture")[:8]
-	if first[0] != "debug message" || first[7] != "emergency message" {
-		t.Errorf("logs after setLevel debug = %q", first)
+		// Logs travel on their own queue, so they may follow the answer.
+		waitFor(t, "the logs of log-levels", 30*time.Second, func() bool { return len(tc.logsFrom("c1/fixture")) >= before+len(want) })
+		// Exactly these, in order.
+		got := tc.logsFrom("c1/fixture")[before:]
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("logs = %q, want %q", got, want)
+		}
 	}
+	checkLevels([]string{"debug message", "info message", "notice message", "warning message", "error message", "critical message", "alert message", "emergency message"})
 	if err := tc.client.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: mcp.LoggingLevelWarning}}); err != nil {
 		t.Fatalf("setLevel: %v", err)
 	}
-	before := len(tc.logsFrom("c1/fixture"))
-	callFixtureTool(tc, "log-levels", nil)
-	waitFor(t, "the warning-and-above logs", 30*time.Second, func() bool { return len(tc.logsFrom("c1/fixture")) >= before+5 })
-	later := tc.logsFrom("c1/fixture")[before:]
-	checkText(t, "logs after setLevel warning", strings.Join(later, ","),
-		[]string{"warning message", "error message", "emergency message"}, []string{"debug message", "info message", "notice message"})
+	checkLevels([]string{"warning message", "error message", "critical message", "alert message", "emergency message"})
 }
 
 func TestRelay_LogFloodDoesNotStarveCalls(t *testing.T) {
@@ -422,4 +422,31 @@ func TestRelay_CatalogCachedPerCapabilities(t *testing.T) {
 	plain := startDispatch(t, nil, "--cache-dir", cacheDir, "--mcp", server)
 	listed = plain.mustOK(map[string]any{"action": "list", "connection": "c1", "limit": 100}).text()
 	checkText(t, "a plain agent's catalog", listed, []string{`"request-roots"`}, []string{`"request-sampling"`})
+}
+
+// TestRelay_StartUnderWayAtInitializeStartsAgain: an eager start that began
+// before the agent's initialize and ended after it declared nothing; its
+// next use starts the server again declaring the agent's capabilities,
+// and the catalog it listed is cached for no capabilities, never for the
+// agent's.
+func TestRelay_StartUnderWayAtInitializeStartsAgain(t *testing.T) {
+	dir := t.TempDir()
+	hold := filepath.Join(dir, "hold")
+	writeFile(t, hold, "")
+	cacheDir := filepath.Join(dir, "cache")
+	server := fixture("--client-requests", "--hold-while", hold)
+	agent := startDispatchAs(t, nil, (&testAgent{}).options(), "--cache-dir", cacheDir, "--eager", "--mcp", server)
+	if err := os.Remove(hold); err != nil { // the agent has initialized: let the eager start finish
+		t.Fatal(err)
+	}
+	r := callFixtureTool(agent, "client-capabilities", nil)
+	checkText(t, "capabilities the server saw", r.text(), []string{`"sampling":{}`, `"roots":{"listChanged":true}`}, nil)
+	listed := agent.mustOK(map[string]any{"action": "list", "connection": "c1", "limit": 100}).text()
+	checkText(t, "the agent's catalog", listed, []string{`"request-sampling"`}, nil)
+
+	stdout, stderr, code := runCLI(t, "", "--cache-dir", cacheDir, "--mcp", server, "list", "-C", "c1", "--tools")
+	if code != 0 {
+		t.Fatalf("shell list: exit %d: %s", code, stderr)
+	}
+	checkText(t, "the shell's catalog", stdout, []string{"request-roots"}, []string{"request-sampling"})
 }

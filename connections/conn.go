@@ -312,9 +312,15 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 			return nil, c.fail("connect", errors.New("connection is closed"), false)
 		}
 		if c.sess != nil && c.sess.alive() {
-			s := c.sess
-			c.mu.Unlock()
-			return s, nil
+			if sameCapabilities(c.sess.declared, c.hub.capabilities()) {
+				s := c.sess
+				c.mu.Unlock()
+				return s, nil
+			}
+			// Started declaring other capabilities than the agent's (its
+			// start began before the agent's initialize): start it again.
+			c.retireLocked()
+			continue
 		}
 		if c.connecting == nil {
 			break
@@ -573,30 +579,49 @@ func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, erro
 		return tools, nil
 	}
 	c.mu.Unlock()
+	// A second round only when the agent declared its capabilities while
+	// the first listed a session started without them.
+	for round := 0; ; round++ {
+		tools, current, err := c.listLive(ctx)
+		if err != nil || current || round > 0 {
+			return tools, err
+		}
+	}
+}
+
+// listLive lists the tools of the live session, starting it if need be,
+// and keeps them as the catalog if that session declared the capabilities
+// dispatch declares now (current); either way they are cached under the
+// capabilities the session declared.
+func (c *Conn) listLive(ctx context.Context) ([]json.RawMessage, bool, error) {
 	sess, err := c.ensure(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// Listing is part of starting a server: the connect timeout bounds it.
 	listCtx, cancel := context.WithTimeout(ctx, c.opts.ConnectTimeout)
 	defer cancel()
 	tools, err := c.listTools(ctx, listCtx, sess)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	key := catalogKey(c.ID, sess.declared)
 	c.mu.Lock()
-	c.tools = tools
-	c.catalog = CatalogLive
-	c.toolsStale = false
-	c.toolsGen++
-	info, key := c.info, c.cacheKey
+	current := key == c.cacheKey
+	if current {
+		c.tools = tools
+		c.catalog = CatalogLive
+		c.toolsStale = false
+		c.toolsGen++
+	}
+	info := c.info
 	c.mu.Unlock()
 	if c.opts.Cache != nil {
 		if err := c.opts.Cache.Save(key, info, tools); err != nil {
 			c.log.Warn("save tool catalog", "error", err.Error())
 		}
 	}
-	return tools, nil
+	return tools, current, nil
 }
 
 // listTools fetches every page of tools/list within listCtx; ctx is the

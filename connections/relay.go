@@ -323,16 +323,23 @@ func (c *Conn) capabilitiesChanged(want mcp.ClientCapabilities) {
 // again then.
 func (c *Conn) retireIfDeclared(want mcp.ClientCapabilities) {
 	c.mu.Lock()
-	sess := c.sess
-	if sess == nil || !sess.alive() || sameCapabilities(sess.declared, want) {
-		c.mu.Unlock()
+	defer c.mu.Unlock()
+	if c.sess == nil || !c.sess.alive() || sameCapabilities(c.sess.declared, want) {
 		return
 	}
+	c.retireLocked()
+}
+
+// retireLocked stops the live session so that the next use starts the
+// server again; that is no crash, so it counts as no restart. Its tools
+// are listed again then.
+func (c *Conn) retireLocked() {
+	sess := c.sess
 	c.sess = nil
 	c.status = StatusIdle
 	c.toolsStale = true
-	c.mu.Unlock()
-	c.log.Info("server restarts on next use: it was started declaring other client capabilities than the agent's")
+	c.retired = true
+	c.log.Info("server starts again: it was started declaring other client capabilities than the agent's")
 	go c.closeSession(sess)
 }
 

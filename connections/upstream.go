@@ -114,15 +114,15 @@ func (s *Set) RootsChanged() {
 }
 
 // SetLogLevel records the level the agent asked for and passes it on to
-// every running server that offers logging; servers started later get it
-// at start.
+// every running server that offers logging, returning once they have
+// answered (each within logLevelTimeout), so that the agent's setLevel is
+// answered when it is in effect, as from a direct connection; servers
+// started later get it at start.
 func (s *Set) SetLogLevel(level mcp.LoggingLevel) {
 	s.hub.mu.Lock()
 	s.hub.logLevel = level
 	s.hub.mu.Unlock()
-	for _, c := range s.conns {
-		go c.forwardLogLevel(level)
-	}
+	s.each(func(c *Conn) { c.forwardLogLevel(level) })
 }
 
 // DroppedLogs counts the server log messages dropped because the agent's
