@@ -69,7 +69,7 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 		}()
 	}
 	// It returns at stdin EOF (the agent went away) or on a signal.
-	opts := dispatch.StdioOptions{MaxInFlight: g.MaxInFlight, MaxRequestBytes: maxRequest, Logger: a.log}
+	opts := dispatch.StdioOptions{MaxInFlight: g.MaxInFlight, MaxRequestBytes: maxRequest, Relay: a.conns, Logger: a.log}
 	if err := dispatch.ServeStdio(ctx, srv, os.Stdin, os.Stdout, opts); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("serve stdio: %w", err)
 	}

@@ -80,6 +80,13 @@ type testClient struct {
 // startDispatch runs dispatch in serve mode with args and initializes it.
 func startDispatch(t *testing.T, env []string, args ...string) *testClient {
 	t.Helper()
+	return startDispatchAs(t, env, nil, args...)
+}
+
+// startDispatchAs is startDispatch for an agent built with clientOpts
+// (its sampling, elicitation and roots handlers, which it declares).
+func startDispatchAs(t *testing.T, env []string, clientOpts []client.ClientOption, args ...string) *testClient {
+	t.Helper()
 	tc := &testClient{t: t, stderr: &bytes.Buffer{}}
 	tc.tr = transport.NewStdioWithOptions(dispatchBin, env, args,
 		transport.WithCommandStderrWriter(&lockedWriter{w: tc.stderr, mu: &tc.mu}))
@@ -88,7 +95,7 @@ func startDispatch(t *testing.T, env []string, args ...string) *testClient {
 	if err := tc.tr.Start(context.Background()); err != nil {
 		t.Fatalf("start dispatch: %v", err)
 	}
-	tc.client = client.NewClient(tc.tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	tc.client = client.NewClient(tc.tr, append([]client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125)}, clientOpts...)...)
 	if err := tc.client.Start(context.Background()); err != nil {
 		t.Fatalf("start client: %v", err)
 	}

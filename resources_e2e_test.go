@@ -3,13 +3,8 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -316,56 +311,6 @@ func TestServe_ConformanceServerResourcesAndPrompts(t *testing.T) {
 		if !strings.Contains(text, fmt.Sprintf(`"name":%q`, p.Name)) {
 			t.Errorf("info of prompt %s = %s", p.Name, text)
 		}
-	}
-}
-
-// startConformanceServer builds and runs mcp-go's examples/conformance
-// server (streamable HTTP) and returns its URL.
-func startConformanceServer(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "conformance")
-	build := exec.Command("go", "build", "-o", bin, "github.com/mark3labs/mcp-go/examples/conformance")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the conformance server: %v\n%s", err, out)
-	}
-	// It takes an address, not a listener: find a free port first.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "CONFORMANCE_ADDR="+addr)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cmd.Process.Kill(); err != nil {
-			t.Logf("stop conformance server: %v", err)
-		}
-		if err := cmd.Wait(); err != nil {
-			t.Logf("conformance server: %v", err)
-		}
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	for {
-		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
-		if err == nil {
-			if err := conn.Close(); err != nil {
-				t.Logf("close probe: %v", err)
-			}
-			return "http://" + addr + "/mcp"
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("conformance server never listened on %s: %s", addr, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -323,7 +323,7 @@ func (c *Conn) saveCatalog() {
 	c.cacheMu.Lock()
 	defer c.cacheMu.Unlock()
 	c.mu.Lock()
-	entry := CacheEntry{ID: c.ID, Server: c.info, Tools: c.tools}
+	entry := CacheEntry{ID: c.cacheKey, Server: c.info, Tools: c.tools}
 	entry.Resources = c.sides[sideResources].items
 	entry.ResourceTemplates = c.sides[sideTemplates].items
 	entry.Prompts = c.sides[sidePrompts].items

@@ -187,21 +187,39 @@ type Conn struct {
 
 	progressMu sync.Mutex
 	progress   map[string]func(params map[string]any)
+
+	hub *relayHub
+	// cacheKey names this connection's catalog in the cache: a server may
+	// offer other tools to clients declaring other capabilities.
+	cacheKey string
+	// retired says the last session was stopped to start the server
+	// again with the agent's capabilities: no crash, so no restart counted.
+	retired   bool
+	callersMu sync.Mutex
+	callers   map[Upstream]int // agent sessions with calls in flight here
+	// serverReqs cancel the relays of the server's requests in flight, by
+	// the server's id for them.
+	serverReqMu sync.Mutex
+	serverReqs  map[string]context.CancelCauseFunc
 }
 
-func newConn(alias string, cfg ServerConfig, opts Options) *Conn {
+func newConn(alias string, cfg ServerConfig, opts Options, hub *relayHub) *Conn {
 	c := &Conn{
-		Alias:    alias,
-		Config:   cfg,
-		ID:       cfg.ID(),
-		opts:     opts,
-		log:      opts.Logger.With("connection", alias),
-		stderr:   newTailBuffer(opts.StderrLimit),
-		status:   StatusIdle,
-		filter:   cfg.Tools,
-		sessions: make(map[*session]struct{}),
-		progress: make(map[string]func(map[string]any)),
+		Alias:      alias,
+		Config:     cfg,
+		ID:         cfg.ID(),
+		opts:       opts,
+		log:        opts.Logger.With("connection", alias),
+		stderr:     newTailBuffer(opts.StderrLimit),
+		status:     StatusIdle,
+		filter:     cfg.Tools,
+		sessions:   make(map[*session]struct{}),
+		progress:   make(map[string]func(map[string]any)),
+		hub:        hub,
+		callers:    make(map[Upstream]int),
+		serverReqs: make(map[string]context.CancelCauseFunc),
 	}
+	c.cacheKey = catalogKey(c.ID, hub.capabilities())
 	if opts.Cache != nil {
 		c.loadCachedCatalog()
 	}
@@ -212,7 +230,10 @@ func newConn(alias string, cfg ServerConfig, opts Options) *Conn {
 // written in clear by an older dispatch, or before a secret it shows was
 // learned. Such an entry is rewritten masked at once.
 func (c *Conn) loadCachedCatalog() {
-	entry, ok := c.opts.Cache.Load(c.ID)
+	c.mu.Lock()
+	key := c.cacheKey
+	c.mu.Unlock()
+	entry, ok := c.opts.Cache.Load(key)
 	if !ok {
 		return
 	}
@@ -222,8 +243,7 @@ func (c *Conn) loadCachedCatalog() {
 		c.log.Warn("ignore cached tool catalog", "error", err.Error())
 		return
 	}
-	c.tools, c.info, c.catalog = tools, info, CatalogCache
-	c.visible = c.filter.apply(tools)
+	var sides [numSideKinds]sideCatalog
 	for k, items := range [numSideKinds][]json.RawMessage{
 		sideResources: entry.Resources, sideTemplates: entry.ResourceTemplates, sidePrompts: entry.Prompts} {
 		if items == nil {
@@ -235,8 +255,20 @@ func (c *Conn) loadCachedCatalog() {
 			continue
 		}
 		changed = changed || maskChanged
-		c.sides[k] = sideCatalog{items: masked, fromCache: true}
+		sides[k] = sideCatalog{items: masked, fromCache: true}
 	}
+	c.mu.Lock()
+	if c.cacheKey != key || c.tools != nil {
+		// The capabilities changed again meanwhile, or a live listing
+		// came first: either way this entry is not the catalog now.
+		c.mu.Unlock()
+		return
+	}
+	c.tools, c.info, c.catalog = tools, info, CatalogCache
+	c.visible = c.filter.apply(tools)
+	c.sides = sides
+	c.nextGenerationLocked()
+	c.mu.Unlock()
 	if changed || info != entry.Server {
 		c.saveCatalog()
 	}
@@ -336,9 +368,15 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 			return nil, c.fail("connect", errors.New("connection is closed"), false)
 		}
 		if c.sess != nil && c.sess.alive() {
-			s := c.sess
-			c.mu.Unlock()
-			return s, nil
+			if sameCapabilities(c.sess.declared, c.hub.capabilities()) {
+				s := c.sess
+				c.mu.Unlock()
+				return s, nil
+			}
+			// Started declaring other capabilities than the agent's (its
+			// start began before the agent's initialize): start it again.
+			c.retireLocked()
+			continue
 		}
 		if c.connecting == nil {
 			break
@@ -371,7 +409,8 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 		c.mu.Unlock()
 		return nil, &ConnError{Alias: c.Alias, Op: "connect", msg: c.opts.Redactor.String(err.Error()), err: err}
 	}
-	restart := c.everReady
+	restart := c.everReady && !c.retired
+	c.retired = false
 	prevStatus := c.status
 	done := make(chan struct{})
 	c.connecting = done
@@ -484,7 +523,9 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	defer cancel()
 	c.stderr.Reset()
 
-	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout, inheritEnv: c.opts.InheritEnv})
+	declared := c.hub.capabilities()
+	listen := !sameCapabilities(declared, mcp.ClientCapabilities{})
+	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout, inheritEnv: c.opts.InheritEnv}, listen)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -500,6 +541,11 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	}
 	sess.client.OnNotification(c.onNotification)
 	sess.client.OnConnectionLost(func(err error) { c.sessionLost(sess, err) })
+	// Our handler, not mcp-go's: it relays the server's requests to the
+	// agent verbatim, where mcp-go's would decode and re-encode them.
+	if bidirectional, ok := sess.transport.(transport.BidirectionalInterface); ok {
+		bidirectional.SetRequestHandler(c.serveServerRequest)
+	}
 
 	version := c.Config.ProtocolVersion
 	if version == "" {
@@ -508,6 +554,8 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	var req mcp.InitializeRequest
 	req.Params.ProtocolVersion = version
 	req.Params.ClientInfo = mcp.Implementation{Name: c.opts.ClientName, Version: c.opts.ClientVersion}
+	sess.declared = declared
+	req.Params.Capabilities = declared
 	result, err := sess.client.Initialize(dialCtx, req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -534,6 +582,10 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 		Instructions:    result.Instructions,
 	})
 	info.Capabilities = capabilitiesOf(result.Capabilities)
+	sess.modern = mcp.IsModernProtocol(result.ProtocolVersion)
+	sess.protocol = result.ProtocolVersion
+	sess.clientInfo = req.Params.ClientInfo
+	c.sendLogLevel(sess, c.hub.level())
 	return sess, info, nil
 }
 
@@ -555,6 +607,10 @@ func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
 		c.scheduleRefresh()
 	case string(mcp.MethodNotificationResourcesListChanged), string(mcp.MethodNotificationPromptsListChanged):
 		c.scheduleSideRefresh(sideRefreshFor(n.Method))
+	case string(mcp.MethodNotificationMessage):
+		c.relayLog(n)
+	case string(mcp.MethodNotificationCancelled):
+		c.serverCancelled(n)
 	}
 }
 
@@ -593,30 +649,60 @@ func (c *Conn) Tools(ctx context.Context, refresh bool) ([]json.RawMessage, erro
 		return visible, nil
 	}
 	c.mu.Unlock()
+	// A second round only when the agent declared its capabilities while
+	// the first listed a session started without them.
+	for round := 0; ; round++ {
+		tools, current, err := c.listLive(ctx)
+		if err != nil || current || round > 0 {
+			return tools, err
+		}
+	}
+}
+
+// listLive lists the tools of the live session, starting it if need be,
+// and keeps them as the catalog if that session declared the capabilities
+// dispatch declares now (current); either way they are cached under the
+// capabilities the session declared.
+func (c *Conn) listLive(ctx context.Context) ([]json.RawMessage, bool, error) {
 	sess, err := c.ensure(ctx)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	// Listing is part of starting a server: the connect timeout bounds it.
 	listCtx, cancel := context.WithTimeout(ctx, c.opts.ConnectTimeout)
 	defer cancel()
 	tools, err := c.listPages(ctx, listCtx, sess, toolsList)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	key := catalogKey(c.ID, sess.declared)
 	c.mu.Lock()
-	c.tools = tools
-	c.visible = c.filter.apply(tools)
-	visible := c.visible
-	c.catalog = CatalogLive
-	c.toolsStale = false
-	c.nextGenerationLocked()
+	current := key == c.cacheKey
+	if current {
+		c.tools = tools
+		c.visible = c.filter.apply(tools)
+		c.catalog = CatalogLive
+		c.toolsStale = false
+		c.nextGenerationLocked()
+	}
+	visible := c.filter.apply(tools)
 	c.mu.Unlock()
-	c.fillSides(ctx, listCtx, sess)
-	// The cache keeps every tool: a filter is applied on the way out, so
-	// that changing it needs no refresh.
-	c.saveCatalog()
-	return visible, nil
+	if current {
+		c.fillSides(ctx, listCtx, sess)
+		// The cache keeps every tool: a filter is applied on the way
+		// out, so that changing it needs no refresh.
+		c.saveCatalog()
+	} else if c.opts.Cache != nil {
+		// Listed from a session that declared other capabilities: kept
+		// under its own key for a later agent that declares those.
+		c.mu.Lock()
+		info := c.info
+		c.mu.Unlock()
+		if err := c.opts.Cache.Save(key, info, tools); err != nil {
+			c.log.Warn("save tool catalog", "error", err.Error())
+		}
+	}
+	return visible, current, nil
 }
 
 // CallRequest is one tools/call.
@@ -643,6 +729,10 @@ type callParams struct {
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Meta      map[string]any  `json:"_meta,omitempty"`
 	Task      *struct{}       `json:"task,omitempty"`
+	// The agent's answers to a multi-round-trip call's input requests,
+	// and the state the server asked to get back with them.
+	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
+	RequestState   string                     `json:"requestState,omitempty"`
 }
 
 // Call runs tools/call and returns the server's raw result, starting the
@@ -663,6 +753,7 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 	if err != nil {
 		return nil, err
 	}
+	defer c.trackCaller(ctx)()
 	meta, unregister := c.progressMeta(req.Meta, req.OnProgress)
 	defer unregister()
 	params := callParams{Name: req.Tool, Arguments: req.Arguments, Meta: meta}
@@ -673,7 +764,7 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 	if req.AsTask {
 		raw, expired, err = c.callAsTask(ctx, sess, req, params)
 	} else {
-		raw, _, expired, err = c.send(ctx, sess, req.Timeout, "tools/call", params)
+		raw, expired, err = c.callWithInput(ctx, sess, req.Timeout, params)
 	}
 	if err != nil {
 		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, req.Timeout)
@@ -849,6 +940,9 @@ func (c *Conn) request(ctx context.Context, sess *session, method string, params
 		return nil, errors.New("session ended")
 	}
 	id := mcp.NewRequestId(fmt.Sprintf("d%d", c.seq.Add(1)))
+	if sess.modern {
+		params = c.withProtocolMeta(sess, params)
+	}
 	resp, err := sess.transport.SendRequest(ctx, transport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION,
 		ID:      id,

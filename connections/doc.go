@@ -11,4 +11,9 @@
 // A server's tool filter (ToolFilter) is applied here, in Conn.Tools and
 // Conn.Call, so that no caller can forget it; and a Set takes a new config
 // while in use (Set.Update), keeping what did not change.
+//
+// What servers ask of their client (sampling, elicitation, roots, logs)
+// goes to an Upstream, the agent session the caller provides (through a
+// call's context, or Set.SetUpstream); connections declares to servers
+// exactly the capabilities that upstream declared.
 package connections

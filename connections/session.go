@@ -38,13 +38,24 @@ type session struct {
 	http      *httpRoundTripper  // nil for stdio
 	cancelCtx context.CancelFunc // ends the transport's long-lived streams
 
+	// declared are the client capabilities dispatch declared to the
+	// server; modern says the 2026-07-28 protocol was negotiated, where
+	// they travel again in every request's _meta.
+	declared   mcp.ClientCapabilities
+	modern     bool
+	protocol   string
+	clientInfo mcp.Implementation
+
 	dead      atomic.Bool
 	closeOnce sync.Once
 }
 
 // startSession starts the transport for cfg and the mcp-go client over it,
-// giving up when startCtx ends.
-func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, stdioOpts stdioOptions) (*session, error) {
+// giving up when startCtx ends. With listen, a streamable HTTP session also
+// opens the server's GET stream, where mcp-go servers send their requests
+// to the client (sampling, elicitation, roots) and what they say while no
+// call is in flight.
+func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, stdioOpts stdioOptions, listen bool) (*session, error) {
 	sess := &session{}
 	// The transport's streams live as long as the session, not as long as
 	// the call that happened to start it.
@@ -59,10 +70,15 @@ func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, 
 	case TransportHTTP:
 		var httpClient *http.Client
 		httpClient, sess.http = newHTTPClient()
-		sess.transport, err = transport.NewStreamableHTTP(cfg.URL,
+		opts := []transport.StreamableHTTPCOption{
 			transport.WithHTTPBasicClient(httpClient),
 			transport.WithHTTPHeaders(cfg.Headers),
-			transport.WithHTTPLogger(slog.New(slog.DiscardHandler)))
+			transport.WithHTTPLogger(slog.New(slog.DiscardHandler)),
+		}
+		if listen {
+			opts = append(opts, transport.WithContinuousListening())
+		}
+		sess.transport, err = transport.NewStreamableHTTP(cfg.URL, opts...)
 	case TransportSSE:
 		var httpClient *http.Client
 		httpClient, sess.http = newHTTPClient()

@@ -14,6 +14,9 @@ import (
 // Update), so every method is safe for concurrent use.
 type Set struct {
 	opts Options
+	// hub carries what servers ask of their client to the agent
+	// session (see relay.go); shared by every connection of the set.
+	hub *relayHub
 
 	mu        sync.RWMutex
 	conns     []*Conn
@@ -78,10 +81,10 @@ func NewSet(configs []ServerConfig, opts Options) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Set{opts: opts, retiring: make(map[*Conn]struct{}), stop: make(chan struct{})}
+	s := &Set{opts: opts, hub: &relayHub{}, retiring: make(map[*Conn]struct{}), stop: make(chan struct{})}
 	for _, g := range groups {
 		s.lastAlias++
-		s.conns = append(s.conns, newConn("c"+strconv.Itoa(s.lastAlias), g.cfg, opts))
+		s.conns = append(s.conns, newConn("c"+strconv.Itoa(s.lastAlias), g.cfg, opts, s.hub))
 	}
 	if s.byKey, err = keysFor(s.conns, groups); err != nil {
 		return nil, err

@@ -98,7 +98,7 @@ func (s *Set) Update(configs []ServerConfig) (Changes, error) {
 			lastAlias++
 			alias = "c" + strconv.Itoa(lastAlias)
 		}
-		c := newConn(alias, g.cfg, s.opts)
+		c := newConn(alias, g.cfg, s.opts, s.hub)
 		created = append(created, c)
 		conns = append(conns, c)
 		if restart {

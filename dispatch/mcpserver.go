@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"dispatch/connections"
+
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -28,6 +30,9 @@ func NewMCPServer(svc *Service, version string) *server.MCPServer {
 		// listChanged: a new config file changes the tools behind
 		// proxy-dispatch, and the agent is told so.
 		server.WithToolCapabilities(true),
+		// Servers' logs are relayed to the agent (see connections'
+		// relay), so dispatch takes the agent's logging/setLevel.
+		server.WithLogging(),
 		server.WithInstructions("Use the proxy-dispatch tool to find and call tools of the connected MCP servers: search first, then call."),
 		server.WithRecovery())
 	srv.AddTool(Tool(), svc.HandleTool)
@@ -47,6 +52,11 @@ func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (
 	req, err := s.Parse(ctx, raw)
 	if err != nil {
 		return errorResult(err), nil
+	}
+	// A server's sampling, elicitation and roots requests during this
+	// call go to the agent session that made it.
+	if up, ok := server.ClientSessionFromContext(ctx).(connections.Upstream); ok {
+		ctx = connections.WithUpstream(ctx, up)
 	}
 	result := s.answer(ctx, req, Hooks{Progress: progressForwarder(ctx, request)})
 	stampProxy(result, req)

@@ -10,8 +10,9 @@ import (
 	"io"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"dispatch/connections"
 
 	"github.com/dustin/go-humanize"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -55,7 +56,12 @@ type StdioOptions struct {
 	// (DefaultMaxRequestBytes when 0). A longer one is answered with an
 	// error and skipped without being held in memory.
 	MaxRequestBytes int64
-	Logger          *slog.Logger
+	// Relay, when set, is the set of servers whose requests (sampling,
+	// elicitation, roots) and logs this agent answers and receives: the
+	// agent becomes its upstream, its declared capabilities are mirrored
+	// to the servers, and its log level and roots changes reach them.
+	Relay  *connections.Set
+	Logger *slog.Logger
 }
 
 // DefaultDrainTimeout is how long serving waits at the end for requests it
@@ -84,14 +90,6 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	sess := &stdioSession{notifications: make(chan mcp.JSONRPCNotification, notificationQueue)}
-	if err := srv.RegisterSession(ctx, sess); err != nil {
-		return fmt.Errorf("register stdio session: %w", err)
-	}
-	defer srv.UnregisterSession(ctx, sess.SessionID())
-	ctx, cancel := context.WithCancel(srv.WithContext(ctx, sess))
-	defer cancel()
-
 	s := &stdioServer{
 		srv:      srv,
 		out:      out,
@@ -99,11 +97,30 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 		maxBytes: opts.MaxRequestBytes,
 		slots:    make(chan struct{}, opts.MaxInFlight),
 		inFlight: make(map[string]context.CancelFunc),
+		relay:    opts.Relay,
+		agent:    newAgentRequests(MaxPendingAgentRequests),
 	}
+	sess := &stdioSession{
+		notifications: make(chan mcp.JSONRPCNotification, notificationQueue),
+		logs:          make(chan mcp.JSONRPCNotification, logQueue),
+		server:        s,
+	}
+	if err := srv.RegisterSession(ctx, sess); err != nil {
+		return fmt.Errorf("register stdio session: %w", err)
+	}
+	defer srv.UnregisterSession(ctx, sess.SessionID())
+	ctx, cancel := context.WithCancel(srv.WithContext(ctx, sess))
+	defer cancel()
+	if s.relay != nil {
+		s.relay.SetUpstream(sess)
+	}
+
 	var notifier sync.WaitGroup
 	notifier.Go(func() { s.writeNotifications(ctx, sess.notifications) })
+	notifier.Go(func() { s.writeNotifications(ctx, sess.logs) })
 	err := s.readLoop(ctx, in)
-	cancel() // the agent is gone: so is every request it made
+	s.agent.close() // requests waiting for the agent's answer get none
+	cancel()        // the agent is gone: so is every request it made
 	s.drain(opts.DrainTimeout, &notifier)
 	return err
 }
@@ -142,6 +159,9 @@ type stdioServer struct {
 
 	mu       sync.Mutex
 	inFlight map[string]context.CancelFunc // by the request's JSON-RPC id
+
+	relay *connections.Set // nil: no servers' requests to relay
+	agent *agentRequests   // dispatch's own requests to the agent
 }
 
 // readLoop reads messages until in ends (nil) or ctx does. The read itself
@@ -321,6 +341,9 @@ type message struct {
 	Params struct {
 		RequestID json.RawMessage `json:"requestId"`
 	} `json:"params"`
+	// A response's: the agent's answer to a request of dispatch's.
+	Result json.RawMessage       `json:"result"`
+	Error  *connections.RPCError `json:"error"`
 }
 
 // handle dispatches one message without waiting for any handler.
@@ -333,11 +356,17 @@ func (s *stdioServer) handle(ctx context.Context, line []byte) {
 	isRequest := len(msg.ID) > 0 && string(msg.ID) != "null"
 	switch {
 	case msg.Method == "":
-		// A response: dispatch sends the agent no requests.
-		s.log.Debug("ignored a response from the agent to no request")
+		if !s.agent.answer(msg) {
+			s.log.Debug("ignored a response from the agent to no request of dispatch's")
+		}
 	case !isRequest:
-		if msg.Method == string(mcp.MethodNotificationCancelled) {
+		switch msg.Method {
+		case string(mcp.MethodNotificationCancelled):
 			s.cancel(msg.Params.RequestID)
+		case string(mcp.MethodNotificationRootsListChanged):
+			if s.relay != nil {
+				s.relay.RootsChanged()
+			}
 		}
 		// Notifications are quick and carry no answer.
 		s.reply(ctx, line)
@@ -477,16 +506,3 @@ func (s *stdioServer) writeNotifications(ctx context.Context, notifications <-ch
 		}
 	}
 }
-
-// stdioSession is the one agent of a stdio server.
-type stdioSession struct {
-	notifications chan mcp.JSONRPCNotification
-	initialized   atomic.Bool
-}
-
-var _ server.ClientSession = (*stdioSession)(nil)
-
-func (s *stdioSession) SessionID() string                                   { return "stdio" }
-func (s *stdioSession) NotificationChannel() chan<- mcp.JSONRPCNotification { return s.notifications }
-func (s *stdioSession) Initialize()                                         { s.initialized.Store(true) }
-func (s *stdioSession) Initialized() bool                                   { return s.initialized.Load() }

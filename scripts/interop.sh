@@ -198,6 +198,11 @@ check "serve: agent session, catalogs from the cache" 'agent session ok' \
 check "serve: agent session, --no-cache" 'agent session ok' \
   "$work/agentcheck" "$dispatch" "${stdio[@]}" --no-cache
 
+echo "# relay: server-everything's sampling, elicitation and roots requests reach an agent's handlers"
+go build -o "$work/relaycheck" "$root/scripts/relaycheck"
+check "relay: trigger-sampling-request, trigger-elicitation-request, get-roots-list" 'relay ok' \
+  "$work/relaycheck" "$dispatch" --no-cache --mcp "$bin/mcp-server-everything"
+
 echo "# TOON: byte-identical to the reference encoder @toon-format/toon@2.3.1"
 check "toon: generated and 200 random documents identical" 'differential: 200/200 random documents identical' \
   bash "$root/scripts/toon-bench/run.sh" 200
