@@ -315,10 +315,12 @@ func TestServe_ConformanceServerResourcesAndPrompts(t *testing.T) {
 }
 
 // type "tool" is the default: list and info answer exactly as without it.
+// A bare {"action":"list","type":...} is the Proxy Extension's spelling and
+// answers in its shape (TestProxyExtension_*); format keeps dispatch's own.
 func TestServe_TypeToolIsTheDefault(t *testing.T) {
 	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--resources"))
 	for _, args := range []map[string]any{
-		{"action": "list"},
+		{"action": "list", "format": "compact"},
 		{"action": "list", "connection": "c1", "limit": 5},
 		{"action": "info", "tool": "echo"},
 	} {

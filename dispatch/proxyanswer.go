@@ -39,7 +39,8 @@ func proxyFacts(req Request) map[string]string {
 }
 
 // stampProxy adds req's proxy facts to result's _meta, and to its content
-// items' annotations when it answers a call.
+// items' annotations when it answers a call written in the Proxy
+// Extension's spelling.
 func stampProxy(result *mcp.CallToolResult, req Request) {
 	if req.Action == "" {
 		return // not even parsed: there is nothing to say
@@ -54,7 +55,11 @@ func stampProxy(result *mcp.CallToolResult, req Request) {
 	for k, v := range facts {
 		result.Meta.AdditionalFields[k] = v
 	}
-	if req.Action != "call" {
+	// Content items carry them as annotations only for a request in the
+	// Proxy Extension's spelling, whose clients read them there: in
+	// dispatch's own form a call's content stays exactly as its server
+	// sent it, and _meta says the same in a few bytes.
+	if req.Action != "call" || !req.ProxyShape {
 		return
 	}
 	for i, item := range result.Content {

@@ -59,8 +59,18 @@ func TestStampProxy(t *testing.T) {
 	if _, ok := search.Meta.AdditionalFields["proxyType"]; ok {
 		t.Errorf("search of every kind says a proxyType: %v", search.Meta.AdditionalFields)
 	}
+	// In dispatch's own spelling a call's content stays as the server sent it.
+	own := inlineCallResult(&CallResponse{Connection: "c1", Tool: "echo", Content: []json.RawMessage{json.RawMessage(`{"type":"text","text":"hi"}`)}})
+	stampProxy(own, Request{Action: "call", Tool: "echo"})
+	ownRaw, err := json.Marshal(own.Content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(ownRaw) != `[{"type":"text","text":"hi"}]` || own.Meta.AdditionalFields["proxyPath"] != "echo" {
+		t.Errorf("call in dispatch's spelling: content %s, _meta %v", ownRaw, own.Meta.AdditionalFields)
+	}
 	call := inlineCallResult(&CallResponse{Connection: "c1", Tool: "echo", Content: []json.RawMessage{json.RawMessage(`{"type":"text","text":"hi"}`)}})
-	stampProxy(call, Request{Action: "call", Type: "resource", URI: "demo://x"})
+	stampProxy(call, Request{Action: "call", Type: "resource", URI: "demo://x", ProxyShape: true})
 	raw, err := json.Marshal(call)
 	if err != nil {
 		t.Fatal(err)
