@@ -191,7 +191,11 @@ func TestServe_ProxyExtensionClient(t *testing.T) {
 		typed := tc.mustOK(map[string]any{"action": "list", "type": "tool", "format": "compact"})
 		decodeText(t, typed, &list)
 		call := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "connection": "c1", "arguments": map[string]any{"message": "x"}})
-		wantAnnotations(t, "native call item", proxyItems(t, call)[0].Annotations, map[string]any{"proxyAction": "call", "proxyType": "tool", "proxyPath": "echo"})
+		// The content stays as the server sent it; _meta says what it is.
+		if items := proxyItems(t, call); len(items[0].Annotations) != 0 {
+			t.Errorf("native call item annotated: %v", items[0].Annotations)
+		}
+		wantAnnotations(t, "native call _meta", metaOf(t, call), map[string]any{"proxyAction": "call", "proxyType": "tool", "proxyPath": "echo"})
 	})
 
 	t.Run("conflicting spellings", func(t *testing.T) {
