@@ -234,9 +234,13 @@ func TestServe_CallPassesResultsThrough(t *testing.T) {
 		t.Errorf("fail = %+v, want isError with the message", r)
 	}
 
-	// Every content type arrives exactly as the server sent it.
+	// Every content type arrives exactly as the server sent it, plus the
+	// Proxy Extension's annotations (proxyAction, proxyType, proxyPath).
 	r = tc.mustOK(map[string]any{"action": "call", "tool": "mixed"})
 	direct := callFixtureDirectly(t, "mixed")
+	for i, item := range direct.Content {
+		direct.Content[i] = json.RawMessage(annotateForTest(t, item, `{"proxyAction":"call","proxyPath":"mixed","proxyType":"tool"}`))
+	}
 	if !reflect.DeepEqual(normalize(t, r.Content), normalize(t, direct.Content)) {
 		t.Errorf("mixed content changed:\n via dispatch: %s\n direct: %s", mustJSON(r.Content), mustJSON(direct.Content))
 	}
@@ -342,7 +346,7 @@ func TestServe_Validation(t *testing.T) {
 		want []string
 	}{
 		{"missing action", map[string]any{}, []string{`missing "action"`, "list, search, info, call, readresult"}},
-		{"unknown action", map[string]any{"action": "run"}, []string{`unknown action "run"`}},
+		{"unknown action", map[string]any{"action": "batch"}, []string{`unknown action "batch"`}},
 		{"call without tool", map[string]any{"action": "call"}, []string{`call needs a "tool"`, "Example"}},
 		{"search without query", map[string]any{"action": "search"}, []string{`search needs a "query"`}},
 		{"foreign parameter", map[string]any{"action": "list", "pattern": "x"}, []string{`"pattern"`, "do not apply to action list"}},
@@ -497,4 +501,19 @@ func TestServe_StrayCallParamsCheckedAgainstSchema(t *testing.T) {
 			}
 		})
 	}
+}
+
+// annotateForTest adds annotations to a content item that has none.
+func annotateForTest(t *testing.T, item json.RawMessage, annotations string) []byte {
+	t.Helper()
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(item, &obj); err != nil {
+		t.Fatal(err)
+	}
+	obj["annotations"] = json.RawMessage(annotations)
+	out, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
