@@ -499,3 +499,4 @@ func TestServe_StrayCallParamsCheckedAgainstSchema(t *testing.T) {
 		})
 	}
 }
+
