@@ -499,4 +499,3 @@ func TestServe_StrayCallParamsCheckedAgainstSchema(t *testing.T) {
 		})
 	}
 }
-
