@@ -404,3 +404,19 @@ func TestNewRedactingHandler_KeepsOtherAttrs(t *testing.T) {
 		}
 	}
 }
+
+// A key's shape inside a word is part of a name: tool names such as
+// ask-sampling or task-0123456789 were shown as a***.
+func TestMaskShapes_OnlyAtAWordStart(t *testing.T) {
+	for in, want := range map[string]string{
+		"ask-sampling-request":                 "ask-sampling-request",
+		"run task-0123456789 now":              "run task-0123456789 now",
+		"key sk-proj0123456789 leaked":         "key *** leaked",
+		"key=sk-proj0123456789":                "key=***",
+		`"token":"ghp_0123456789abcdefABCDEF"`: `"token":"***"`,
+	} {
+		if got := maskShapes(in); got != want {
+			t.Errorf("maskShapes(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
