@@ -358,3 +358,20 @@ func startWithStdin(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, *bytes.Buffer)
 	}
 	return stdin, stderr
 }
+
+// listResponse mirrors dispatch.ListResponse as an agent sees it.
+type listResponse struct {
+	Connections []struct {
+		Alias, Name, ID, Transport, Status, Server, Error string
+		RetryIn                                           string
+		ToolCount                                         int
+		ToolNames                                         []string
+	}
+	Tools []struct {
+		Connection, Name, Description, Params string
+		InputSchema                           json.RawMessage
+	}
+	TotalTools int
+	NextOffset int64
+	Hint       string
+}

@@ -17,23 +17,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// listResponse mirrors dispatch.ListResponse as an agent sees it.
-type listResponse struct {
-	Connections []struct {
-		Alias, Name, ID, Transport, Status, Server, Error string
-		RetryIn                                           string
-		ToolCount                                         int
-		ToolNames                                         []string
-	}
-	Tools []struct {
-		Connection, Name, Description, Params string
-		InputSchema                           json.RawMessage
-	}
-	TotalTools int
-	NextOffset int64
-	Hint       string
-}
-
 func TestServe_ToolDefinition(t *testing.T) {
 	tc := startDispatch(t, nil, "--mcp", fixture())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -299,10 +299,14 @@ func (c *Conn) scheduleSideRefresh(kinds []sideKind) {
 			}
 		}
 		live := c.status == StatusReady
+		if live {
+			c.background.Add(1)
+		}
 		c.mu.Unlock()
 		if !live {
 			return
 		}
+		defer c.background.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), c.opts.ConnectTimeout)
 		defer cancel()
 		for _, k := range listed {

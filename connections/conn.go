@@ -188,6 +188,11 @@ type Conn struct {
 	progressMu sync.Mutex
 	progress   map[string]func(params map[string]any)
 
+	// background counts the catalog refreshes running off the callers'
+	// paths; Close waits for them, so none writes the cache after it.
+	// Added to only under mu while the connection is not closed.
+	background sync.WaitGroup
+
 	hub *relayHub
 	// cacheKey names this connection's catalog in the cache: a server may
 	// offer other tools to clients declaring other capabilities.
@@ -477,7 +482,11 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 		// The cache answered for this server until now: confirm its
 		// catalog against the live server, off the caller's path.
 		c.toolsStale = true
-		go c.refreshInBackground("confirm cached catalog")
+		c.background.Add(1)
+		go func() {
+			defer c.background.Done()
+			c.refreshInBackground("confirm cached catalog")
+		}()
 	}
 	for k := range c.sides {
 		// Listed again when next asked for, from the live server.
@@ -631,8 +640,12 @@ func (c *Conn) scheduleRefresh() {
 		c.mu.Lock()
 		c.refreshing = false
 		live := c.status == StatusReady
+		if live {
+			c.background.Add(1)
+		}
 		c.mu.Unlock()
 		if live { // otherwise the next use lists the tools of the session it starts
+			defer c.background.Done()
 			c.refreshInBackground("tools/list_changed")
 		}
 	})
@@ -1035,6 +1048,7 @@ func (c *Conn) Close() {
 		if starting != nil {
 			<-starting
 		}
+		c.background.Wait()
 	}()
 	timer := time.NewTimer(closeWaitLimit)
 	defer timer.Stop()
