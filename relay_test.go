@@ -450,3 +450,29 @@ func TestRelay_StartUnderWayAtInitializeStartsAgain(t *testing.T) {
 	}
 	checkText(t, "the shell's catalog", stdout, []string{"request-roots"}, []string{"request-sampling"})
 }
+
+// A server's logger name is its text too: one of a megabyte must not reach
+// the agent whole, past MaxLogDataBytes.
+func TestRelay_OversizedLoggerNameIsANote(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--client-requests"))
+	callFixtureTool(tc, "log-big", map[string]any{"bytes": 10, "loggerBytes": 1 << 20})
+	callFixtureTool(tc, "log-big", map[string]any{"bytes": 10, "loggerBytes": 200})
+	loggers := func() []string {
+		tc.mu.Lock()
+		defer tc.mu.Unlock()
+		var out []string
+		for _, n := range tc.notifications {
+			if n.Method == string(mcp.MethodNotificationMessage) {
+				name, _ := n.Params.AdditionalFields["logger"].(string)
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	waitFor(t, "both logs", 30*time.Second, func() bool { return len(loggers()) == 2 })
+	got := loggers()
+	checkText(t, "a 1 MiB logger name", got[0], []string{"c1/", "1.0 MiB was left out", "MaxLoggerNameBytes"}, []string{"LLLL"})
+	if want := "c1/" + strings.Repeat("L", 200); got[1] != want {
+		t.Errorf("a 200-byte logger name arrived as %q, want %q", got[1], want)
+	}
+}

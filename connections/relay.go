@@ -29,6 +29,12 @@ const logLevelTimeout = 10 * time.Second
 // saying so, not cut.
 const MaxLogDataBytes = 64 << 10
 
+// MaxLoggerNameBytes bounds the logger name (and an unknown level) of one
+// server log message relayed to the agent: both are the server's text too,
+// and without it a name of megabytes would reach the agent whole, past
+// MaxLogDataBytes. A longer one reaches the agent as a note giving its size.
+const MaxLoggerNameBytes = 256
+
 // droppedLogWarnEvery spaces the warnings about dropped server logs: the
 // first drop is logged, then every this many, each with the running count.
 const droppedLogWarnEvery = 1000
@@ -244,8 +250,22 @@ func (c *Conn) relayLog(n mcp.JSONRPCNotification) {
 		return
 	}
 	logger := c.Alias
-	if name, ok := fields["logger"].(string); ok && name != "" {
+	name, _ := fields["logger"].(string)
+	if len(name) > MaxLoggerNameBytes {
+		logger += fmt.Sprintf("/[dispatch: a logger name of %s was left out: over %d B (MaxLoggerNameBytes)]",
+			humanize.IBytes(uint64(len(name))), MaxLoggerNameBytes)
+	} else if name != "" {
 		logger += "/" + c.opts.Redactor.String(name)
+	}
+	if _, known := logSeverity[mcp.LoggingLevel(level)]; !known {
+		// An unknown level passes (the agent may know it), but it is the
+		// server's text like the rest: masked, and no longer than a name.
+		if len(level) > MaxLoggerNameBytes {
+			level = fmt.Sprintf("[dispatch: a level of %s was left out: over %d B (MaxLoggerNameBytes)]",
+				humanize.IBytes(uint64(len(level))), MaxLoggerNameBytes)
+		} else {
+			level = c.opts.Redactor.String(level)
+		}
 	}
 	params := map[string]any{"level": level, "logger": logger}
 	if data, err := json.Marshal(fields["data"]); err == nil {
