@@ -476,3 +476,19 @@ func TestRelay_OversizedLoggerNameIsANote(t *testing.T) {
 		t.Errorf("a 200-byte logger name arrived as %q, want %q", got[1], want)
 	}
 }
+
+// A server's sampling request of 17 MiB is refused to the server, naming
+// the limit, and never reaches the agent: relayed requests are bounded like
+// the agent's own (MaxRelayedRequestBytes).
+func TestRelay_OversizedServerRequestIsRefused(t *testing.T) {
+	agent := &testAgent{}
+	tc := startDispatchAs(t, nil, agent.options(), "--no-cache", "--mcp", fixture("--client-requests"))
+	r := callFixtureTool(tc, "request-sampling", map[string]any{"prompt": "0123456789abcdef", "repeat": 17 << 16})
+	checkText(t, "a 17 MiB sampling request", r.text(), []string{"MaxRelayedRequestBytes", "16 MiB"}, []string{"0123456789abcdef"})
+	if len(agent.questions()) != 0 {
+		t.Errorf("the agent was asked %d questions; want none", len(agent.questions()))
+	}
+	if r := callFixtureTool(tc, "request-sampling", map[string]any{"prompt": "small"}); r.text() != "sampled: small" {
+		t.Errorf("a small sampling request after it = %q, want the agent's answer", r.text())
+	}
+}

@@ -20,6 +20,14 @@ import (
 // 30 s bound instead.
 const ServerRequestTimeout = 5 * time.Minute
 
+// MaxRelayedRequestBytes bounds the params of one server request relayed
+// to the agent (sampling, elicitation, roots). Up to
+// MaxPendingAgentRequests of them wait at once, each copied on its way,
+// and each lands in the agent's context: without it a server could push
+// hundreds of megabytes per request. A larger one is refused to the
+// server, naming the limit, and the agent is not asked.
+const MaxRelayedRequestBytes = 16 << 20
+
 // logLevelTimeout bounds passing the agent's log level on to one server.
 const logLevelTimeout = 10 * time.Second
 
@@ -130,6 +138,11 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 	raw, err := rawParams(params)
 	if err != nil {
 		return nil, &RPCError{Code: mcp.INVALID_PARAMS, Message: "invalid params: " + err.Error()}
+	}
+	if len(raw) > MaxRelayedRequestBytes {
+		return nil, &RPCError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf(
+			"dispatch relays requests of at most %s to the client (MaxRelayedRequestBytes); this %s's params are %s: send less, or a resource link to the data",
+			humanize.IBytes(MaxRelayedRequestBytes), method, humanize.IBytes(uint64(len(raw))))}
 	}
 	ctx, cancel := context.WithTimeout(ctx, ServerRequestTimeout)
 	defer cancel()
