@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"os"
 	"time"
 
 	"dispatch/connections"
@@ -32,7 +31,7 @@ type configWatcher struct {
 // fileState is a file's content hash, or a hash of why it could not be
 // read, so that a file that disappears and comes back counts as changes.
 func fileState(path string) [32]byte {
-	data, err := os.ReadFile(path)
+	data, err := connections.ReadConfigFile(path)
 	if err != nil {
 		return sha256.Sum256([]byte("unreadable: " + err.Error()))
 	}

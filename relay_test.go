@@ -450,3 +450,45 @@ func TestRelay_StartUnderWayAtInitializeStartsAgain(t *testing.T) {
 	}
 	checkText(t, "the shell's catalog", stdout, []string{"request-roots"}, []string{"request-sampling"})
 }
+
+// A server's logger name is its text too: one of a megabyte must not reach
+// the agent whole, past MaxLogDataBytes.
+func TestRelay_OversizedLoggerNameIsANote(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--client-requests"))
+	callFixtureTool(tc, "log-big", map[string]any{"bytes": 10, "loggerBytes": 1 << 20})
+	callFixtureTool(tc, "log-big", map[string]any{"bytes": 10, "loggerBytes": 200})
+	loggers := func() []string {
+		tc.mu.Lock()
+		defer tc.mu.Unlock()
+		var out []string
+		for _, n := range tc.notifications {
+			if n.Method == string(mcp.MethodNotificationMessage) {
+				name, _ := n.Params.AdditionalFields["logger"].(string)
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	waitFor(t, "both logs", 30*time.Second, func() bool { return len(loggers()) == 2 })
+	got := loggers()
+	checkText(t, "a 1 MiB logger name", got[0], []string{"c1/", "1.0 MiB was left out", "MaxLoggerNameBytes"}, []string{"LLLL"})
+	if want := "c1/" + strings.Repeat("L", 200); got[1] != want {
+		t.Errorf("a 200-byte logger name arrived as %q, want %q", got[1], want)
+	}
+}
+
+// A server's sampling request of 17 MiB is refused to the server, naming
+// the limit, and never reaches the agent: relayed requests are bounded like
+// the agent's own (MaxRelayedRequestBytes).
+func TestRelay_OversizedServerRequestIsRefused(t *testing.T) {
+	agent := &testAgent{}
+	tc := startDispatchAs(t, nil, agent.options(), "--no-cache", "--mcp", fixture("--client-requests"))
+	r := callFixtureTool(tc, "request-sampling", map[string]any{"prompt": "0123456789abcdef", "repeat": 17 << 16})
+	checkText(t, "a 17 MiB sampling request", r.text(), []string{"MaxRelayedRequestBytes", "16 MiB"}, []string{"0123456789abcdef"})
+	if len(agent.questions()) != 0 {
+		t.Errorf("the agent was asked %d questions; want none", len(agent.questions()))
+	}
+	if r := callFixtureTool(tc, "request-sampling", map[string]any{"prompt": "small"}); r.text() != "sampled: small" {
+		t.Errorf("a small sampling request after it = %q, want the agent's answer", r.text())
+	}
+}

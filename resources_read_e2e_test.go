@@ -369,3 +369,21 @@ func TestResource_HostileServer(t *testing.T) {
 		t.Errorf("the spill directory holds %d files after a failed read (%v)", len(entries), err)
 	}
 }
+
+// A resource_link names its connection only for a URI no other connection
+// offers: a server that hands out a link to a URI another server lists (or
+// serves by a template) does not take its reads.
+func TestResource_LinkDoesNotTakeAnotherConnectionsURI(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables"), "--mcp", fixture("--readables", "--name", "second"))
+	tc.mustOK(map[string]any{"action": "call", "tool": "links", "connection": "c2"})
+	// hello.txt is listed by c1 and c2: still ambiguous after c2's link.
+	r := tc.mustCall(map[string]any{"action": "call", "type": "resource", "uri": "fixture://read/hello.txt"})
+	if !r.IsError {
+		t.Fatalf("hello.txt, listed by both, after c2 linked it = %s; want the ambiguity", r.text())
+	}
+	checkText(t, "hello.txt after the link", r.text(), []string{"is offered by 2 connections", `Add "connection"`}, nil)
+	// The hidden note nobody lists is still read from the one that linked it.
+	if a := readResource(t, tc, map[string]any{"uri": "fixture://read/hidden/note"}); a.Connection != "c2" {
+		t.Errorf("hidden note after c2's link = %+v", a)
+	}
+}

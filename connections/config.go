@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +16,9 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/dustin/go-humanize"
+
+	"dispatch/safefile"
 )
 
 // Transport names the wire a server speaks.
@@ -230,6 +234,33 @@ func (f fileServer) toConfig(section, name string) (ServerConfig, error) {
 	return c, c.Validate()
 }
 
+// MaxConfigBytes bounds a config file. A config is a few kilobytes; the
+// bound keeps a path that was swapped for /dev/zero or a huge file (a live
+// config is read again every --config-poll) from exhausting memory.
+const MaxConfigBytes = 16 << 20
+
+// ReadConfigFile reads a config file whole: a regular file (following
+// symlinks) of at most MaxConfigBytes. A FIFO, device or directory is
+// refused without blocking, a larger file with an error naming the limit.
+func ReadConfigFile(path string) ([]byte, error) {
+	f, err := safefile.Open(path)
+	if errors.Is(err, safefile.ErrNotRegular) {
+		return nil, fmt.Errorf("%s is not a regular file (a FIFO, device or directory): name the config file itself", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxConfigBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxConfigBytes {
+		return nil, fmt.Errorf("%s is over %s (MaxConfigBytes): that is no config file", path, humanize.IBytes(MaxConfigBytes))
+	}
+	return data, nil
+}
+
 // LoadFile reads a config file: the mcpServers JSON used by Claude Desktop,
 // Cursor, Claude Code (and VS Code's "servers", with its comments and
 // trailing commas), recognized by content, or
@@ -237,7 +268,7 @@ func (f fileServer) toConfig(section, name string) (ServerConfig, error) {
 // the order in which the file declares them, since that order gives the
 // c1..cN aliases. ${VAR} references are expanded from lookup.
 func LoadFile(path string, lookup func(string) (string, bool)) ([]ServerConfig, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadConfigFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read config: %w", err)
 	}

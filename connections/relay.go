@@ -20,6 +20,14 @@ import (
 // 30 s bound instead.
 const ServerRequestTimeout = 5 * time.Minute
 
+// MaxRelayedRequestBytes bounds the params of one server request relayed
+// to the agent (sampling, elicitation, roots). Up to
+// MaxPendingAgentRequests of them wait at once, each copied on its way,
+// and each lands in the agent's context: without it a server could push
+// hundreds of megabytes per request. A larger one is refused to the
+// server, naming the limit, and the agent is not asked.
+const MaxRelayedRequestBytes = 16 << 20
+
 // logLevelTimeout bounds passing the agent's log level on to one server.
 const logLevelTimeout = 10 * time.Second
 
@@ -28,6 +36,12 @@ const logLevelTimeout = 10 * time.Second
 // be as large as --max-message. A larger one reaches the agent as a note
 // saying so, not cut.
 const MaxLogDataBytes = 64 << 10
+
+// MaxLoggerNameBytes bounds the logger name (and an unknown level) of one
+// server log message relayed to the agent: both are the server's text too,
+// and without it a name of megabytes would reach the agent whole, past
+// MaxLogDataBytes. A longer one reaches the agent as a note giving its size.
+const MaxLoggerNameBytes = 256
 
 // droppedLogWarnEvery spaces the warnings about dropped server logs: the
 // first drop is logged, then every this many, each with the running count.
@@ -124,6 +138,11 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 	raw, err := rawParams(params)
 	if err != nil {
 		return nil, &RPCError{Code: mcp.INVALID_PARAMS, Message: "invalid params: " + err.Error()}
+	}
+	if len(raw) > MaxRelayedRequestBytes {
+		return nil, &RPCError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf(
+			"dispatch relays requests of at most %s to the client (MaxRelayedRequestBytes); this %s's params are %s: send less, or a resource link to the data",
+			humanize.IBytes(MaxRelayedRequestBytes), method, humanize.IBytes(uint64(len(raw))))}
 	}
 	ctx, cancel := context.WithTimeout(ctx, ServerRequestTimeout)
 	defer cancel()
@@ -244,8 +263,22 @@ func (c *Conn) relayLog(n mcp.JSONRPCNotification) {
 		return
 	}
 	logger := c.Alias
-	if name, ok := fields["logger"].(string); ok && name != "" {
+	name, _ := fields["logger"].(string)
+	if len(name) > MaxLoggerNameBytes {
+		logger += fmt.Sprintf("/[dispatch: a logger name of %s was left out: over %d B (MaxLoggerNameBytes)]",
+			humanize.IBytes(uint64(len(name))), MaxLoggerNameBytes)
+	} else if name != "" {
 		logger += "/" + c.opts.Redactor.String(name)
+	}
+	if _, known := logSeverity[mcp.LoggingLevel(level)]; !known {
+		// An unknown level passes (the agent may know it), but it is the
+		// server's text like the rest: masked, and no longer than a name.
+		if len(level) > MaxLoggerNameBytes {
+			level = fmt.Sprintf("[dispatch: a level of %s was left out: over %d B (MaxLoggerNameBytes)]",
+				humanize.IBytes(uint64(len(level))), MaxLoggerNameBytes)
+		} else {
+			level = c.opts.Redactor.String(level)
+		}
 	}
 	params := map[string]any{"level": level, "logger": logger}
 	if data, err := json.Marshal(fields["data"]); err == nil {

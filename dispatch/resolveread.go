@@ -48,11 +48,24 @@ func (s *Service) resolveResource(ctx context.Context, connKey, uri string) (*co
 			linked = append(linked, c)
 		}
 	}
+	listed, owners := resourceOwners(uri, cats)
 	switch {
+	case listed > 1:
+		// Listed by several: ambiguous at the first rank, whoever
+		// handed the URI out since.
+		return nil, findErr
 	case len(linked) == 1:
+		// A link names its connection only among those that do not
+		// offer the URI themselves: a server's resource_link must not
+		// take a URI that another server lists or serves by a template.
+		for _, c := range owners {
+			if c != linked[0] {
+				return nil, ambiguousLink(uri, append(linked, c), "returned by", "offered by")
+			}
+		}
 		return linked[0], nil
 	case len(linked) > 1:
-		return nil, ambiguousLink(uri, linked)
+		return nil, ambiguousLink(uri, linked, "returned by", "returned by")
 	case findErr == nil:
 		return match.conn, nil
 	}
@@ -63,16 +76,49 @@ func (s *Service) resolveResource(ctx context.Context, connKey, uri string) (*co
 	return nil, findErr
 }
 
-// ambiguousLink is the error for a URI several connections handed out.
-func ambiguousLink(uri string, conns []*connections.Conn) error {
-	names := make([]string, len(conns))
-	for i, c := range conns {
-		names[i] = describeConn(c)
+// ambiguousLink is the error for a URI several connections handed out,
+// or one handed out (first) and another offers (how says which).
+func ambiguousLink(uri string, conns []*connections.Conn, first, others string) error {
+	if first == others {
+		names := make([]string, len(conns))
+		for i, c := range conns {
+			names[i] = describeConn(c)
+		}
+		alias := conns[0].Alias
+		return usageBoth(fmt.Sprintf(`Add "connection":%q (or another of them)`, alias),
+			fmt.Sprintf("Add -C %s (or another of them)", shellQuote(alias)),
+			"resource uri %q was %s %d connections: %s", uri, first, len(conns), strings.Join(names, ", "))
 	}
-	alias := conns[0].Alias
-	return usageBoth(fmt.Sprintf(`Add "connection":%q (or another of them)`, alias),
-		fmt.Sprintf("Add -C %s (or another of them)", shellQuote(alias)),
-		"resource uri %q was returned by %d connections: %s", uri, len(conns), strings.Join(names, ", "))
+	alias := conns[1].Alias
+	return usageBoth(fmt.Sprintf(`Add "connection":%q to read it where it is offered, or "connection":%q to read it from the one that returned it`, alias, conns[0].Alias),
+		fmt.Sprintf("Add -C %s to read it where it is offered, or -C %s", shellQuote(alias), shellQuote(conns[0].Alias)),
+		"resource uri %q was %s %s, and is %s %s", uri, first, describeConn(conns[0]), others, describeConn(conns[1]))
+}
+
+// resourceOwners says how many connections list uri, and which list it or
+// have a template it matches.
+func resourceOwners(uri string, cats []sideCatalog) (listed int, owners []*connections.Conn) {
+	for _, cat := range cats {
+		owns := false
+		for _, d := range cat.resources {
+			if d.URI == uri {
+				listed++
+				owns = true
+				break
+			}
+			if d.URITemplate != "" {
+				if d.URITemplate == uri {
+					owns = true
+				} else if _, ok := matchTemplate(d.URITemplate, uri); ok {
+					owns = true
+				}
+			}
+		}
+		if owns {
+			owners = append(owners, cat.conn)
+		}
+	}
+	return listed, owners
 }
 
 // resolvePrompt finds the connection whose prompt list has name (only
