@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -367,5 +368,60 @@ func TestResource_HostileServer(t *testing.T) {
 	}
 	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
 		t.Errorf("the spill directory holds %d files after a failed read (%v)", len(entries), err)
+	}
+}
+
+// The README: "uri names a resource (and implies type: resource), prompt a
+// prompt (and implies type: prompt)". An agent that leaves type out gets
+// the read or the prompt, not an error asking for a tool.
+func TestResource_URIOrPromptAloneSaysTheType(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables"))
+	var meta struct{ ProxyType, ProxyPath string }
+
+	read := tc.mustOK(map[string]any{"action": "call", "uri": "fixture://read/hello.txt"})
+	var a resourceAnswer
+	decodeText(t, read, &a)
+	if a.URI != "fixture://read/hello.txt" || len(a.Contents) != 1 || !strings.Contains(string(a.Contents[0]), "Hello from the fixture.") {
+		t.Errorf("call with uri alone = %s", read.text())
+	}
+	if json.Unmarshal(read.Meta, &meta) != nil || meta.ProxyType != "resource" || meta.ProxyPath != "fixture://read/hello.txt" {
+		t.Errorf("call with uri alone: _meta = %s, want proxyType resource", read.Meta)
+	}
+
+	tmpl := tc.mustOK(map[string]any{"action": "call", "uri": "fixture://read/items/{id}", "arguments": map[string]any{"id": "7"}})
+	checkText(t, "template with uri alone", tmpl.text(), []string{`"text":"item 7"`}, nil)
+
+	info := tc.mustOK(map[string]any{"action": "info", "uri": "fixture://read/items/{id}"})
+	checkText(t, "info with uri alone", info.text(), []string{`"uriTemplate":"fixture://read/items/{id}"`}, nil)
+
+	got := tc.mustOK(map[string]any{"action": "call", "prompt": "greet", "arguments": map[string]any{"name": "Ada"}})
+	checkText(t, "call with prompt alone", got.text(), []string{"Please greet Ada"}, nil)
+	if json.Unmarshal(got.Meta, &meta) != nil || meta.ProxyType != "prompt" {
+		t.Errorf("call with prompt alone: _meta = %s, want proxyType prompt", got.Meta)
+	}
+	pinfo := tc.mustOK(map[string]any{"action": "info", "prompt": "greet"})
+	checkText(t, "info with prompt alone", pinfo.text(), []string{`"name":"greet"`}, nil)
+
+	// A run step is a request like any other.
+	run := tc.mustOK(map[string]any{"action": "run", "steps": []any{map[string]any{"action": "call", "uri": "fixture://read/hello.txt"}}})
+	checkText(t, "run step with uri alone", run.text(), []string{"Hello from the fixture.", `"succeeded":1`}, nil)
+
+	// What stays an error: a name of another type than the one given, and
+	// two names at once.
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"action": "call", "type": "tool", "uri": "fixture://read/hello.txt"}, `call needs a "tool"`},
+		{map[string]any{"action": "info", "type": "tool", "prompt": "greet"}, `info of type "tool" needs "tool", not "prompt"`},
+		{map[string]any{"action": "call", "uri": "fixture://read/hello.txt", "prompt": "greet"}, `call needs a "tool"`},
+		{map[string]any{"action": "call", "tool": "echo", "uri": "fixture://read/hello.txt"}, `a tool call takes no "uri" or "prompt"`},
+	} {
+		r := tc.mustCall(c.args)
+		if !r.IsError {
+			t.Errorf("%v answered %s; want an error", c.args, r.text())
+			continue
+		}
+		checkText(t, fmt.Sprint(c.args), r.text(), []string{c.want}, nil)
 	}
 }
