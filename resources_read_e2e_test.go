@@ -330,7 +330,9 @@ func TestResourceCLI_ReadPromptAndExitCodes(t *testing.T) {
 		{[]string{"read", "fixture://nothing"}, 2, `no resource with uri "fixture://nothing"`},
 		{[]string{"read", "fixture://read/items/{id}"}, 2, "dispatch read 'fixture://read/items/{id}' id=VALUE"},
 		{[]string{"read", "fixture://read/pixel.png"}, 2, "Pass -o FILE"},
-		{[]string{"prompt", "greet"}, 2, `needs argument "name"`},
+		// The --help that has examples is the command's own, said once.
+		{[]string{"prompt", "greet"}, 2, `needs argument "name"; its arguments: "name" (required), "style". See 'dispatch prompt --help' for examples` + "\n"},
+		{[]string{"read", ""}, 2, `with the arguments). See 'dispatch read --help' for examples` + "\n"},
 		{[]string{"prompt", "greet", "name"}, 2, "must be NAME=VALUE"},
 	} {
 		_, errOut, code := runCLI(t, "", append([]string{"--no-cache", "-m", spec}, c.args...)...)
