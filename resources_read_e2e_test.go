@@ -427,3 +427,50 @@ func TestResource_URIOrPromptAloneSaysTheType(t *testing.T) {
 		checkText(t, fmt.Sprint(c.args), r.text(), []string{c.want}, nil)
 	}
 }
+
+// In a run, "$ID.resultFile" of a read that saved its one content is that
+// file, as for a saved tool result; of a prompt saved to a file, its file.
+// It used to say the result "came inline" and to give resultToFile, which
+// the step had.
+func TestRun_ResultFileOfSavedReadsAndPrompts(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables"))
+	r := tc.mustOK(map[string]any{"action": "run", "steps": []any{
+		map[string]any{"id": "doc", "action": "call", "type": "resource", "uri": "fixture://read/data.json", "resultToFile": true},
+		map[string]any{"action": "readresult", "resultFile": "$doc.resultFile", "op": "query", "path": "items.1.name"},
+		map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "$doc.value.items.0.name"}},
+		map[string]any{"id": "px", "action": "call", "type": "resource", "uri": "fixture://read/pixel.png"},
+		map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "$px.value.contents.0.mimeType"}},
+		map[string]any{"id": "p", "action": "call", "type": "prompt", "prompt": "greet", "arguments": map[string]any{"name": "Ada"}, "resultToFile": true},
+		map[string]any{"action": "readresult", "resultFile": "$p.resultFile", "op": "query", "path": "0.role"},
+	}})
+	var answer struct {
+		Steps []struct {
+			Step     int
+			Response json.RawMessage
+			Error    string
+		}
+	}
+	decodeText(t, r, &answer)
+	want := map[int]string{2: `"value":"two"`, 3: `"text":"one"`, 5: `"text":"image/png"`, 7: `"value":"user"`}
+	for _, s := range answer.Steps {
+		if s.Error != "" {
+			t.Errorf("step %d failed: %s", s.Step, s.Error)
+		} else if w, ok := want[s.Step]; ok && !strings.Contains(string(s.Response), w) {
+			t.Errorf("step %d = %s, want %s", s.Step, s.Response, w)
+		}
+	}
+	if r := tc.mustOK(map[string]any{"action": "run", "steps": []any{
+		map[string]any{"id": "px", "action": "call", "type": "resource", "uri": "fixture://read/pixel.png"},
+		map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "$px.resultFile"}},
+	}}); !strings.Contains(r.text(), `"text":"`) || !strings.Contains(r.text(), `.png"`) {
+		t.Errorf("resultFile of a saved blob: %s", r.text())
+	}
+
+	// Several saved contents: the error says which reference to use.
+	fail := tc.mustCall(map[string]any{"action": "run", "steps": []any{
+		map[string]any{"id": "pair", "action": "call", "type": "resource", "uri": "fixture://read/pair", "resultToFile": true},
+		map[string]any{"action": "readresult", "resultFile": "$pair.resultFile"},
+	}})
+	checkText(t, "resultFile of a read of two saved contents", fail.text(),
+		[]string{`step pair has no one result file: it saved 2 of its 2 contents`, `$pair.value.contents.0.resultFile`}, []string{"came inline"})
+}
