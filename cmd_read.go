@@ -27,7 +27,7 @@ func (c *ReadCmd) Help() string {
 	return `A blob (image, PDF, ...) is always saved to a file, decoded: give -o FILE, or --spill-dir DIR. Examples:
 
     dispatch -m SERVER read demo://resource/static/document/architecture.md
-    dispatch -m SERVER read 'demo://resource/dynamic/text/{id}' id=2
+    dispatch -m SERVER read 'demo://resource/dynamic/text/{resourceId}' resourceId=2
     dispatch -m SERVER read demo://resource/dynamic/blob/1 -o blob.bin
     dispatch -m SERVER --spill-dir out --threshold 100KiB read file:///big.log`
 }

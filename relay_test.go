@@ -492,3 +492,72 @@ func TestRelay_OversizedServerRequestIsRefused(t *testing.T) {
 		t.Errorf("a small sampling request after it = %q, want the agent's answer", r.text())
 	}
 }
+
+// An agent on protocol 2026-07-28 (mcp-go's default since v1.2) has no
+// logging/setLevel: each request's _meta says which logs it wants, and a
+// request that names no level must get none. dispatch used to relay every
+// server log to such an agent whatever it asked.
+func TestRelay_ModernAgentsLogLevelComesWithEachRequest(t *testing.T) {
+	tc := &testClient{t: t, stderr: &bytes.Buffer{}}
+	tc.tr = transport.NewStdioWithOptions(dispatchBin, nil, []string{"--no-cache", "--mcp", fixture("--client-requests")},
+		transport.WithCommandStderrWriter(&lockedWriter{w: tc.stderr, mu: &tc.mu}))
+	if err := tc.tr.Start(context.Background()); err != nil {
+		t.Fatalf("start dispatch: %v", err)
+	}
+	tc.client = client.NewClient(tc.tr, client.WithProtocolVersion(mcp.ProtocolVersion20260728))
+	if err := tc.client.Start(context.Background()); err != nil {
+		t.Fatalf("start client: %v", err)
+	}
+	t.Cleanup(func() { tc.client.Close() })
+	tc.client.OnNotification(func(n mcp.JSONRPCNotification) {
+		tc.mu.Lock()
+		tc.notifications = append(tc.notifications, n)
+		tc.mu.Unlock()
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20260728
+	init.Params.ClientInfo = mcp.Implementation{Name: "dispatch-test", Version: "1"}
+	if _, err := tc.client.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize dispatch: %v\nstderr:\n%s", err, tc.Stderr())
+	}
+	if v := tc.client.ProtocolVersion(); v != mcp.ProtocolVersion20260728 {
+		t.Fatalf("negotiated %q, want %q", v, mcp.ProtocolVersion20260728)
+	}
+	call := func(tool string) {
+		t.Helper()
+		var req mcp.CallToolRequest
+		req.Params.Name = "proxy-dispatch"
+		req.Params.Arguments = map[string]any{"action": "call", "connection": "c1", "tool": tool}
+		if r, err := tc.client.CallTool(ctx, req); err != nil || r.IsError {
+			t.Fatalf("call %s: %v %+v", tool, err, r)
+		}
+	}
+	setLevel := func(level mcp.LoggingLevel) {
+		t.Helper()
+		if err := tc.client.SetLevel(ctx, mcp.SetLevelRequest{Params: mcp.SetLevelParams{Level: level}}); err != nil {
+			t.Fatalf("setLevel: %v", err)
+		}
+	}
+
+	// No level asked: none of the eight logs may reach the agent.
+	call("log-levels")
+	// Then error: the logs from error up. Logs reach the agent in order, so
+	// once these are in, any log of the first call would be too.
+	setLevel(mcp.LoggingLevelError)
+	call("log-levels")
+	want := []string{"error message", "critical message", "alert message", "emergency message"}
+	waitFor(t, "the logs of log-levels at error", 30*time.Second, func() bool { return len(tc.logsFrom("c1/fixture")) >= len(want) })
+	if got := tc.logsFrom("c1/fixture"); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("logs = %q, want only %q (none for the call that asked for none)", got, want)
+	}
+	// A lower level is passed on to the server, which then sends more.
+	setLevel(mcp.LoggingLevelWarning)
+	call("log-levels")
+	want = append(want, "warning message", "error message", "critical message", "alert message", "emergency message")
+	waitFor(t, "the logs of log-levels at warning", 30*time.Second, func() bool { return len(tc.logsFrom("c1/fixture")) >= len(want) })
+	if got := tc.logsFrom("c1/fixture"); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("logs = %q, want %q", got, want)
+	}
+}

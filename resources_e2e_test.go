@@ -173,7 +173,7 @@ func TestServe_InfoResourcesAndPrompts(t *testing.T) {
 			[]string{`c2 offers no prompts`}},
 		{map[string]any{"action": "list", "type": "resources"},
 			[]string{`unknown type "resources"`, `"resource"`, `"prompt"`, `"tool"`}},
-		{map[string]any{"action": "info", "uri": "fixture://text/hello"},
+		{map[string]any{"action": "info", "type": "tool", "uri": "fixture://text/hello"},
 			[]string{`Add "type":"resource"`}},
 	} {
 		text := tc.mustFail(tt.args)

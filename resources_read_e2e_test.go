@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -329,7 +330,9 @@ func TestResourceCLI_ReadPromptAndExitCodes(t *testing.T) {
 		{[]string{"read", "fixture://nothing"}, 2, `no resource with uri "fixture://nothing"`},
 		{[]string{"read", "fixture://read/items/{id}"}, 2, "dispatch read 'fixture://read/items/{id}' id=VALUE"},
 		{[]string{"read", "fixture://read/pixel.png"}, 2, "Pass -o FILE"},
-		{[]string{"prompt", "greet"}, 2, `needs argument "name"`},
+		// The --help that has examples is the command's own, said once.
+		{[]string{"prompt", "greet"}, 2, `needs argument "name"; its arguments: "name" (required), "style". See 'dispatch prompt --help' for examples` + "\n"},
+		{[]string{"read", ""}, 2, `with the arguments). See 'dispatch read --help' for examples` + "\n"},
 		{[]string{"prompt", "greet", "name"}, 2, "must be NAME=VALUE"},
 	} {
 		_, errOut, code := runCLI(t, "", append([]string{"--no-cache", "-m", spec}, c.args...)...)
@@ -386,4 +389,106 @@ func TestResource_LinkDoesNotTakeAnotherConnectionsURI(t *testing.T) {
 	if a := readResource(t, tc, map[string]any{"uri": "fixture://read/hidden/note"}); a.Connection != "c2" {
 		t.Errorf("hidden note after c2's link = %+v", a)
 	}
+}
+
+// The README: "uri names a resource (and implies type: resource), prompt a
+// prompt (and implies type: prompt)". An agent that leaves type out gets
+// the read or the prompt, not an error asking for a tool.
+func TestResource_URIOrPromptAloneSaysTheType(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables"))
+	var meta struct{ ProxyType, ProxyPath string }
+
+	read := tc.mustOK(map[string]any{"action": "call", "uri": "fixture://read/hello.txt"})
+	var a resourceAnswer
+	decodeText(t, read, &a)
+	if a.URI != "fixture://read/hello.txt" || len(a.Contents) != 1 || !strings.Contains(string(a.Contents[0]), "Hello from the fixture.") {
+		t.Errorf("call with uri alone = %s", read.text())
+	}
+	if json.Unmarshal(read.Meta, &meta) != nil || meta.ProxyType != "resource" || meta.ProxyPath != "fixture://read/hello.txt" {
+		t.Errorf("call with uri alone: _meta = %s, want proxyType resource", read.Meta)
+	}
+
+	tmpl := tc.mustOK(map[string]any{"action": "call", "uri": "fixture://read/items/{id}", "arguments": map[string]any{"id": "7"}})
+	checkText(t, "template with uri alone", tmpl.text(), []string{`"text":"item 7"`}, nil)
+
+	info := tc.mustOK(map[string]any{"action": "info", "uri": "fixture://read/items/{id}"})
+	checkText(t, "info with uri alone", info.text(), []string{`"uriTemplate":"fixture://read/items/{id}"`}, nil)
+
+	got := tc.mustOK(map[string]any{"action": "call", "prompt": "greet", "arguments": map[string]any{"name": "Ada"}})
+	checkText(t, "call with prompt alone", got.text(), []string{"Please greet Ada"}, nil)
+	if json.Unmarshal(got.Meta, &meta) != nil || meta.ProxyType != "prompt" {
+		t.Errorf("call with prompt alone: _meta = %s, want proxyType prompt", got.Meta)
+	}
+	pinfo := tc.mustOK(map[string]any{"action": "info", "prompt": "greet"})
+	checkText(t, "info with prompt alone", pinfo.text(), []string{`"name":"greet"`}, nil)
+
+	// A run step is a request like any other.
+	run := tc.mustOK(map[string]any{"action": "run", "steps": []any{map[string]any{"action": "call", "uri": "fixture://read/hello.txt"}}})
+	checkText(t, "run step with uri alone", run.text(), []string{"Hello from the fixture.", `"succeeded":1`}, nil)
+
+	// What stays an error: a name of another type than the one given, and
+	// two names at once.
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"action": "call", "type": "tool", "uri": "fixture://read/hello.txt"}, `call needs a "tool"`},
+		{map[string]any{"action": "info", "type": "tool", "prompt": "greet"}, `info of type "tool" needs "tool", not "prompt"`},
+		{map[string]any{"action": "call", "uri": "fixture://read/hello.txt", "prompt": "greet"}, `call needs a "tool"`},
+		{map[string]any{"action": "call", "tool": "echo", "uri": "fixture://read/hello.txt"}, `a tool call takes no "uri" or "prompt"`},
+	} {
+		r := tc.mustCall(c.args)
+		if !r.IsError {
+			t.Errorf("%v answered %s; want an error", c.args, r.text())
+			continue
+		}
+		checkText(t, fmt.Sprint(c.args), r.text(), []string{c.want}, nil)
+	}
+}
+
+// In a run, "$ID.resultFile" of a read that saved its one content is that
+// file, as for a saved tool result; of a prompt saved to a file, its file.
+// It used to say the result "came inline" and to give resultToFile, which
+// the step had.
+func TestRun_ResultFileOfSavedReadsAndPrompts(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--readables"))
+	r := tc.mustOK(map[string]any{"action": "run", "steps": []any{
+		map[string]any{"id": "doc", "action": "call", "type": "resource", "uri": "fixture://read/data.json", "resultToFile": true},
+		map[string]any{"action": "readresult", "resultFile": "$doc.resultFile", "op": "query", "path": "items.1.name"},
+		map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "$doc.value.items.0.name"}},
+		map[string]any{"id": "px", "action": "call", "type": "resource", "uri": "fixture://read/pixel.png"},
+		map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "$px.value.contents.0.mimeType"}},
+		map[string]any{"id": "p", "action": "call", "type": "prompt", "prompt": "greet", "arguments": map[string]any{"name": "Ada"}, "resultToFile": true},
+		map[string]any{"action": "readresult", "resultFile": "$p.resultFile", "op": "query", "path": "0.role"},
+	}})
+	var answer struct {
+		Steps []struct {
+			Step     int
+			Response json.RawMessage
+			Error    string
+		}
+	}
+	decodeText(t, r, &answer)
+	want := map[int]string{2: `"value":"two"`, 3: `"text":"one"`, 5: `"text":"image/png"`, 7: `"value":"user"`}
+	for _, s := range answer.Steps {
+		if s.Error != "" {
+			t.Errorf("step %d failed: %s", s.Step, s.Error)
+		} else if w, ok := want[s.Step]; ok && !strings.Contains(string(s.Response), w) {
+			t.Errorf("step %d = %s, want %s", s.Step, s.Response, w)
+		}
+	}
+	if r := tc.mustOK(map[string]any{"action": "run", "steps": []any{
+		map[string]any{"id": "px", "action": "call", "type": "resource", "uri": "fixture://read/pixel.png"},
+		map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "$px.resultFile"}},
+	}}); !strings.Contains(r.text(), `"text":"`) || !strings.Contains(r.text(), `.png"`) {
+		t.Errorf("resultFile of a saved blob: %s", r.text())
+	}
+
+	// Several saved contents: the error says which reference to use.
+	fail := tc.mustCall(map[string]any{"action": "run", "steps": []any{
+		map[string]any{"id": "pair", "action": "call", "type": "resource", "uri": "fixture://read/pair", "resultToFile": true},
+		map[string]any{"action": "readresult", "resultFile": "$pair.resultFile"},
+	}})
+	checkText(t, "resultFile of a read of two saved contents", fail.text(),
+		[]string{`step pair has no one result file: it saved 2 of its 2 contents`, `$pair.value.contents.0.resultFile`}, []string{"came inline"})
 }

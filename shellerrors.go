@@ -45,6 +45,26 @@ var agentTerms = strings.NewReplacer(
 // further than the example's closing brace.
 var agentExample = regexp.MustCompile(`(Example: )?\{"action":"(\w+)"[^{}]*(\{[^{}]*\}[^{}]*)*\}`)
 
+// shellHelpFor names the command whose --help shows examples of what an
+// agent's example request does: a call of a resource or prompt is
+// "dispatch read" or "dispatch prompt" on the command line.
+func shellHelpFor(example string) string {
+	command := agentExample.FindStringSubmatch(example)[2]
+	if command == "call" {
+		switch {
+		case strings.Contains(example, `"type":"resource"`):
+			command = "read"
+		case strings.Contains(example, `"type":"prompt"`):
+			command = "prompt"
+		}
+	}
+	return "See 'dispatch " + command + " --help' for examples"
+}
+
+// repeatedHelp is a pointer to --help that an error with two example
+// requests ("…, or with a template {…}") got twice.
+var repeatedHelp = regexp.MustCompile(`(See '[^']+' for examples)(?:[^.']*See '[^']+' for examples)+`)
+
 // bothForms is a parameter an error already names in both forms,
 // `"maxMatches" (--max-matches)`: the shell keeps the flag alone.
 var bothForms = regexp.MustCompile(`"\w+" \((--[\w-]+)\)`)
@@ -87,7 +107,8 @@ func shellError(err error) error {
 	}
 	msg = bothForms.ReplaceAllString(msg, "$1")
 	msg = agentTerms.Replace(msg)
-	msg = agentExample.ReplaceAllString(msg, "See 'dispatch $2 --help' for examples")
+	msg = agentExample.ReplaceAllStringFunc(msg, shellHelpFor)
+	msg = repeatedHelp.ReplaceAllString(msg, "$1")
 	msg = shellNotes(msg)
 	if msg == err.Error() {
 		return err

@@ -28,7 +28,7 @@ func (c *Conn) withProtocolMeta(sess *session, params any) any {
 	meta[mcp.MetaKeyProtocolVersion] = sess.protocol
 	meta[mcp.MetaKeyClientCapabilities] = sess.declared
 	meta[mcp.MetaKeyClientInfo] = sess.clientInfo
-	if level := c.hub.level(); level != "" {
+	if level := c.hub.level(); level != "" && level != LogLevelOff {
 		meta[mcp.MetaKeyLogLevel] = level
 	}
 	encoded, err := json.Marshal(meta)

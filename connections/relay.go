@@ -297,6 +297,12 @@ func (c *Conn) relayLog(n mcp.JSONRPCNotification) {
 	}
 }
 
+// LogLevelOff is the level of an agent that asked for no server logs: on
+// protocol 2026-07-28 a request whose _meta names no log level must get
+// no notifications/message. Servers are not told it (MCP has no such
+// level); dispatch drops their logs instead.
+const LogLevelOff mcp.LoggingLevel = "off"
+
 // logSeverity orders the syslog levels MCP uses.
 var logSeverity = map[mcp.LoggingLevel]int{
 	mcp.LoggingLevelDebug: 0, mcp.LoggingLevelInfo: 1, mcp.LoggingLevelNotice: 2, mcp.LoggingLevelWarning: 3,
@@ -309,6 +315,9 @@ var logSeverity = map[mcp.LoggingLevel]int{
 func levelPasses(level, min mcp.LoggingLevel) bool {
 	if min == "" {
 		return true
+	}
+	if min == LogLevelOff {
+		return false
 	}
 	got, known := logSeverity[level]
 	return !known || got >= logSeverity[min]
@@ -411,7 +420,7 @@ func (c *Conn) forwardLogLevel(level mcp.LoggingLevel) {
 }
 
 func (c *Conn) sendLogLevel(sess *session, level mcp.LoggingLevel) {
-	if level == "" || sess.modern || sess.client.GetServerCapabilities().Logging == nil {
+	if level == "" || level == LogLevelOff || sess.modern || sess.client.GetServerCapabilities().Logging == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), logLevelTimeout)

@@ -58,6 +58,13 @@ func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (
 	if up, ok := server.ClientSessionFromContext(ctx).(connections.Upstream); ok {
 		ctx = connections.WithUpstream(ctx, up)
 	}
+	// An agent on protocol 2026-07-28 says in each request's _meta which
+	// server logs it wants, instead of logging/setLevel.
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		if sess, ok := server.ClientSessionFromContext(ctx).(*stdioSession); ok {
+			sess.followRequestLogLevel(info.LogLevel)
+		}
+	}
 	result := s.answer(ctx, req, Hooks{Progress: progressForwarder(ctx, request)})
 	stampProxy(result, req)
 	return result, nil

@@ -59,6 +59,17 @@ func (r *Request) normalizeSpelling() error {
 	if r.Action != "info" && r.Action != "call" {
 		return nil
 	}
+	if r.Type == "" && r.Tool == "" {
+		// "uri" names a resource and "prompt" a prompt, so either one
+		// alone says the type, as the README promises: an agent that
+		// writes {"action":"call","uri":…} means to read it.
+		switch {
+		case r.URI != "" && r.Prompt == "":
+			r.Type = TypeResource
+		case r.Prompt != "" && r.URI == "":
+			r.Type = TypePrompt
+		}
+	}
 	if r.Path == "" {
 		return nil
 	}

@@ -95,6 +95,20 @@ func (s *stdioSession) SetLogLevel(level mcp.LoggingLevel) {
 	}
 }
 
+// followRequestLogLevel takes the log level a request on protocol
+// 2026-07-28 declares in its _meta (that protocol has no logging/setLevel):
+// none means the agent wants no server logs. Servers hear of it only when
+// it changes.
+func (s *stdioSession) followRequestLogLevel(level mcp.LoggingLevel) {
+	if level == "" {
+		level = connections.LogLevelOff
+	}
+	if s.GetLogLevel() == level {
+		return
+	}
+	s.SetLogLevel(level)
+}
+
 func (s *stdioSession) GetLogLevel() mcp.LoggingLevel {
 	s.mu.Lock()
 	defer s.mu.Unlock()
