@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -105,7 +106,7 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 		return nil, err
 	}
 	var result callResult
-	if err := json.Unmarshal(raw, &result); err != nil {
+	if err := decodeCallResult(raw, &result); err != nil {
 		return nil, fmt.Errorf("%s: call %s: server sent an invalid result: %w", conn.Alias, req.Tool, err)
 	}
 	s.links.rememberContent(conn.Alias, result.Content)
@@ -234,10 +235,12 @@ func encoderIn(kind payloadKind, data []byte, asTOON bool) (spill.Format, func(i
 // describeShape records the top-level keys of an object, or the element
 // count and first element's keys of an array, without decoding the value.
 func describeShape(info *SpillInfo, data []byte) {
-	root := gjson.ParseBytes(data)
+	// A view, not ParseBytes, which copies the whole payload first; the
+	// keys are cloned so that they do not keep it alive.
+	root := gjson.Parse(jsonView(data))
 	keysOf := func(v gjson.Result) (keys []string) {
 		v.ForEach(func(key, _ gjson.Result) bool {
-			keys = append(keys, key.String())
+			keys = append(keys, strings.Clone(key.String()))
 			return len(keys) < maxListedKeys
 		})
 		return keys

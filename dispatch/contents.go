@@ -118,11 +118,11 @@ func (s *Service) saveText(text, mimeType string) (*spill.File, payloadKind, []b
 	if s.opts.Spill == nil {
 		return nil, 0, nil, ErrNoSpillStore
 	}
-	// Only JSON is copied to bytes (the encoder needs them): a 20 MB text
-	// goes to its file from the string it arrived in.
+	// The text is never copied: JSON is viewed as bytes for the encoder, and
+	// a 20 MB text goes to its file from the string it arrived in.
 	trimmed := strings.TrimSpace(text)
-	if (isJSONType(mimeType) || strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "[")) && json.Valid([]byte(trimmed)) {
-		data := []byte(trimmed)
+	if (isJSONType(mimeType) || strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "[")) && json.Valid(stringBytes(trimmed)) {
+		data := stringBytes(trimmed)
 		format, write := s.encoderFor(payloadJSON, data)
 		file, err := s.opts.Spill.Create(format, write)
 		return file, payloadJSON, data, err
@@ -150,6 +150,13 @@ func textPart(file *spill.File, kind payloadKind, data []byte, uri, mimeType str
 // itemString returns a string member of a raw JSON item, and whether it
 // is there as a string.
 func itemString(item json.RawMessage, key string) (string, bool) {
-	v := gjson.GetBytes(item, key)
-	return v.String(), v.Type == gjson.String
+	// Not GetBytes, which copies the member's raw text before its value.
+	v := gjson.Get(jsonView(item), key)
+	str := v.String()
+	if len(str) < 4096 {
+		// A short string may outlive the item (a URI in an answer); it
+		// must not keep a large result alive as a view into it.
+		str = strings.Clone(str)
+	}
+	return str, v.Type == gjson.String
 }

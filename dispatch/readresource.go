@@ -60,7 +60,7 @@ func (s *Service) ReadResource(ctx context.Context, req Request, hooks Hooks) (*
 		return nil, err
 	}
 	var result readResult
-	if err := json.Unmarshal(raw, &result); err != nil {
+	if err := decodeReadResult(raw, &result); err != nil {
 		return nil, fmt.Errorf("%s: read %s: server sent an invalid result: %w", conn.Alias, uri, err)
 	}
 	resp := &ResourceResponse{Connection: conn.Alias, URI: uri, Meta: result.Meta,
