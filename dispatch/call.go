@@ -171,6 +171,11 @@ func fromFileEcho(path string) json.RawMessage {
 
 // spillResult writes the result's payload to a new spill file.
 func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error) {
+	if token, ok := result.loneTextToken(); ok && !result.hasStructured() && !mayStartJSON(token) {
+		// A lone plain text is unescaped straight into its file, never
+		// held whole.
+		return s.spillWith(payloadText, spill.FormatText, func(w io.Writer) error { return writeUnescaped(w, token) }, nil, savedText, auto)
+	}
 	kind, data, part := result.payload()
 	return s.spillPayload(kind, data, part, auto)
 }
@@ -179,6 +184,12 @@ func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error)
 // holds.
 func (s *Service) spillPayload(kind payloadKind, data []byte, part string, auto bool) (*SpillInfo, error) {
 	format, write := s.encoderFor(kind, data)
+	return s.spillWith(kind, format, write, data, part, auto)
+}
+
+// spillWith is spillPayload for a payload written by write; data is the
+// payload's JSON, for its shape, when kind is payloadJSON.
+func (s *Service) spillWith(kind payloadKind, format spill.Format, write func(io.Writer) error, data []byte, part string, auto bool) (*SpillInfo, error) {
 	file, err := s.opts.Spill.Create(format, write)
 	if err != nil {
 		return nil, err

@@ -134,6 +134,45 @@ func (s *Service) saveText(text, mimeType string) (*spill.File, payloadKind, []b
 	return file, payloadText, nil, err
 }
 
+// saveTextToken is saveText for a text still in its JSON string token. A
+// text that cannot be JSON is unescaped straight into its file, never held
+// whole; one that may be is decoded and goes the way of saveText.
+func (s *Service) saveTextToken(token []byte, mimeType string) (*spill.File, payloadKind, []byte, error) {
+	if s.opts.Spill == nil {
+		return nil, 0, nil, ErrNoSpillStore
+	}
+	if isJSONType(mimeType) || mayStartJSON(token) {
+		return s.saveText(gjson.Parse(jsonView(token)).Str, mimeType)
+	}
+	file, err := s.opts.Spill.Create(spill.FormatText, func(w io.Writer) error {
+		return writeUnescaped(w, token)
+	})
+	return file, payloadText, nil, err
+}
+
+// mayStartJSON reports whether the string token's text may start with {
+// or [ after white space; an escape other than \n, \r or \t there, or a
+// non-ASCII character (Unicode white space), counts as may.
+func mayStartJSON(token []byte) bool {
+	for i := 1; i < len(token)-1; i++ {
+		switch token[i] {
+		case ' ', '\t':
+			continue
+		case '\\':
+			if i+1 < len(token) && (token[i+1] == 'n' || token[i+1] == 'r' || token[i+1] == 't') {
+				i++
+				continue
+			}
+			return true
+		case '{', '[':
+			return true
+		}
+		// Past ASCII may be white space that strings.TrimSpace skips.
+		return token[i] >= 0x80
+	}
+	return false
+}
+
 // textPart describes a saved text.
 func textPart(file *spill.File, kind payloadKind, data []byte, uri, mimeType string) SavedPart {
 	part := SavedPart{URI: uri, MimeType: mimeType, ResultFile: file.Path, Format: string(file.Format),

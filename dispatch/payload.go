@@ -100,6 +100,18 @@ func (r *callResult) loneText() (string, bool) {
 	return text.Str, true
 }
 
+// loneTextToken is loneText's text still in its JSON string token.
+func (r *callResult) loneTextToken() ([]byte, bool) {
+	if len(r.Content) != 1 {
+		return nil, false
+	}
+	item := r.Content[0]
+	if t, ok := rawStringMember(item, "type"); !ok || string(t) != `"text"` {
+		return nil, false
+	}
+	return rawStringMember(item, "text")
+}
+
 // textWrapper reports whether structured content only wraps the text
 // content, as the filesystem server's {"content": "<the text>"} does: an
 // object of one string member equal to the text, or holding it whole. Such

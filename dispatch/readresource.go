@@ -130,14 +130,14 @@ func (s *Service) resourceContent(item json.RawMessage, toFile bool, budget *par
 	if !toFile {
 		return item, false, nil
 	}
-	text, ok := itemString(item, "text")
+	token, ok := rawStringMember(item, "text")
 	if !ok {
 		return item, false, nil
 	}
 	if err := budget.take(); err != nil {
 		return nil, false, err
 	}
-	file, kind, data, err := s.saveText(text, mimeType)
+	file, kind, data, err := s.saveTextToken(token, mimeType)
 	if err != nil {
 		return nil, false, fmt.Errorf("save text: %w", err)
 	}
