@@ -112,3 +112,24 @@ func decodeCallResult(raw []byte, result *callResult) error {
 	}
 	return json.Unmarshal(raw, result)
 }
+
+// decodePromptResult is json.Unmarshal(raw, &result) without copying the
+// messages.
+func decodePromptResult(raw []byte, result *promptResult) error {
+	m, ok := rawMembers(raw, "description", "messages", "_meta")
+	if ok {
+		description := m["description"]
+		var messages []json.RawMessage
+		messages, ok = rawItems(raw, m["messages"])
+		switch description.Type {
+		case gjson.String, gjson.Null:
+		default:
+			ok = false
+		}
+		if ok {
+			*result = promptResult{Description: strings.Clone(description.Str), Messages: messages, Meta: rawMember(raw, m["_meta"])}
+			return nil
+		}
+	}
+	return json.Unmarshal(raw, result)
+}

@@ -108,3 +108,21 @@ func TestDecodeResults_MatchUnmarshal(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodePromptResult_MatchesUnmarshal(t *testing.T) {
+	for _, raw := range []string{
+		`{"description":"d\u00e9","messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"_meta":{}}`,
+		`{"messages":null}`, `{"description":null,"messages":[]}`, `{"description":5,"messages":[]}`, `{"Messages":[{}]}`, `"x"`,
+	} {
+		var got, want promptResult
+		gotErr, wantErr := decodePromptResult([]byte(raw), &got), json.Unmarshal([]byte(raw), &want)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("decodePromptResult(%s) error %v; json.Unmarshal says %v", raw, gotErr, wantErr)
+		}
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if wantErr == nil && !bytes.Equal(g, w) {
+			t.Errorf("decodePromptResult(%s) = %s; want %s", raw, g, w)
+		}
+	}
+}
