@@ -264,39 +264,6 @@ func (t *stdioTransport) waitLoop(stdoutRead, stderrRead <-chan struct{}) {
 	releaseGroup(t.group)
 }
 
-// readLine returns the next line without its newline. A line longer than
-// max is consumed but not kept: tooLong is its length, and line holds its
-// first bytes so the request it answers can still be found.
-func readLine(r *bufio.Reader, max int) (line []byte, tooLong int, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		switch {
-		case tooLong > 0:
-			tooLong += len(chunk)
-		case len(line)+len(chunk) > max:
-			tooLong = len(line) + len(chunk)
-			if len(line) < 4096 {
-				line = append(line, chunk[:min(len(chunk), 4096-len(line))]...)
-			}
-		default:
-			line = append(line, chunk...)
-		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		return bytes.TrimRight(line, "\r\n"), tooLong, err
-	}
-}
-
-// envelope is any JSON-RPC message; which fields are set says which kind.
-type envelope struct {
-	ID     *mcp.RequestId           `json:"id,omitempty"`
-	Method string                   `json:"method,omitempty"`
-	Params json.RawMessage          `json:"params,omitempty"`
-	Result json.RawMessage          `json:"result,omitempty"`
-	Error  *mcp.JSONRPCErrorDetails `json:"error,omitempty"`
-}
-
 func (t *stdioTransport) dispatchLine(line []byte, tooLong int) {
 	if tooLong > 0 {
 		t.refuseTooLong(line, tooLong)
@@ -306,8 +273,8 @@ func (t *stdioTransport) dispatchLine(line []byte, tooLong int) {
 	if len(trimmed) == 0 {
 		return
 	}
-	var msg envelope
-	if trimmed[0] != '{' || json.Unmarshal(trimmed, &msg) != nil {
+	msg, ok := parseEnvelope(trimmed)
+	if !ok {
 		// Not JSON-RPC: a server that logs to stdout, or a broken one.
 		// Keep it beside stderr, where error messages look.
 		fmt.Fprintf(t.diag, "[stdout, not JSON-RPC] %s\n", preview(trimmed, 200))

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -105,7 +106,7 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 		return nil, err
 	}
 	var result callResult
-	if err := json.Unmarshal(raw, &result); err != nil {
+	if err := decodeCallResult(raw, &result); err != nil {
 		return nil, fmt.Errorf("%s: call %s: server sent an invalid result: %w", conn.Alias, req.Tool, err)
 	}
 	s.links.rememberContent(conn.Alias, result.Content)
@@ -170,6 +171,11 @@ func fromFileEcho(path string) json.RawMessage {
 
 // spillResult writes the result's payload to a new spill file.
 func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error) {
+	if token, ok := result.loneTextToken(); ok && !result.hasStructured() && !mayStartJSON(token) {
+		// A lone plain text is unescaped straight into its file, never
+		// held whole.
+		return s.spillWith(payloadText, spill.FormatText, func(w io.Writer) error { return writeUnescaped(w, token) }, nil, savedText, auto)
+	}
 	kind, data, part := result.payload()
 	return s.spillPayload(kind, data, part, auto)
 }
@@ -178,6 +184,12 @@ func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error)
 // holds.
 func (s *Service) spillPayload(kind payloadKind, data []byte, part string, auto bool) (*SpillInfo, error) {
 	format, write := s.encoderFor(kind, data)
+	return s.spillWith(kind, format, write, data, part, auto)
+}
+
+// spillWith is spillPayload for a payload written by write; data is the
+// payload's JSON, for its shape, when kind is payloadJSON.
+func (s *Service) spillWith(kind payloadKind, format spill.Format, write func(io.Writer) error, data []byte, part string, auto bool) (*SpillInfo, error) {
 	file, err := s.opts.Spill.Create(format, write)
 	if err != nil {
 		return nil, err
@@ -234,10 +246,12 @@ func encoderIn(kind payloadKind, data []byte, asTOON bool) (spill.Format, func(i
 // describeShape records the top-level keys of an object, or the element
 // count and first element's keys of an array, without decoding the value.
 func describeShape(info *SpillInfo, data []byte) {
-	root := gjson.ParseBytes(data)
+	// A view, not ParseBytes, which copies the whole payload first; the
+	// keys are cloned so that they do not keep it alive.
+	root := gjson.Parse(jsonView(data))
 	keysOf := func(v gjson.Result) (keys []string) {
 		v.ForEach(func(key, _ gjson.Result) bool {
-			keys = append(keys, key.String())
+			keys = append(keys, strings.Clone(key.String()))
 			return len(keys) < maxListedKeys
 		})
 		return keys

@@ -118,11 +118,11 @@ func (s *Service) saveText(text, mimeType string) (*spill.File, payloadKind, []b
 	if s.opts.Spill == nil {
 		return nil, 0, nil, ErrNoSpillStore
 	}
-	// Only JSON is copied to bytes (the encoder needs them): a 20 MB text
-	// goes to its file from the string it arrived in.
+	// The text is never copied: JSON is viewed as bytes for the encoder, and
+	// a 20 MB text goes to its file from the string it arrived in.
 	trimmed := strings.TrimSpace(text)
-	if (isJSONType(mimeType) || strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "[")) && json.Valid([]byte(trimmed)) {
-		data := []byte(trimmed)
+	if (isJSONType(mimeType) || strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "[")) && json.Valid(stringBytes(trimmed)) {
+		data := stringBytes(trimmed)
 		format, write := s.encoderFor(payloadJSON, data)
 		file, err := s.opts.Spill.Create(format, write)
 		return file, payloadJSON, data, err
@@ -132,6 +132,45 @@ func (s *Service) saveText(text, mimeType string) (*spill.File, payloadKind, []b
 		return err
 	})
 	return file, payloadText, nil, err
+}
+
+// saveTextToken is saveText for a text still in its JSON string token. A
+// text that cannot be JSON is unescaped straight into its file, never held
+// whole; one that may be is decoded and goes the way of saveText.
+func (s *Service) saveTextToken(token []byte, mimeType string) (*spill.File, payloadKind, []byte, error) {
+	if s.opts.Spill == nil {
+		return nil, 0, nil, ErrNoSpillStore
+	}
+	if isJSONType(mimeType) || mayStartJSON(token) {
+		return s.saveText(gjson.Parse(jsonView(token)).Str, mimeType)
+	}
+	file, err := s.opts.Spill.Create(spill.FormatText, func(w io.Writer) error {
+		return writeUnescaped(w, token)
+	})
+	return file, payloadText, nil, err
+}
+
+// mayStartJSON reports whether the string token's text may start with {
+// or [ after white space; an escape other than \n, \r or \t there, or a
+// non-ASCII character (Unicode white space), counts as may.
+func mayStartJSON(token []byte) bool {
+	for i := 1; i < len(token)-1; i++ {
+		switch token[i] {
+		case ' ', '\t':
+			continue
+		case '\\':
+			if i+1 < len(token) && (token[i+1] == 'n' || token[i+1] == 'r' || token[i+1] == 't') {
+				i++
+				continue
+			}
+			return true
+		case '{', '[':
+			return true
+		}
+		// Past ASCII may be white space that strings.TrimSpace skips.
+		return token[i] >= 0x80
+	}
+	return false
 }
 
 // textPart describes a saved text.
@@ -150,6 +189,13 @@ func textPart(file *spill.File, kind payloadKind, data []byte, uri, mimeType str
 // itemString returns a string member of a raw JSON item, and whether it
 // is there as a string.
 func itemString(item json.RawMessage, key string) (string, bool) {
-	v := gjson.GetBytes(item, key)
-	return v.String(), v.Type == gjson.String
+	// Not GetBytes, which copies the member's raw text before its value.
+	v := gjson.Get(jsonView(item), key)
+	str := v.String()
+	if len(str) < 4096 {
+		// A short string may outlive the item (a URI in an answer); it
+		// must not keep a large result alive as a view into it.
+		str = strings.Clone(str)
+	}
+	return str, v.Type == gjson.String
 }

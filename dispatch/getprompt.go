@@ -66,14 +66,16 @@ func (s *Service) GetPrompt(ctx context.Context, req Request, hooks Hooks) (*Pro
 		return nil, err
 	}
 	var result promptResult
-	if err := json.Unmarshal(raw, &result); err != nil {
+	if err := decodePromptResult(raw, &result); err != nil {
 		return nil, fmt.Errorf("%s: get prompt %s: server sent an invalid result: %w", conn.Alias, req.Prompt, err)
 	}
 	resp := &PromptResponse{Connection: conn.Alias, Prompt: req.Prompt, Description: result.Description, Meta: result.Meta,
 		Bytes: int64(len(raw)), EstimatedTokens: spill.EstimateTokens(int64(len(raw)))}
 	var budget partBudget
 	for i, msg := range result.Messages {
-		s.links.rememberItem(conn.Alias, json.RawMessage(gjson.GetBytes(msg, "content").Raw))
+		if content := gjson.Get(jsonView(msg), "content"); content.Exists() {
+			s.links.rememberItem(conn.Alias, rawSlice(msg, content))
+		}
 		out, saved, err := s.promptMessage(msg, &budget)
 		if err != nil {
 			s.discard(&budget)

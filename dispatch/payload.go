@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
@@ -88,14 +89,27 @@ func (r *callResult) loneText() (string, bool) {
 	if len(r.Content) != 1 {
 		return "", false
 	}
-	var item struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(r.Content[0], &item); err != nil || item.Type != "text" {
+	// gjson, not json.Unmarshal: the text is unescaped once, and not
+	// copied at all when it has no escapes. The item was checked as JSON
+	// when the result was decoded.
+	item := gjson.Parse(jsonView(r.Content[0]))
+	text := item.Get("text")
+	if !item.IsObject() || item.Get("type").String() != "text" || text.Type != gjson.String {
 		return "", false
 	}
-	return item.Text, true
+	return text.Str, true
+}
+
+// loneTextToken is loneText's text still in its JSON string token.
+func (r *callResult) loneTextToken() ([]byte, bool) {
+	if len(r.Content) != 1 {
+		return nil, false
+	}
+	item := r.Content[0]
+	if t, ok := rawStringMember(item, "type"); !ok || string(t) != `"text"` {
+		return nil, false
+	}
+	return rawStringMember(item, "text")
 }
 
 // textWrapper reports whether structured content only wraps the text
@@ -128,12 +142,16 @@ func textWrapper(structured json.RawMessage, text string) (string, string, bool)
 
 // textPayload is a text's payload: the JSON object or array it holds, or
 // the text itself.
+//
+// The bytes are the text's own, not a copy (a text may be hundreds of
+// megabytes): they are only read, by the encoders and describeShape.
 func textPayload(text string) (payloadKind, []byte) {
-	trimmed := bytes.TrimSpace([]byte(text))
+	data := stringBytes(text)
+	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') && json.Valid(trimmed) {
 		return payloadJSON, trimmed
 	}
-	return payloadText, []byte(text)
+	return payloadText, data
 }
 
 // writeIndented writes valid JSON data to w indented by two spaces, one
@@ -291,4 +309,10 @@ func sameJSON(a, b []byte) bool {
 		return false
 	}
 	return reflect.DeepEqual(va, vb)
+}
+
+// stringBytes is a read-only view of s as bytes, for a text that may be
+// hundreds of megabytes: nothing may write to it.
+func stringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }

@@ -60,7 +60,7 @@ func (s *Service) ReadResource(ctx context.Context, req Request, hooks Hooks) (*
 		return nil, err
 	}
 	var result readResult
-	if err := json.Unmarshal(raw, &result); err != nil {
+	if err := decodeReadResult(raw, &result); err != nil {
 		return nil, fmt.Errorf("%s: read %s: server sent an invalid result: %w", conn.Alias, uri, err)
 	}
 	resp := &ResourceResponse{Connection: conn.Alias, URI: uri, Meta: result.Meta,
@@ -130,14 +130,14 @@ func (s *Service) resourceContent(item json.RawMessage, toFile bool, budget *par
 	if !toFile {
 		return item, false, nil
 	}
-	text, ok := itemString(item, "text")
+	token, ok := rawStringMember(item, "text")
 	if !ok {
 		return item, false, nil
 	}
 	if err := budget.take(); err != nil {
 		return nil, false, err
 	}
-	file, kind, data, err := s.saveText(text, mimeType)
+	file, kind, data, err := s.saveTextToken(token, mimeType)
 	if err != nil {
 		return nil, false, fmt.Errorf("save text: %w", err)
 	}

@@ -36,12 +36,12 @@ func (s *Service) saveResourceTo(contents []json.RawMessage, path string) (*Save
 		write = func(w io.Writer) error { return decodeBase64To(w, blob) }
 	} else if text, ok := itemString(item, "text"); ok {
 		kind, data = textPayload(text)
-		if kind == payloadText && isJSONType(mimeType) && json.Valid([]byte(strings.TrimSpace(text))) {
-			kind, data = payloadJSON, []byte(strings.TrimSpace(text))
+		if kind == payloadText && isJSONType(mimeType) && json.Valid(stringBytes(strings.TrimSpace(text))) {
+			kind, data = payloadJSON, stringBytes(strings.TrimSpace(text))
 		}
 		ext := strings.ToLower(filepath.Ext(path))
 		if ext == ".txt" {
-			kind, data = payloadText, []byte(text)
+			kind, data = payloadText, stringBytes(text)
 		}
 		format, write = encoderIn(kind, data, ext == ".toon")
 		part = "text"

@@ -1,0 +1,89 @@
+package connections
+
+import (
+	"encoding/json"
+	"unsafe"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
+)
+
+// envelope is any JSON-RPC message; which fields are set says which kind.
+// Params and Result are slices of the line the message came in, not
+// copies: a large result is held once while it is handed on.
+type envelope struct {
+	ID     *mcp.RequestId
+	Method string
+	Params json.RawMessage
+	Result json.RawMessage
+	Error  *mcp.JSONRPCErrorDetails
+}
+
+// parseEnvelope selects the members of one JSON-RPC message with gjson,
+// which neither copies nor decodes the (possibly large) params or result.
+// ok is false for a line that is not a JSON object, or whose members have
+// the wrong types, as json.Unmarshal into the fields would have said.
+func parseEnvelope(line []byte) (msg envelope, ok bool) {
+	if len(line) == 0 || line[0] != '{' || !gjson.ValidBytes(line) {
+		return envelope{}, false
+	}
+	// Read-only view of line: gjson's byte functions would copy each
+	// value they return, the result included.
+	text := unsafe.String(unsafe.SliceData(line), len(line))
+	var fields [5]gjson.Result
+	found := 0
+	gjson.Parse(text).ForEach(func(key, value gjson.Result) bool {
+		i := -1
+		switch key.Str {
+		case "id":
+			i = 0
+		case "method":
+			i = 1
+		case "params":
+			i = 2
+		case "result":
+			i = 3
+		case "error":
+			i = 4
+		}
+		// Later duplicates win, as with json.Unmarshal.
+		if i >= 0 {
+			fields[i] = value
+			found++
+		}
+		return true
+	})
+	if found == 0 {
+		return envelope{}, true
+	}
+	raw := func(v gjson.Result) json.RawMessage {
+		if !v.Exists() {
+			return nil
+		}
+		return json.RawMessage(line[v.Index : v.Index+len(v.Raw)])
+	}
+	id, method, params, result, errv := fields[0], fields[1], fields[2], fields[3], fields[4]
+	if id.Exists() && id.Type != gjson.Null {
+		msg.ID = new(mcp.RequestId)
+		if json.Unmarshal(raw(id), msg.ID) != nil {
+			return envelope{}, false
+		}
+	}
+	switch method.Type {
+	case gjson.String:
+		msg.Method = method.Str
+	case gjson.Null:
+	default:
+		if method.Exists() {
+			return envelope{}, false
+		}
+	}
+	msg.Params, msg.Result = raw(params), raw(result)
+	if errv.Exists() && errv.Type != gjson.Null {
+		msg.Error = new(mcp.JSONRPCErrorDetails)
+		if json.Unmarshal(raw(errv), msg.Error) != nil {
+			return envelope{}, false
+		}
+	}
+	return msg, true
+}

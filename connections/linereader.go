@@ -1,0 +1,101 @@
+package connections
+
+import (
+	"bufio"
+	"bytes"
+)
+
+// Block sizes of lineBlocks. A line that does not fit the reader's buffer
+// is kept in blocks that are never copied while it is read, each at most
+// maxLineBlock, so that the waste is at most one block; it is copied once,
+// into a buffer of exactly its size, when it ends.
+const (
+	minLineBlock = 64 << 10
+	maxLineBlock = 4 << 20
+)
+
+// readLine returns the next line without its newline. A line longer than
+// max is consumed but not kept: tooLong is its length, and line holds its
+// first bytes so the request it answers can still be found.
+//
+// A line that fits r's buffer costs one allocation of its size. A longer
+// one is not grown by appending (which copies it again at every growth and
+// leaves several times its size to the garbage collector): it is gathered
+// in blocks and joined once, so the peak is twice its size, briefly.
+func readLine(r *bufio.Reader, max int) (line []byte, tooLong int, err error) {
+	chunk, err := r.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		if len(chunk) > max {
+			return bytes.Clone(chunk[:min(len(chunk), 4096)]), len(chunk), err
+		}
+		return bytes.TrimRight(bytes.Clone(chunk), "\r\n"), 0, err
+	}
+	var blocks lineBlocks
+	for {
+		switch {
+		case tooLong > 0:
+			tooLong += len(chunk)
+		case blocks.size+len(chunk) > max:
+			tooLong = blocks.size + len(chunk)
+			line = blocks.head(4096)
+			line = append(line, chunk[:min(len(chunk), 4096-len(line))]...)
+			blocks = lineBlocks{}
+		default:
+			blocks.write(chunk)
+		}
+		if err != bufio.ErrBufferFull {
+			break
+		}
+		chunk, err = r.ReadSlice('\n')
+	}
+	if tooLong > 0 {
+		return line, tooLong, err
+	}
+	return bytes.TrimRight(blocks.join(), "\r\n"), 0, err
+}
+
+// lineBlocks gathers a long line without moving what it already holds.
+type lineBlocks struct {
+	blocks [][]byte
+	size   int
+}
+
+func (b *lineBlocks) write(p []byte) {
+	for len(p) > 0 {
+		if n := len(b.blocks); n == 0 || len(b.blocks[n-1]) == cap(b.blocks[n-1]) {
+			// Each new block is a quarter of what is held so far, within
+			// bounds: few blocks for a large line, little waste for a
+			// small one.
+			b.blocks = append(b.blocks, make([]byte, 0, min(max(b.size/4, minLineBlock), maxLineBlock)))
+		}
+		last := &b.blocks[len(b.blocks)-1]
+		k := min(len(p), cap(*last)-len(*last))
+		*last = append(*last, p[:k]...)
+		b.size += k
+		p = p[k:]
+	}
+}
+
+// head copies the first n bytes held, or all if fewer.
+func (b *lineBlocks) head(n int) []byte {
+	out := make([]byte, 0, n)
+	for _, blk := range b.blocks {
+		if len(out) == n {
+			break
+		}
+		out = append(out, blk[:min(len(blk), n-len(out))]...)
+	}
+	return out
+}
+
+// join copies the blocks into one buffer of exactly their size and lets
+// them go.
+func (b *lineBlocks) join() []byte {
+	out := make([]byte, 0, b.size)
+	for i, blk := range b.blocks {
+		out = append(out, blk...)
+		b.blocks[i] = nil
+	}
+	b.blocks, b.size = nil, 0
+	return out
+}

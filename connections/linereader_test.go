@@ -1,0 +1,90 @@
+package connections
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Lines shorter than, as long as and far longer than the reader's buffer
+// come back whole and exact; a line over the limit is consumed, measured
+// and cut to its head, and the next line is read as usual.
+func TestReadLine_BlocksJoinExactly(t *testing.T) {
+	long := strings.Repeat("0123456789abcdef", 1<<18) // 4 MiB: several blocks
+	lines := []string{"small", strings.Repeat("b", 4096), strings.Repeat("c", 4096+1), long, "", "last"}
+	r := bufio.NewReaderSize(strings.NewReader(strings.Join(lines, "\n")+"\r\n"), 4096)
+	for i, want := range lines {
+		got, tooLong, err := readLine(r, 8<<20)
+		if tooLong != 0 || string(got) != want {
+			t.Fatalf("line %d: %d bytes (tooLong %d); want %d", i, len(got), tooLong, len(want))
+		}
+		if len(want) >= 4096 && cap(got) > len(want)+2 {
+			t.Errorf("line %d of %d bytes is held in %d", i, len(want), cap(got))
+		}
+		if err != nil && (i != len(lines)-1 || err != io.EOF) {
+			t.Fatalf("line %d: %v", i, err)
+		}
+	}
+	r = bufio.NewReaderSize(strings.NewReader(`{"id":"d1","result":"`+long+"\"}\nnext\n"), 4096)
+	head, tooLong, err := readLine(r, 1<<20)
+	if err != nil || tooLong != len(long)+len(`{"id":"d1","result":""}`)+1 || len(head) != 4096 || !bytes.HasPrefix(head, []byte(`{"id":"d1"`)) {
+		t.Fatalf("too long line: head %d bytes, tooLong %d, %v", len(head), tooLong, err)
+	}
+	if next, _, _ := readLine(r, 1<<20); string(next) != "next" {
+		t.Fatalf("after the long line: %q", next)
+	}
+}
+
+// parseEnvelope says what json.Unmarshal into the old envelope said, and
+// its result is a slice of the line, not a copy.
+func TestParseEnvelope_SlicesTheLine(t *testing.T) {
+	line := []byte(`{"jsonrpc":"2.0","id":"d7","result":{"content":[{"type":"text","text":"a\nb"}]}}`)
+	msg, ok := parseEnvelope(line)
+	if !ok || msg.ID == nil || msg.ID.String() != mcp.NewRequestId("d7").String() || string(msg.Result) != `{"content":[{"type":"text","text":"a\nb"}]}` {
+		t.Fatalf("parseEnvelope = %+v, %v", msg, ok)
+	}
+	if &msg.Result[0] != &line[bytes.IndexByte(line[1:], '{')+1] {
+		t.Error("the result was copied out of the line")
+	}
+	for _, c := range []struct {
+		line string
+		ok   bool
+		kind string
+	}{
+		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`, true, "notification"},
+		{`{"jsonrpc":"2.0","id":3,"method":"ping"}`, true, "request"},
+		{`{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no"}}`, true, "response"},
+		{`{"jsonrpc":"2.0","id":null,"result":{}}`, true, "none"},
+		{`{"id":3,"method":5}`, false, ""},
+		{`{"id":{},"result":{}}`, false, ""},
+		{`{"id":1,"error":"bad"}`, true, "response"}, // as json.Unmarshal into mcp.JSONRPCErrorDetails
+		{`{"id":1,"result":{}`, false, ""},
+		{`not json`, false, ""},
+		{`[1]`, false, ""},
+	} {
+		msg, ok := parseEnvelope([]byte(c.line))
+		var want envelope
+		wantOK := json.Unmarshal([]byte(c.line), &want) == nil && c.line[0] == '{'
+		if ok != c.ok || ok != wantOK {
+			t.Errorf("parseEnvelope(%s) ok = %v; want %v (json.Unmarshal: %v)", c.line, ok, c.ok, wantOK)
+			continue
+		}
+		kind := "none"
+		switch {
+		case msg.Method != "" && msg.ID == nil:
+			kind = "notification"
+		case msg.Method != "":
+			kind = "request"
+		case msg.ID != nil:
+			kind = "response"
+		}
+		if ok && kind != c.kind {
+			t.Errorf("parseEnvelope(%s) is a %s; want %s", c.line, kind, c.kind)
+		}
+	}
+}
