@@ -3,6 +3,7 @@ package dispatch
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,17 +40,8 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 		asTOON = true
 	}
 	format, write := encoderIn(kind, data, asTOON)
-	// A file the user named and keeps: its mode follows their umask,
-	// like any file a command writes (spill files stay 0600).
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
-	if err != nil {
-		return nil, fmt.Errorf("result file: %w", err)
-	}
-	if err := write(f); err != nil {
-		return nil, errors.Join(fmt.Errorf("write result file %s: %w", path, err), f.Close())
-	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("write result file %s: %w", path, err)
+	if err := writeUserFile(path, write); err != nil {
+		return nil, err
 	}
 	st, err := spill.Stat(path)
 	if err != nil {
@@ -77,4 +69,21 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 		describeShape(&saved.SpillInfo, data)
 	}
 	return saved, nil
+}
+
+// writeUserFile writes a file the user named with -o and keeps: its mode
+// follows their umask, like any file a command writes (spill files stay
+// 0600).
+func writeUserFile(path string, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	if err != nil {
+		return fmt.Errorf("result file: %w", err)
+	}
+	if err := write(f); err != nil {
+		return errors.Join(fmt.Errorf("write result file %s: %w", path, err), f.Close())
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write result file %s: %w", path, err)
+	}
+	return nil
 }

@@ -48,15 +48,8 @@ func (s *Service) saveResourceTo(contents []json.RawMessage, path string) (*Save
 	} else {
 		return nil, errors.New("its content is neither text nor blob; leave out -o to see it")
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
-	if err != nil {
-		return nil, fmt.Errorf("result file: %w", err)
-	}
-	if err := write(f); err != nil {
-		return nil, errors.Join(fmt.Errorf("write result file %s: %w", path, err), f.Close())
-	}
-	if err := f.Close(); err != nil {
-		return nil, fmt.Errorf("write result file %s: %w", path, err)
+	if err := writeUserFile(path, write); err != nil {
+		return nil, err
 	}
 	st, err := os.Stat(path)
 	if err != nil {
