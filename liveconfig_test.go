@@ -113,3 +113,35 @@ func TestLiveConfig_PollMustNotBeNegative(t *testing.T) {
 		t.Errorf("exit %d, %s", code, stderr)
 	}
 }
+
+// A resource read in flight on a server a new config removes finishes, as
+// a tool call does: removal waits for reads and prompts too.
+func TestLiveConfig_ReadInFlightFinishes(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "servers.toml")
+	server := func(name string) string {
+		return fmt.Sprintf("[servers.%s]\ncommand = %q\nargs = [\"--name\", %q, \"--readables\"]\n", name, fixtureBin, name)
+	}
+	writeFile(t, config, server("keep")+server("drop"))
+	tc := startDispatch(t, nil, "--config", config, "--config-poll", "100ms", "--cache-dir", t.TempDir())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	inFlight := make(chan toolResult, 1)
+	go func() {
+		r, err := tc.call(ctx, map[string]any{"action": "call", "type": "resource", "uri": "fixture://read/wait", "connection": "drop"},
+			map[string]any{"progressToken": "wait-1"})
+		if err != nil {
+			r = toolResult{IsError: true}
+		}
+		inFlight <- r
+	}()
+	waitFor(t, "the read to report progress", 30*time.Second, func() bool {
+		return tc.countNotifications("notifications/progress") >= 1
+	})
+	writeConfigAtomically(t, config, server("keep"))
+	waitFor(t, "list_changed after the new config", 30*time.Second, func() bool { return tc.countNotifications(listChanged) >= 1 })
+	if r := <-inFlight; r.IsError || !strings.Contains(r.text(), "waited 2s") {
+		t.Errorf("the read in flight on the removed server did not finish: %+v %s\nstderr:\n%s", r, r.text(), tc.Stderr())
+	}
+}

@@ -67,12 +67,17 @@ func (c *Conn) GetPrompt(ctx context.Context, req PromptRequest) (json.RawMessag
 // plus a progress token of ours when onProgress is set).
 func (c *Conn) requestWithProgress(ctx context.Context, op, method string, callerMeta map[string]any,
 	onProgress func(map[string]any), timeout time.Duration, params func(meta map[string]any) any) (json.RawMessage, error) {
+	// Counted like a tool call: a connection a new config removes lets it
+	// finish, and the server's requests meanwhile go to this caller's agent.
+	c.beginCall()
+	defer c.endCall()
 	// Not under timeout: a server that takes longer to start than its
 	// requests may take would otherwise never start.
 	sess, err := c.ensure(ctx)
 	if err != nil {
 		return nil, err
 	}
+	defer c.trackCaller(ctx)()
 	meta, unregister := c.progressMeta(callerMeta, onProgress)
 	defer unregister()
 	if len(meta) == 0 {
