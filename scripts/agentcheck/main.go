@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"dispatch/scripts/internal/agent"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -34,17 +36,11 @@ func main() {
 func run(bin string, args []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := client.NewStdioMCPClient(bin, nil, args...)
+	c, err := agent.Connect(ctx, "agentcheck", bin, args)
 	if err != nil {
-		return fmt.Errorf("start dispatch: %w", err)
+		return err
 	}
 	defer c.Close()
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	init.Params.ClientInfo = mcp.Implementation{Name: "agentcheck", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		return fmt.Errorf("initialize: %w", err)
-	}
 	tools, err := c.ListTools(ctx, mcp.ListToolsRequest{})
 	if err != nil {
 		return fmt.Errorf("tools/list: %w", err)
@@ -103,21 +99,6 @@ func run(bin string, args []string) error {
 // call invokes proxy-dispatch and returns its first text item; an isError
 // result is an error.
 func call(ctx context.Context, c *client.Client, args map[string]any) (string, error) {
-	var req mcp.CallToolRequest
-	req.Params.Name = "proxy-dispatch"
-	req.Params.Arguments = args
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		return "", err
-	}
-	var text string
-	if len(res.Content) > 0 {
-		if t, ok := res.Content[0].(mcp.TextContent); ok {
-			text = t.Text
-		}
-	}
-	if res.IsError {
-		return text, fmt.Errorf("isError: %s", text)
-	}
-	return text, nil
+	_, text, err := agent.Call(ctx, c, args)
+	return text, err
 }

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"dispatch/scripts/internal/agent"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -36,17 +38,11 @@ func main() {
 func run(bin string, args []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := client.NewStdioMCPClient(bin, nil, args...)
+	c, err := agent.Connect(ctx, "readcheck", bin, args)
 	if err != nil {
-		return fmt.Errorf("start dispatch: %w", err)
+		return err
 	}
 	defer c.Close()
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	init.Params.ClientInfo = mcp.Implementation{Name: "readcheck", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		return fmt.Errorf("initialize: %w", err)
-	}
 
 	var list struct {
 		Resources []struct{ URI, URITemplate string }
@@ -137,15 +133,9 @@ func run(bin string, args []string) error {
 }
 
 func callTool(ctx context.Context, c *client.Client, args map[string]any) (*mcp.CallToolResult, error) {
-	var req mcp.CallToolRequest
-	req.Params.Name = "proxy-dispatch"
-	req.Params.Arguments = args
-	res, err := c.CallTool(ctx, req)
+	res, _, err := agent.Call(ctx, c, args)
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", args, err)
-	}
-	if res.IsError {
-		return nil, fmt.Errorf("%v: isError: %v", args, res.Content)
 	}
 	return res, nil
 }

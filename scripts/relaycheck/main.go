@@ -18,8 +18,9 @@ import (
 	"strings"
 	"time"
 
+	"dispatch/scripts/internal/agent"
+
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -35,10 +36,10 @@ func main() {
 	fmt.Println("relay ok: sampling, elicitation and roots answered by the agent's handlers")
 }
 
-// agent answers as a person and a model would, recognisably.
-type agent struct{}
+// handlers answer as a person and a model would, recognisably.
+type handlers struct{}
 
-func (agent) CreateMessage(_ context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+func (handlers) CreateMessage(_ context.Context, req mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 	return &mcp.CreateMessageResult{
 		SamplingMessage: mcp.SamplingMessage{Role: mcp.RoleAssistant, Content: mcp.NewTextContent("relaycheck-sampled")},
 		Model:           "relaycheck-model",
@@ -46,12 +47,12 @@ func (agent) CreateMessage(_ context.Context, req mcp.CreateMessageRequest) (*mc
 	}, nil
 }
 
-func (agent) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+func (handlers) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
 	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
 		Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"name": "Relaycheck Person", "check": true}}}, nil
 }
 
-func (agent) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+func (handlers) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
 	return &mcp.ListRootsResult{Roots: []mcp.Root{{URI: "file:///relaycheck/root", Name: "relaycheck-root"}}}, nil
 }
 
@@ -59,8 +60,8 @@ func run(bin string, args []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	a := agent{}
-	c, err := connect(ctx, bin, args, client.WithSamplingHandler(a), client.WithElicitationHandler(a), client.WithRootsHandler(a))
+	a := handlers{}
+	c, err := agent.Connect(ctx, "relaycheck", bin, args, client.WithSamplingHandler(a), client.WithElicitationHandler(a), client.WithRootsHandler(a))
 	if err != nil {
 		return err
 	}
@@ -93,7 +94,7 @@ func run(bin string, args []string) error {
 		}
 	}
 
-	plain, err := connect(ctx, bin, args)
+	plain, err := agent.Connect(ctx, "relaycheck", bin, args)
 	if err != nil {
 		return err
 	}
@@ -110,43 +111,9 @@ func run(bin string, args []string) error {
 	return nil
 }
 
-func connect(ctx context.Context, bin string, args []string, opts ...client.ClientOption) (*client.Client, error) {
-	tr := transport.NewStdio(bin, nil, args...)
-	if err := tr.Start(ctx); err != nil {
-		return nil, fmt.Errorf("start dispatch: %w", err)
-	}
-	c := client.NewClient(tr, append([]client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125)}, opts...)...)
-	if err := c.Start(ctx); err != nil {
-		return nil, fmt.Errorf("start client: %w", err)
-	}
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	init.Params.ClientInfo = mcp.Implementation{Name: "relaycheck", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		return nil, fmt.Errorf("initialize: %w", err)
-	}
-	return c, nil
-}
-
 // call invokes proxy-dispatch and returns its text; an isError result is
 // an error.
 func call(ctx context.Context, c *client.Client, args map[string]any) (string, error) {
-	var req mcp.CallToolRequest
-	req.Params.Name = "proxy-dispatch"
-	req.Params.Arguments = args
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		return "", err
-	}
-	var texts []string
-	for _, item := range res.Content {
-		if t, ok := item.(mcp.TextContent); ok {
-			texts = append(texts, t.Text)
-		}
-	}
-	text := strings.Join(texts, "\n")
-	if res.IsError {
-		return text, fmt.Errorf("isError: %s", text)
-	}
-	return text, nil
+	_, text, err := agent.Call(ctx, c, args)
+	return text, err
 }
