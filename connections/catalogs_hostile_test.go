@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -54,22 +53,7 @@ func hostileServer(t *testing.T, caps string, answer func(method string, params 
 			t.Logf("answer: %v", err)
 		}
 	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: handler}
-	go func() {
-		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			t.Errorf("serve: %v", err)
-		}
-	}()
-	t.Cleanup(func() {
-		if err := srv.Close(); err != nil {
-			t.Logf("close: %v", err)
-		}
-	})
-	return "http://" + l.Addr().String() + "/mcp"
+	return serveLoopback(t, handler) + "/mcp"
 }
 
 func TestConn_HostileSideCatalogs(t *testing.T) {

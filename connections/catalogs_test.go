@@ -55,22 +55,7 @@ func startCatalogServer(t *testing.T, pageSize int, build func(*server.MCPServer
 	build(mcpSrv)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", server.NewStreamableHTTPServer(mcpSrv))
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: mux}
-	go func() {
-		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			t.Errorf("serve: %v", err)
-		}
-	}()
-	t.Cleanup(func() {
-		if err := srv.Close(); err != nil {
-			t.Logf("close: %v", err)
-		}
-	})
-	s.url = "http://" + l.Addr().String() + "/mcp"
+	s.url = serveLoopback(t, mux) + "/mcp"
 	return s
 }
 
@@ -304,4 +289,26 @@ func TestConn_VersionOneCacheEntry(t *testing.T) {
 		t.Errorf("entry after the live listing: ok %v, version %d, %d prompts, %d resources; want version %d with 3 and 5",
 			ok, entry.Version, len(entry.Prompts), len(entry.Resources), cacheVersion)
 	}
+}
+
+// serveLoopback serves h on a loopback port until the test ends and
+// returns its base URL, http://127.0.0.1:PORT.
+func serveLoopback(t *testing.T, h http.Handler) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h}
+	go func() {
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Logf("close: %v", err)
+		}
+	})
+	return "http://" + l.Addr().String()
 }

@@ -283,23 +283,9 @@ func TestConn_NetworkStartErrorsAreClear(t *testing.T) {
 		return addr
 	}()
 	streamable := startMCPHTTP(t, TransportHTTP, false)
-	refusing := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	refusing := serveLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "missing tenant", http.StatusBadRequest)
-	})}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		if err := refusing.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			t.Errorf("serve: %v", err)
-		}
-	}()
-	t.Cleanup(func() {
-		if err := refusing.Close(); err != nil {
-			t.Log(err)
-		}
-	})
+	}))
 
 	tests := []struct {
 		name    string
@@ -327,7 +313,7 @@ func TestConn_NetworkStartErrorsAreClear(t *testing.T) {
 		},
 		{
 			name:    "400 at initialize is no sign of SSE",
-			cfg:     ServerConfig{Transport: TransportHTTP, URL: "http://" + l.Addr().String() + "/mcp"},
+			cfg:     ServerConfig{Transport: TransportHTTP, URL: refusing + "/mcp"},
 			want:    []string{"answered HTTP 400 to initialize", "missing tenant"},
 			notWant: []string{"SSE", "sse+"},
 		},

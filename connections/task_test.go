@@ -3,8 +3,6 @@ package connections
 import (
 	"context"
 	"encoding/json"
-	"net"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -39,14 +37,8 @@ func startTaskServer(t *testing.T) (ServerConfig, <-chan string) {
 		}
 		return mcp.NewToolResultText("report on " + req.GetString("topic", "")), nil
 	})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: server.NewStreamableHTTPServer(srv)}
-	go func() { _ = hs.Serve(l) }()
-	t.Cleanup(func() { _ = hs.Close() })
-	return ServerConfig{Transport: TransportHTTP, URL: "http://" + l.Addr().String() + "/mcp"}, cancelled
+	url := serveLoopback(t, server.NewStreamableHTTPServer(srv)) + "/mcp"
+	return ServerConfig{Transport: TransportHTTP, URL: url}, cancelled
 }
 
 func TestConn_CallAsTask(t *testing.T) {
