@@ -3,6 +3,7 @@ package toon
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -29,15 +30,65 @@ func Encode(w io.Writer, v Value, opts EncodeOptions) error {
 
 // EncodeJSON reads one JSON value from r and writes it to w as TOON. Object
 // key order and exact number text are kept (see [ParseJSON]).
+//
+// The whole input is read first. A document without repeated keys, encoded
+// without key folding, then takes a flat path: one pass over the text builds
+// a slice of pointer-free nodes that refer back to it, and a second pass
+// writes TOON from those, so a large table costs a few allocations instead of
+// several per value (see the package documentation, "Memory"). Everything
+// else — key folding, repeated keys, invalid JSON (for its error message),
+// more than maxFlatKeys distinct keys — goes through [ParseJSON] and
+// [Encode], which produce the same bytes.
 func EncodeJSON(w io.Writer, r io.Reader, opts EncodeOptions) error {
-	if _, err := opts.config(); err != nil {
+	cfg, err := opts.config()
+	if err != nil {
 		return err
 	}
-	v, err := ParseJSON(r)
+	src, err := readAllString(r)
+	if err != nil {
+		return fmt.Errorf("toon: parse json: read: %w", err)
+	}
+	if !cfg.fold {
+		if t, ok := parseFlat(src); ok {
+			e := flatEncoder{encoder: encoder{cfg: cfg, w: w, buf: make([]byte, 0, flushSize+4096)}, t: t}
+			e.root()
+			e.flush()
+			if e.err != nil {
+				return fmt.Errorf("toon: write: %w", e.err)
+			}
+			return nil
+		}
+	}
+	v, err := ParseJSON(strings.NewReader(src))
 	if err != nil {
 		return err
 	}
 	return Encode(w, v, opts)
+}
+
+// readAllString reads r to its end into one string, sized up front when r
+// says how much it holds, so a large file is read with one allocation.
+func readAllString(r io.Reader) (string, error) {
+	var b strings.Builder
+	switch s := r.(type) {
+	case interface{ Len() int }: // bytes.Reader, bytes.Buffer, strings.Reader
+		b.Grow(s.Len() + 1)
+	case interface{ Stat() (fs.FileInfo, error) }: // *os.File
+		if fi, err := s.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > 0 && fi.Size() < maxFlatInput {
+			b.Grow(int(fi.Size()) + 1)
+		}
+	}
+	buf := make([]byte, readChunk)
+	for {
+		n, err := r.Read(buf)
+		b.Write(buf[:n])
+		if err == io.EOF {
+			return b.String(), nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
 }
 
 // flushSize is how much output the encoder buffers before writing it out.
