@@ -22,6 +22,7 @@ type ToonCmd struct {
 }
 
 func (c *ToonCmd) Run() error {
+	tuneGCForToon()
 	var in io.Reader = os.Stdin
 	if c.File != "-" {
 		f, err := openNamed(c.File)

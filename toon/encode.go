@@ -78,7 +78,7 @@ func readAllString(r io.Reader) (string, error) {
 			b.Grow(int(fi.Size()) + 1)
 		}
 	}
-	buf := make([]byte, readChunk)
+	buf := make([]byte, 64<<10)
 	for {
 		n, err := r.Read(buf)
 		b.Write(buf[:n])

@@ -22,10 +22,10 @@ type flatTree struct {
 // flatNode is one value. Its children, if any, follow it directly; b says
 // where its subtree ends so an encoder can step over it.
 type flatNode struct {
+	key    uint16 // for an object member, 1 + its key's index in flatTree.keys; 0 otherwise
 	kind   Kind
-	side   bool   // the text is in flatTree.side, not in src
-	nested bool   // an array or object with an array or object inside
-	key    uint32 // for an object member, 1 + its key's index in flatTree.keys; 0 otherwise
+	side   bool // the text is in flatTree.side, not in src
+	nested bool // an array or object with an array or object inside
 	// Strings and numbers: the text's offset and length. Booleans: a is 1
 	// for true. Arrays and objects: a is the number of elements or members
 	// and b the index of the first node after the subtree.
@@ -36,10 +36,16 @@ type flatNode struct {
 // 32-bit. Larger documents go through the Value tree.
 const maxFlatInput = math.MaxUint32
 
-// maxFlatKeys bounds the distinct object keys of the flat path (its key table
-// and duplicate check grow with them). Documents with more, such as a map
-// keyed by millions of IDs, go through the Value tree.
-const maxFlatKeys = 1 << 16
+// maxFlatKeys bounds the distinct object keys of the flat path (a node
+// holds a 16-bit key number, and the key table and duplicate check grow with
+// them). Documents with more, such as a map keyed by a million IDs, go
+// through the Value tree.
+const maxFlatKeys = math.MaxUint16
+
+// nodeBytesGuess is the JSON bytes per node the node slice is first sized
+// for: about what a table of short values takes (the benchmark table has one
+// node per 14 bytes). Denser documents grow the slice by doubling.
+const nodeBytesGuess = 12
 
 // flatParser builds a flatTree. It only accepts or refuses: on any problem
 // (invalid JSON, a repeated key, a limit) it reports false and the caller
@@ -49,11 +55,11 @@ type flatParser struct {
 	t     flatTree
 	pos   int
 	side  []byte
-	index map[string]uint32 // key text -> 1 + index in t.keys
+	index map[string]uint16 // key text -> 1 + index in t.keys
 	// hints holds, by member position, the key last seen there: the objects
 	// of a table repeat their keys in order, so one comparison usually finds
 	// the key without hashing.
-	hints [keyHints]uint32
+	hints [keyHints]uint16
 	seen  []uint32 // by key index: the stamp of the last object holding the key
 	stamp uint32
 	tmp   []byte // scratch for unescaping keys
@@ -65,8 +71,8 @@ func parseFlat(src string) (*flatTree, bool) {
 		return nil, false
 	}
 	p := flatParser{
-		t:     flatTree{src: src, nodes: make([]flatNode, 0, len(src)/16+16)},
-		index: make(map[string]uint32),
+		t:     flatTree{src: src, nodes: make([]flatNode, 0, len(src)/nodeBytesGuess+16)},
+		index: make(map[string]uint16),
 	}
 	if !p.value(0) {
 		return nil, false
@@ -278,7 +284,7 @@ func (n *flatNode) next(i int) int {
 
 // key parses the member key at pos (its opening quote) for member position
 // member and returns 1 + its index in the key table.
-func (p *flatParser) key(member int) (uint32, bool) {
+func (p *flatParser) key(member int) (uint16, bool) {
 	var n flatNode
 	if !p.str(&n) {
 		return 0, false
@@ -310,7 +316,7 @@ func (p *flatParser) key(member int) (uint32, bool) {
 	}
 	p.t.keys = append(p.t.keys, k)
 	p.seen = append(p.seen, 0)
-	id := uint32(len(p.t.keys))
+	id := uint16(len(p.t.keys))
 	p.index[k] = id
 	if member < keyHints && !n.side {
 		p.hints[member] = id
@@ -331,6 +337,9 @@ func (p *flatParser) str(n *flatNode) bool {
 			return false
 		}
 		c := src[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			continue
+		}
 		if c == '"' {
 			break
 		}
@@ -340,7 +349,7 @@ func (p *flatParser) str(n *flatNode) bool {
 			i++ // the escaped byte; checked by unescape
 		case c >= utf8.RuneSelf:
 			plain = false
-		case c < 0x20:
+		default: // a control character
 			return false
 		}
 	}

@@ -9,7 +9,7 @@ import "strconv"
 type flatEncoder struct {
 	encoder
 	t      *flatTree
-	fields []uint32 // key ids of the tabular header being written
+	fields []uint16 // key numbers of the tabular header being written
 	cols   []int    // node indexes of the current row's members
 }
 
