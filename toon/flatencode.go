@@ -11,6 +11,9 @@ type flatEncoder struct {
 	t      *flatTree
 	fields []uint16 // key numbers of the tabular header being written
 	cols   []int    // node indexes of the current row's members
+	// By key number: the node index of the member with that key, in the row
+	// whose index is in memberRow (so the tables need no clearing per row).
+	memberAt, memberRow []int
 }
 
 func (e *flatEncoder) text(n *flatNode) string {
@@ -191,27 +194,42 @@ func (e *flatEncoder) tabularFields(i int) bool {
 	return true
 }
 
-// rowColumns sets e.cols to the node indexes of the row at r's members in
-// e.fields order, reporting false when a field is missing. Rows usually list
-// the fields in header order, so each is first looked for in its own place.
+// rowColumns sets e.cols to the node indexes of the members of the row at r
+// (an object of primitives, so member j is node r+1+j) in e.fields order,
+// reporting false when a field is missing. Rows usually list the fields in
+// header order, which is checked first.
 func (e *flatEncoder) rowColumns(r int) bool {
 	nodes := e.t.nodes
 	e.cols = e.cols[:0]
 	for j, f := range e.fields {
 		at := r + 1 + j
 		if nodes[at].key != f {
-			at = -1
-			for m := r + 1; m < int(nodes[r].b); m++ {
-				if nodes[m].key == f {
-					at = m
-					break
-				}
-			}
-			if at < 0 {
-				return false
-			}
+			return e.rowColumnsByKey(r)
 		}
 		e.cols = append(e.cols, at)
+	}
+	return true
+}
+
+// rowColumnsByKey is rowColumns for a row in another order: its members are
+// indexed by key number first, so a wide row costs linear time, not a
+// search per field.
+func (e *flatEncoder) rowColumnsByKey(r int) bool {
+	if e.memberAt == nil {
+		e.memberAt = make([]int, len(e.t.keys)+1)
+		e.memberRow = make([]int, len(e.t.keys)+1)
+	}
+	nodes := e.t.nodes
+	for m := r + 1; m < int(nodes[r].b); m++ {
+		k := nodes[m].key
+		e.memberAt[k], e.memberRow[k] = m, r
+	}
+	e.cols = e.cols[:0]
+	for _, f := range e.fields {
+		if e.memberRow[f] != r {
+			return false
+		}
+		e.cols = append(e.cols, e.memberAt[f])
 	}
 	return true
 }
