@@ -91,6 +91,9 @@ func (e *flatEncoder) inlineArray(key string, keyed bool, i int) {
 		if j > i+1 {
 			e.buf = append(e.buf, e.cfg.delim)
 		}
+		if len(e.buf) >= flushSize { // a long line is written out as it grows
+			e.flush()
+		}
 		e.primitive(j)
 	}
 }
