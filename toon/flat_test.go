@@ -244,3 +244,24 @@ func FuzzEncodeJSON_FlatMatchesTree(f *testing.F) {
 		checkFlatAgainstTree(t, data, opts)
 	})
 }
+
+// largestWrite records the largest single Write it is given.
+type largestWrite struct{ max int }
+
+func (w *largestWrite) Write(p []byte) (int, error) {
+	w.max = max(w.max, len(p))
+	return len(p), nil
+}
+
+// TestEncodeJSON_LongLineStreams checks that one long inline array is
+// written out as it grows, not held whole in the output buffer.
+func TestEncodeJSON_LongLineStreams(t *testing.T) {
+	data := "[" + strings.Repeat("12345,", 200000) + "1]"
+	var w largestWrite
+	if err := EncodeJSON(&w, strings.NewReader(data), EncodeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if limit := flushSize + 4096; w.max > limit {
+		t.Fatalf("largest write %d bytes, want at most %d", w.max, limit)
+	}
+}
