@@ -44,11 +44,11 @@ func EncodeJSON(w io.Writer, r io.Reader, opts EncodeOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := readAllString(r)
+	src, complete, err := readJSONText(r)
 	if err != nil {
 		return fmt.Errorf("toon: parse json: read: %w", err)
 	}
-	if !cfg.fold {
+	if complete && !cfg.fold {
 		if t, ok := parseFlat(src); ok {
 			e := flatEncoder{encoder: encoder{cfg: cfg, w: w, buf: make([]byte, 0, flushSize+4096)}, t: t}
 			e.root()
@@ -59,16 +59,24 @@ func EncodeJSON(w io.Writer, r io.Reader, opts EncodeOptions) error {
 			return nil
 		}
 	}
-	v, err := ParseJSON(strings.NewReader(src))
+	in := io.Reader(strings.NewReader(src))
+	if !complete {
+		in = io.MultiReader(in, r)
+	}
+	v, err := ParseJSON(in)
 	if err != nil {
 		return err
 	}
 	return Encode(w, v, opts)
 }
 
-// readAllString reads r to its end into one string, sized up front when r
-// says how much it holds, so a large file is read with one allocation.
-func readAllString(r io.Reader) (string, error) {
+// readJSONText reads r to its end into one string, sized up front when r
+// says how much it holds, so a large file is read with one allocation. It
+// stops early, leaving the rest in r and reporting complete false, when the
+// text cannot be JSON (the first byte after leading space cannot start a
+// value: binary data or an endless stream of zero bytes is refused at once,
+// as the streaming ParseJSON does) or grows past maxFlatInput.
+func readJSONText(r io.Reader) (text string, complete bool, err error) {
 	var b strings.Builder
 	switch s := r.(type) {
 	case interface{ Len() int }: // bytes.Reader, bytes.Buffer, strings.Reader
@@ -79,16 +87,48 @@ func readAllString(r io.Reader) (string, error) {
 		}
 	}
 	buf := make([]byte, 64<<10)
+	checked := false
 	for {
 		n, err := r.Read(buf)
+		if !checked {
+			if c, found := firstNonSpace(buf[:n]); found {
+				checked = true
+				if !canStartJSONValue(c) {
+					b.Write(buf[:n])
+					return b.String(), false, nil
+				}
+			}
+		}
 		b.Write(buf[:n])
 		if err == io.EOF {
-			return b.String(), nil
+			return b.String(), true, nil
 		}
 		if err != nil {
-			return "", err
+			return "", false, err
+		}
+		if b.Len() > maxFlatInput {
+			return b.String(), false, nil
 		}
 	}
+}
+
+func firstNonSpace(b []byte) (byte, bool) {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+func canStartJSONValue(c byte) bool {
+	switch c {
+	case '{', '[', '"', '-', 't', 'f', 'n':
+		return true
+	}
+	return isDigit(c)
 }
 
 // flushSize is how much output the encoder buffers before writing it out.

@@ -265,3 +265,30 @@ func TestEncodeJSON_LongLineStreams(t *testing.T) {
 		t.Fatalf("largest write %d bytes, want at most %d", w.max, limit)
 	}
 }
+
+// zeros is a reader of n zero bytes that counts how many were read.
+type zeros struct{ n, read int }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	if z.read >= z.n {
+		return 0, io.EOF
+	}
+	k := min(len(p), z.n-z.read)
+	clear(p[:k])
+	z.read += k
+	return k, nil
+}
+
+// TestEncodeJSON_RefusesNonJSONAtOnce checks that input that cannot be JSON
+// (here 64 MB of zero bytes, as from /dev/zero) is refused after its first
+// bytes, not read whole into memory first.
+func TestEncodeJSON_RefusesNonJSONAtOnce(t *testing.T) {
+	z := &zeros{n: 64 << 20}
+	err := EncodeJSON(io.Discard, z, EncodeOptions{})
+	if err == nil || !strings.Contains(err.Error(), "invalid character") {
+		t.Fatalf("error %v, want an invalid character", err)
+	}
+	if z.read > 1<<20 {
+		t.Fatalf("read %d bytes before refusing, want at most 1 MiB", z.read)
+	}
+}
