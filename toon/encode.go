@@ -449,13 +449,17 @@ func tabularFields(elems []Value) []string {
 		return nil
 	}
 	fields := elems[0].c.keys
+	h := newRowHeader(fields)
 	for _, row := range elems {
 		if row.kind != KindObject || len(row.c.keys) != len(fields) {
 			return nil
 		}
-		for j, f := range fields {
-			i, ok := rowField(row.c, f, j)
-			if !ok || !isPrimitive(row.c.vals[i]) {
+		cols, ok := h.columns(row.c)
+		if !ok {
+			return nil
+		}
+		for _, i := range cols {
+			if !isPrimitive(row.c.vals[i]) {
 				return nil
 			}
 		}
@@ -472,14 +476,71 @@ func rowField(c *container, f string, j int) (int, bool) {
 	return c.find(f)
 }
 
+// rowHeader finds the members of tabular rows in header order. A wide row in
+// another order is matched through a map of the header's positions, so a
+// hostile table of many keys costs linear time per row, not a search per
+// field.
+type rowHeader struct {
+	fields []string
+	pos    map[string]int // field -> header position, for wide headers
+	cols   []int
+}
+
+func newRowHeader(fields []string) *rowHeader {
+	h := &rowHeader{fields: fields, cols: make([]int, len(fields))}
+	if len(fields) >= indexThreshold {
+		h.pos = make(map[string]int, len(fields))
+		for j, f := range fields {
+			h.pos[f] = j
+		}
+	}
+	return h
+}
+
+// columns returns the index in c of each header field, in header order, and
+// false when c lacks one. c has as many members as there are fields, and
+// its keys are distinct. The slice is reused by the next call.
+func (h *rowHeader) columns(c *container) ([]int, bool) {
+	inOrder := true
+	for j, f := range h.fields {
+		if c.keys[j] != f {
+			inOrder = false
+			break
+		}
+		h.cols[j] = j
+	}
+	if inOrder {
+		return h.cols, true
+	}
+	if h.pos == nil {
+		for j, f := range h.fields {
+			i, ok := rowField(c, f, j)
+			if !ok {
+				return nil, false
+			}
+			h.cols[j] = i
+		}
+		return h.cols, true
+	}
+	for i, k := range c.keys {
+		j, ok := h.pos[k]
+		if !ok {
+			return nil, false
+		}
+		h.cols[j] = i
+	}
+	return h.cols, true
+}
+
 func (e *encoder) rows(elems []Value, fields []string, depth int) {
+	h := newRowHeader(fields)
 	for _, row := range elems {
 		e.line(depth)
-		for j, f := range fields {
+		cols, _ := h.columns(row.c)
+		for j, i := range cols {
 			if j > 0 {
 				e.buf = append(e.buf, e.cfg.delim)
 			}
-			i, _ := rowField(row.c, f, j)
 			e.primitive(row.c.vals[i])
 		}
 	}

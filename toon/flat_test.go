@@ -133,8 +133,34 @@ var flatCases = []string{
 	`"\x"`, `"\u12"`, `"a` + "\x01" + `"`, `{1:2}`, `[1 2]`, `{"a":1 "b":2}`, `"\`, `[1,2`,
 }
 
+// wideReorderedTable is a table wider than indexThreshold whose rows list
+// the keys in other orders, with and without a missing key.
+func wideReorderedTable(missing bool) string {
+	row := func(keys []int) string {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(`"f` + strconv.Itoa(k) + `":` + strconv.Itoa(i))
+		}
+		return b.String() + "}"
+	}
+	var fwd, rev []int
+	for k := 0; k < 3*indexThreshold; k++ {
+		fwd = append(fwd, k)
+		rev = append([]int{k}, rev...)
+	}
+	last := rev
+	if missing {
+		last = append(append([]int{}, rev[1:]...), 999)
+	}
+	return "[" + row(fwd) + "," + row(rev) + "," + row(last) + "]"
+}
+
 func TestEncodeJSON_FlatMatchesTree(t *testing.T) {
-	for _, c := range flatCases {
+	for _, c := range append(flatCases, wideReorderedTable(false), wideReorderedTable(true)) {
 		for _, delim := range []byte{',', '\t', '|'} {
 			checkFlatAgainstTree(t, []byte(c), EncodeOptions{Delimiter: delim})
 		}
