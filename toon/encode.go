@@ -106,7 +106,7 @@ func readJSONText(r io.Reader) (text string, complete bool, err error) {
 		if err != nil {
 			return "", false, err
 		}
-		if b.Len() > maxFlatInput {
+		if int64(b.Len()) > maxFlatInput {
 			return b.String(), false, nil
 		}
 	}

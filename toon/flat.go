@@ -34,7 +34,7 @@ type flatNode struct {
 
 // maxFlatInput is the largest JSON text the flat path takes: offsets are
 // 32-bit. Larger documents go through the Value tree.
-const maxFlatInput = math.MaxUint32
+const maxFlatInput int64 = math.MaxUint32
 
 // maxFlatKeys bounds the distinct object keys of the flat path (a node
 // holds a 16-bit key number, and the key table and duplicate check grow with
@@ -67,7 +67,7 @@ type flatParser struct {
 
 // parseFlat parses src, reporting false when the flat path cannot take it.
 func parseFlat(src string) (*flatTree, bool) {
-	if len(src) > maxFlatInput {
+	if int64(len(src)) > maxFlatInput {
 		return nil, false
 	}
 	p := flatParser{
@@ -375,7 +375,7 @@ func (p *flatParser) str(n *flatNode) bool {
 	from := len(p.side)
 	var ok bool
 	p.side, ok = appendUnescapedJSON(p.side, raw)
-	if !ok || len(p.side) > maxFlatInput {
+	if !ok || int64(len(p.side)) > maxFlatInput {
 		return false
 	}
 	n.side = true
