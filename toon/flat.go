@@ -97,7 +97,7 @@ func (p *flatParser) space() {
 }
 
 // value parses one value at pos (after optional space) and appends its
-// nodes; key is the node's member key.
+// nodes; an object sets the member key on the first of them afterwards.
 func (p *flatParser) value(depth int) bool {
 	p.space()
 	src := p.t.src
