@@ -153,13 +153,62 @@ var shapeInText = regexp.MustCompile(`\b(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_[A-
 var userinfoInText = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s"'<>@]+@`)
 
 func maskShapes(s string) string {
-	s = userinfoInText.ReplaceAllString(s, "${1}"+Mask+"@")
+	// Running the two expressions costs far more than looking for the
+	// literals they cannot match without: a server's catalog, masked as
+	// it is loaded, is hundreds of kilobytes of text that holds none.
+	if mayHoldUserinfo(s) {
+		s = userinfoInText.ReplaceAllString(s, "${1}"+Mask+"@")
+	}
+	if !mayHoldShape(s) {
+		return s
+	}
 	return shapeInText.ReplaceAllStringFunc(s, func(m string) string {
 		if strings.HasPrefix(strings.ToLower(m), "bearer") {
 			return m[:len("bearer")] + " " + Mask
 		}
 		return Mask
 	})
+}
+
+// mayHoldUserinfo reports whether some "://" in s is followed by an '@'
+// before the characters userinfoInText stops at: without one, it cannot
+// match.
+func mayHoldUserinfo(s string) bool {
+	for rest := s; ; {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len("://"):]
+		if end := strings.IndexAny(rest, "/\t\n\f\r \"'<>@"); end > 0 && rest[end] == '@' {
+			return true
+		}
+	}
+}
+
+// shapePrefixes are the literals every alternative of shapeInText starts
+// with, but for the case-insensitive "bearer" (see mayHoldShape).
+var shapePrefixes = []string{"sk-", "sk_live_", "sk_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+	"github_pat_", "glpat-", "xox", "AKIA", "eyJ"}
+
+// mayHoldShape reports whether s holds a literal that a match of
+// shapeInText starts with: without one, the expression cannot match.
+func mayHoldShape(s string) bool {
+	for _, p := range shapePrefixes {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	for rest := s; ; rest = rest[1:] {
+		i := strings.IndexAny(rest, "bB")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i:]
+		if len(rest) >= len("bearer") && strings.EqualFold(rest[:len("bearer")], "bearer") {
+			return true
+		}
+	}
 }
 
 // urlSecrets returns the user info, token-like path segments and
