@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"time"
 )
 
@@ -107,18 +109,125 @@ func (c *Cache) SaveEntry(entry CacheEntry) error {
 	if err != nil {
 		return fmt.Errorf("encode catalog: %w", err)
 	}
-	tmp, err := os.CreateTemp(c.dir, ".tmp-"+id+"-*")
-	if err != nil {
+	if err := writeAtomically(c.dir, path, data); err != nil {
 		return fmt.Errorf("write catalog: %w", err)
 	}
+	return nil
+}
+
+// Saved search indexes live beside the catalogs, one file per set of
+// catalogs (named by a hash of them, see dispatch), so that a one-shot
+// search need not build the index again. They are bounded in size and in
+// number: the least recently written beyond MaxSearchIndexes are removed.
+const (
+	// MaxSearchIndexBytes bounds one saved search index; a larger file is
+	// neither written nor read.
+	MaxSearchIndexBytes = 64 << 20
+	// MaxSearchIndexes bounds how many saved search indexes are kept.
+	MaxSearchIndexes = 8
+	searchIndexDir   = "search-index"
+)
+
+var validIndexKey = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+func (c *Cache) indexPath(key string) (string, error) {
+	if !validIndexKey.MatchString(key) {
+		return "", fmt.Errorf("invalid search index key %q", key)
+	}
+	return filepath.Join(c.dir, searchIndexDir, key+".idx"), nil
+}
+
+// LoadSearchIndex returns the search index saved under key; ok is false
+// when there is none, or it is larger than MaxSearchIndexBytes. What it
+// holds is for the caller to check.
+func (c *Cache) LoadSearchIndex(key string) (data []byte, ok bool) {
+	path, err := c.indexPath(key)
+	if err != nil {
+		return nil, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	data, err = io.ReadAll(io.LimitReader(f, MaxSearchIndexBytes+1))
+	if err != nil || len(data) > MaxSearchIndexBytes {
+		return nil, false
+	}
+	return data, true
+}
+
+// SaveSearchIndex writes data under key atomically, then removes the
+// oldest saved indexes beyond MaxSearchIndexes.
+func (c *Cache) SaveSearchIndex(key string, data []byte) error {
+	path, err := c.indexPath(key)
+	if err != nil {
+		return err
+	}
+	if len(data) > MaxSearchIndexBytes {
+		return fmt.Errorf("search index of %d bytes is larger than %d", len(data), MaxSearchIndexBytes)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("search index directory: %w", err)
+	}
+	if err := writeAtomically(dir, path, data); err != nil {
+		return fmt.Errorf("write search index: %w", err)
+	}
+	return pruneOldest(dir, ".idx", MaxSearchIndexes)
+}
+
+// writeAtomically writes data to path through a temporary file in dir, so
+// that a reader sees the old file or the new one, never half of one.
+func writeAtomically(dir, path string, data []byte) error {
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
 	if _, err := tmp.Write(data); err != nil {
-		return errors.Join(fmt.Errorf("write catalog: %w", err), tmp.Close(), os.Remove(tmp.Name()))
+		return errors.Join(err, tmp.Close(), os.Remove(tmp.Name()))
 	}
 	if err := tmp.Close(); err != nil {
-		return errors.Join(fmt.Errorf("write catalog: %w", err), os.Remove(tmp.Name()))
+		return errors.Join(err, os.Remove(tmp.Name()))
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return errors.Join(fmt.Errorf("write catalog: %w", err), os.Remove(tmp.Name()))
+		return errors.Join(err, os.Remove(tmp.Name()))
+	}
+	return nil
+}
+
+// pruneOldest removes the files of dir ending in ext beyond the keep most
+// recently modified.
+func pruneOldest(dir, ext string, keep int) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("prune search indexes: %w", err)
+	}
+	type file struct {
+		name string
+		mod  time.Time
+	}
+	var files []file
+	for _, e := range entries {
+		if !e.Type().IsRegular() || filepath.Ext(e.Name()) != ext {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			files = append(files, file{e.Name(), info.ModTime()})
+		}
+	}
+	if len(files) <= keep {
+		return nil
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod.After(files[j].mod) })
+	var errs []error
+	for _, f := range files[keep:] {
+		if err := os.Remove(filepath.Join(dir, f.name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("prune search indexes: %w", err)
 	}
 	return nil
 }
