@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"sort"
 	"time"
+
+	"github.com/tidwall/gjson"
 )
 
 // cacheVersion changes when the entry format does. Version 2 added the
@@ -85,10 +87,70 @@ func (c *Cache) Load(id string) (entry CacheEntry, ok bool) {
 	if err != nil {
 		return CacheEntry{}, false
 	}
-	if err := json.Unmarshal(data, &entry); err != nil || entry.Version < oldestCacheVersion || entry.Version > cacheVersion || entry.ID != id || entry.Tools == nil {
+	entry, err = decodeCacheEntry(data)
+	if err != nil || entry.Version < oldestCacheVersion || entry.Version > cacheVersion || entry.ID != id || entry.Tools == nil {
 		return CacheEntry{}, false
 	}
 	return entry, true
+}
+
+// decodeCacheEntry reads an entry with gjson: every one-shot command loads
+// every server's entry, hundreds of kilobytes of tool schemas that
+// encoding/json would scan twice and copy; here they are validated once
+// and each definition is sliced out whole. A member of the wrong type is
+// an error, as it is for json.Unmarshal.
+func decodeCacheEntry(data []byte) (CacheEntry, error) {
+	var entry CacheEntry
+	if !gjson.ValidBytes(data) {
+		return entry, errors.New("decode catalog: invalid JSON")
+	}
+	top := gjson.ParseBytes(data)
+	if !top.IsObject() {
+		return entry, errors.New("decode catalog: not an object")
+	}
+	var err error
+	top.ForEach(func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "version":
+			err = json.Unmarshal([]byte(value.Raw), &entry.Version)
+		case "id":
+			err = json.Unmarshal([]byte(value.Raw), &entry.ID)
+		case "savedAt":
+			err = json.Unmarshal([]byte(value.Raw), &entry.SavedAt)
+		case "server":
+			err = json.Unmarshal([]byte(value.Raw), &entry.Server)
+		case "tools":
+			entry.Tools, err = rawList(value)
+		case "resources":
+			entry.Resources, err = rawList(value)
+		case "resourceTemplates":
+			entry.ResourceTemplates, err = rawList(value)
+		case "prompts":
+			entry.Prompts, err = rawList(value)
+		}
+		if err != nil {
+			err = fmt.Errorf("decode catalog: %s: %w", key.Str, err)
+		}
+		return err == nil
+	})
+	return entry, err
+}
+
+// rawList returns the elements of a JSON array, each as it is written; null
+// is a nil list, as for json.Unmarshal.
+func rawList(value gjson.Result) ([]json.RawMessage, error) {
+	if value.Type == gjson.Null {
+		return nil, nil
+	}
+	if !value.IsArray() {
+		return nil, errors.New("not an array")
+	}
+	list := []json.RawMessage{}
+	value.ForEach(func(_, item gjson.Result) bool {
+		list = append(list, json.RawMessage(item.Raw))
+		return true
+	})
+	return list, nil
 }
 
 // Save writes an entry of tools only for id (see SaveEntry).

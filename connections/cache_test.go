@@ -1,0 +1,88 @@
+package connections
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// realEntry is an entry of a real server's catalog, as SaveEntry writes it.
+func realEntry(t testing.TB) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "catalogs", "github.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cat struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &cat); err != nil {
+		t.Fatal(err)
+	}
+	entry, err := json.Marshal(CacheEntry{Version: cacheVersion, ID: strings.Repeat("ab", 16), SavedAt: time.Now().UTC(),
+		Server: ServerInfo{Name: "github", Version: "1", Capabilities: &Capabilities{}}, Tools: cat.Tools, Prompts: []json.RawMessage{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entry
+}
+
+// decodeCacheEntry reads what json.Unmarshal reads, and refuses what it
+// refuses.
+func TestDecodeCacheEntry_AsUnmarshal(t *testing.T) {
+	cases := map[string]string{
+		"real":               string(realEntry(t)),
+		"v1 tools only":      `{"version":1,"id":"x","tools":[{"name":"a"},{"name":"b","inputSchema":{"type":"object"}}]}`,
+		"null lists":         `{"version":2,"id":"x","tools":[],"resources":null,"prompts":[]}`,
+		"spaces kept":        `{"version":2, "tools": [ {"name" : "a"} , 1, "s", null ] }`,
+		"unknown member":     `{"version":2,"other":{"deep":[1,2]},"tools":[]}`,
+		"escaped key":        `{"versio\u006e":2,"tools":[]}`,
+		"tools not array":    `{"version":2,"tools":{}}`,
+		"version not number": `{"version":"2","tools":[]}`,
+		"bad time":           `{"savedAt":"yesterday","tools":[]}`,
+		"server not object":  `{"server":[],"tools":[]}`,
+		"invalid JSON":       `{"version":2,"tools":[}`,
+		"not an object":      `[1,2]`,
+		"empty":              ``,
+	}
+	for name, in := range cases {
+		t.Run(name, func(t *testing.T) {
+			var want CacheEntry
+			wantErr := json.Unmarshal([]byte(in), &want)
+			got, err := decodeCacheEntry([]byte(in))
+			if (err != nil) != (wantErr != nil) {
+				t.Fatalf("error %v, json.Unmarshal's %v", err, wantErr)
+			}
+			if err == nil && !reflect.DeepEqual(got, want) {
+				t.Errorf("decoded\n%+v\nwant\n%+v", got, want)
+			}
+		})
+	}
+}
+
+// BenchmarkCacheLoad loads a real server's entry (about 60 KB of tools)
+// with decodeCacheEntry and with json.Unmarshal, which Load used before.
+func BenchmarkCacheLoad(b *testing.B) {
+	data := realEntry(b)
+	b.Run("gjson", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for i := 0; i < b.N; i++ {
+			if _, err := decodeCacheEntry(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("unmarshal", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for i := 0; i < b.N; i++ {
+			var e CacheEntry
+			if err := json.Unmarshal(data, &e); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
