@@ -187,28 +187,31 @@ func mayHoldUserinfo(s string) bool {
 }
 
 // shapePrefixes are the literals every alternative of shapeInText starts
-// with, but for the case-insensitive "bearer" (see mayHoldShape).
-var shapePrefixes = []string{"sk-", "sk_live_", "sk_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
-	"github_pat_", "glpat-", "xox", "AKIA", "eyJ"}
+// with (the case-insensitive "bearer" included), by their first byte.
+var shapePrefixes = func() (byFirst [256][]string) {
+	for _, p := range []string{"sk-", "sk_live_", "sk_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+		"github_pat_", "glpat-", "xox", "AKIA", "eyJ", "bearer", "Bearer"} {
+		byFirst[p[0]] = append(byFirst[p[0]], p)
+	}
+	return byFirst
+}()
 
 // mayHoldShape reports whether s holds a literal that a match of
-// shapeInText starts with: without one, the expression cannot match.
+// shapeInText starts with: without one, the expression cannot match. One
+// pass over s, looking closer only at the bytes a literal starts with.
 func mayHoldShape(s string) bool {
-	for _, p := range shapePrefixes {
-		if strings.Contains(s, p) {
-			return true
+	for i := 0; i < len(s); i++ {
+		for _, p := range shapePrefixes[s[i]] {
+			if p[0] == 'b' || p[0] == 'B' {
+				if len(s)-i >= len(p) && strings.EqualFold(s[i:i+len(p)], p) {
+					return true
+				}
+			} else if strings.HasPrefix(s[i:], p) {
+				return true
+			}
 		}
 	}
-	for rest := s; ; rest = rest[1:] {
-		i := strings.IndexAny(rest, "bB")
-		if i < 0 {
-			return false
-		}
-		rest = rest[i:]
-		if len(rest) >= len("bearer") && strings.EqualFold(rest[:len("bearer")], "bearer") {
-			return true
-		}
-	}
+	return false
 }
 
 // urlSecrets returns the user info, token-like path segments and
