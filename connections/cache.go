@@ -44,6 +44,12 @@ type CacheEntry struct {
 	Resources         []json.RawMessage `json:"resources"`
 	ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
 	Prompts           []json.RawMessage `json:"prompts"`
+	// MaskedBy is the maskRules the entry's text was masked by when it
+	// was saved; 0 (an older dispatch, or a caller that did not mask) is
+	// masked again whole when loaded.
+	MaskedBy int `json:"maskedBy,omitempty"`
+	// raw is the file Load read the entry from.
+	raw []byte
 }
 
 // DefaultCacheDir is $XDG_CACHE_HOME/dispatch (~/.cache/dispatch).
@@ -91,6 +97,7 @@ func (c *Cache) Load(id string) (entry CacheEntry, ok bool) {
 	if err != nil || entry.Version < oldestCacheVersion || entry.Version > cacheVersion || entry.ID != id || entry.Tools == nil {
 		return CacheEntry{}, false
 	}
+	entry.raw = data
 	return entry, true
 }
 
@@ -127,6 +134,8 @@ func decodeCacheEntry(data []byte) (CacheEntry, error) {
 			entry.ResourceTemplates, err = rawList(value)
 		case "prompts":
 			entry.Prompts, err = rawList(value)
+		case "maskedBy":
+			err = json.Unmarshal([]byte(value.Raw), &entry.MaskedBy)
 		}
 		if err != nil {
 			err = fmt.Errorf("decode catalog: %s: %w", key.Str, err)

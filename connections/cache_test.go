@@ -1,6 +1,7 @@
 package connections
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -85,4 +86,63 @@ func BenchmarkCacheLoad(b *testing.B) {
 			}
 		}
 	})
+}
+
+// A cached catalog is shown masked whatever its entry claims: one masked
+// by these rules that holds no secret known now is taken as it is (and
+// one by older rules is saved again under these); a secret learned since,
+// in clear or escaped, or a credential shape in an entry of older rules,
+// is masked.
+func TestConn_CachedCatalogMaskedOnLoad(t *testing.T) {
+	const secret = "hunter2hunter2"
+	cfg := ServerConfig{Name: "cached", Transport: TransportStdio, Command: "/nonexistent/never-started"}
+	redactor := NewRedactor(cfg)
+	redactor.LearnEnviron([]string{"MY_API_TOKEN=" + secret})
+	for _, tc := range []struct {
+		name, description string
+		maskedBy          int
+		want              string
+	}{
+		{"masked, no secret", "Lists the things.", maskRules, "Lists the things."},
+		{"older rules, no secret", "Lists the things.", 0, "Lists the things."},
+		{"secret learned since", "Uses " + secret + ".", maskRules, "Uses ***."},
+		{"secret escaped", `Uses \u0068unter2hunter2.`, maskRules, "Uses ***."},
+		{"shape under older rules", "Key ghp_0123456789abcdefABCDEF here.", 0, "Key *** here."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cache, err := OpenCache(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			probe, err := NewSet([]ServerConfig{cfg}, Options{Cache: cache, Redactor: redactor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := probe.Conns()[0].cacheKey
+			probe.Close()
+			tool := json.RawMessage(`{"name":"things","description":"` + tc.description + `","inputSchema":{"type":"object"}}`)
+			if err := cache.SaveEntry(CacheEntry{ID: key, Tools: []json.RawMessage{tool}, MaskedBy: tc.maskedBy}); err != nil {
+				t.Fatal(err)
+			}
+			set, err := NewSet([]ServerConfig{cfg}, Options{Cache: cache, Redactor: redactor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer set.Close()
+			tools, err := set.Conns()[0].Tools(context.Background(), false)
+			if err != nil || len(tools) != 1 {
+				t.Fatalf("cached tools: %s, %v", tools, err)
+			}
+			if got := fieldOf(t, tools[0], "description"); got != tc.want {
+				t.Errorf("description %q, want %q", got, tc.want)
+			}
+			entry, ok := cache.Load(key)
+			if !ok || entry.MaskedBy != maskRules {
+				t.Errorf("entry after loading: ok %v, maskedBy %d, want %d", ok, entry.MaskedBy, maskRules)
+			}
+			if strings.Contains(string(entry.raw), secret) || strings.Contains(string(entry.raw), "ghp_") {
+				t.Errorf("entry still holds a secret: %s", entry.raw)
+			}
+		})
+	}
 }
