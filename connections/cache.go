@@ -221,8 +221,17 @@ func (c *Cache) LoadSearchIndex(key string) (data []byte, ok bool) {
 		return nil, false
 	}
 	defer f.Close()
-	data, err = io.ReadAll(io.LimitReader(f, MaxSearchIndexBytes+1))
-	if err != nil || len(data) > MaxSearchIndexBytes {
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() || info.Size() > MaxSearchIndexBytes {
+		return nil, false
+	}
+	// Sized by the file, read to its end: a file that grew meanwhile is
+	// still refused past the limit.
+	data = make([]byte, info.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, false
+	}
+	if n, _ := f.Read(make([]byte, 1)); n != 0 {
 		return nil, false
 	}
 	return data, true

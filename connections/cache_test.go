@@ -3,6 +3,7 @@ package connections
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -144,5 +145,54 @@ func TestConn_CachedCatalogMaskedOnLoad(t *testing.T) {
 				t.Errorf("entry still holds a secret: %s", entry.raw)
 			}
 		})
+	}
+}
+
+// Saved search indexes: named by a 64-hex key only, refused past
+// MaxSearchIndexBytes, and at most MaxSearchIndexes kept (the newest).
+func TestCache_SearchIndexes(t *testing.T) {
+	cache, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(i int) string { return strings.Repeat(fmt.Sprintf("%02x", i), 32) }
+	for _, bad := range []string{"", "../" + key(1)[3:], strings.ToUpper(key(0xab)), key(1) + "0"} {
+		if err := cache.SaveSearchIndex(bad, []byte("x")); err == nil {
+			t.Errorf("SaveSearchIndex(%q) saved", bad)
+		}
+		if _, ok := cache.LoadSearchIndex(bad); ok {
+			t.Errorf("LoadSearchIndex(%q) loaded", bad)
+		}
+	}
+	for i := 0; i < MaxSearchIndexes+3; i++ {
+		if err := cache.SaveSearchIndex(key(i), []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+		// Distinct times, oldest first, whatever the file system's clock.
+		at := time.Now().Add(time.Duration(i-100) * time.Minute)
+		if err := os.Chtimes(filepath.Join(cache.Dir(), searchIndexDir, key(i)+".idx"), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(cache.Dir(), searchIndexDir, "*"))
+	if err != nil || len(files) != MaxSearchIndexes {
+		t.Fatalf("%d files kept (%v), want %d", len(files), err, MaxSearchIndexes)
+	}
+	if _, ok := cache.LoadSearchIndex(key(0)); ok {
+		t.Error("the oldest index was kept")
+	}
+	if data, ok := cache.LoadSearchIndex(key(MaxSearchIndexes + 2)); !ok || len(data) != 1 || data[0] != MaxSearchIndexes+2 {
+		t.Errorf("the newest index: %v, %v", data, ok)
+	}
+	// A file past the limit (sparse: no disk is used) is not read.
+	path := filepath.Join(cache.Dir(), searchIndexDir, key(MaxSearchIndexes+2)+".idx")
+	if err := os.Truncate(path, MaxSearchIndexBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cache.LoadSearchIndex(key(MaxSearchIndexes + 2)); ok {
+		t.Error("an index past MaxSearchIndexBytes was read")
+	}
+	if err := cache.SaveSearchIndex(key(1), make([]byte, MaxSearchIndexBytes+1)); err == nil {
+		t.Error("an index past MaxSearchIndexBytes was saved")
 	}
 }
