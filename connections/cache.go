@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"dispatch/safefile"
 )
 
 // cacheVersion changes when the entry format does. Version 2 added the
@@ -89,7 +91,7 @@ func (c *Cache) Load(id string) (entry CacheEntry, ok bool) {
 	if err != nil {
 		return CacheEntry{}, false
 	}
-	data, err := os.ReadFile(path)
+	data, err := readCacheFile(path, maxCacheEntryBytes)
 	if err != nil {
 		return CacheEntry{}, false
 	}
@@ -216,25 +218,40 @@ func (c *Cache) LoadSearchIndex(key string) (data []byte, ok bool) {
 	if err != nil {
 		return nil, false
 	}
-	f, err := os.Open(path)
+	data, err = readCacheFile(path, MaxSearchIndexBytes)
+	return data, err == nil
+}
+
+// maxCacheEntryBytes bounds one cached catalog entry read back: far past
+// any real server's catalog, and short of what reading would exhaust.
+const maxCacheEntryBytes = 512 << 20
+
+// readCacheFile reads a regular file of at most limit bytes into a buffer
+// of its size, never blocking on a FIFO or reading a device someone put
+// in the cache.
+func readCacheFile(path string, limit int64) ([]byte, error) {
+	f, err := safefile.Open(path)
 	if err != nil {
-		return nil, false
+		return nil, err
 	}
 	defer f.Close()
 	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() || info.Size() > MaxSearchIndexBytes {
-		return nil, false
+	if err != nil {
+		return nil, err
 	}
-	// Sized by the file, read to its end: a file that grew meanwhile is
-	// still refused past the limit.
-	data = make([]byte, info.Size())
+	if info.Size() > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
+	}
+	// Sized by the file, then read to its end: one that grew meanwhile is
+	// still refused past its size.
+	data := make([]byte, info.Size())
 	if _, err := io.ReadFull(f, data); err != nil {
-		return nil, false
+		return nil, err
 	}
 	if n, _ := f.Read(make([]byte, 1)); n != 0 {
-		return nil, false
+		return nil, fmt.Errorf("%s: grew while read", path)
 	}
-	return data, true
+	return data, nil
 }
 
 // SaveSearchIndex writes data under key atomically, then removes the
