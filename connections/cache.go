@@ -129,13 +129,13 @@ func decodeCacheEntry(data []byte) (CacheEntry, error) {
 		case "server":
 			err = json.Unmarshal([]byte(value.Raw), &entry.Server)
 		case "tools":
-			entry.Tools, err = rawList(value)
+			entry.Tools, err = rawList(data, value)
 		case "resources":
-			entry.Resources, err = rawList(value)
+			entry.Resources, err = rawList(data, value)
 		case "resourceTemplates":
-			entry.ResourceTemplates, err = rawList(value)
+			entry.ResourceTemplates, err = rawList(data, value)
 		case "prompts":
-			entry.Prompts, err = rawList(value)
+			entry.Prompts, err = rawList(data, value)
 		case "maskedBy":
 			err = json.Unmarshal([]byte(value.Raw), &entry.MaskedBy)
 		}
@@ -147,9 +147,10 @@ func decodeCacheEntry(data []byte) (CacheEntry, error) {
 	return entry, err
 }
 
-// rawList returns the elements of a JSON array, each as it is written; null
-// is a nil list, as for json.Unmarshal.
-func rawList(value gjson.Result) ([]json.RawMessage, error) {
+// rawList returns the elements of a JSON array of data, each as it is
+// written, sliced out of data (copied only if gjson cannot say where it
+// is); null is a nil list, as for json.Unmarshal.
+func rawList(data []byte, value gjson.Result) ([]json.RawMessage, error) {
 	if value.Type == gjson.Null {
 		return nil, nil
 	}
@@ -158,7 +159,12 @@ func rawList(value gjson.Result) ([]json.RawMessage, error) {
 	}
 	list := []json.RawMessage{}
 	value.ForEach(func(_, item gjson.Result) bool {
-		list = append(list, json.RawMessage(item.Raw))
+		at, end := item.Index, item.Index+len(item.Raw)
+		if at > 0 && end <= len(data) && string(data[at:end]) == item.Raw {
+			list = append(list, json.RawMessage(data[at:end:end]))
+		} else {
+			list = append(list, json.RawMessage(item.Raw))
+		}
 		return true
 	})
 	return list, nil

@@ -1,6 +1,7 @@
 package connections
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -194,5 +195,23 @@ func TestCache_SearchIndexes(t *testing.T) {
 	}
 	if err := cache.SaveSearchIndex(key(1), make([]byte, MaxSearchIndexBytes+1)); err == nil {
 		t.Error("an index past MaxSearchIndexBytes was saved")
+	}
+}
+
+// The definitions of a loaded entry are slices of the file read, not
+// copies of it.
+func TestDecodeCacheEntry_SlicesDefinitions(t *testing.T) {
+	data := realEntry(t)
+	entry, err := decodeCacheEntry(data)
+	if err != nil || len(entry.Tools) == 0 {
+		t.Fatalf("decode: %v, %d tools", err, len(entry.Tools))
+	}
+	for i, tool := range entry.Tools {
+		if !bytes.Contains(data, tool) || &tool[0] != &data[bytes.Index(data, tool)] {
+			t.Fatalf("tool %d is not a slice of the entry's bytes", i)
+		}
+		if cap(tool) != len(tool) {
+			t.Fatalf("tool %d can be appended to over the entry's bytes", i)
+		}
 	}
 }
