@@ -81,7 +81,7 @@ func (ix *Index) MarshalBinary() ([]byte, error) {
 // exactly such an index, of this version and ranking model, is an error
 // wrapping ErrIndexFormat.
 func LoadIndex(data []byte) (*Index, error) {
-	r := &indexReader{buf: data}
+	r := &indexReader{buf: data, all: string(data)}
 	if !strings.HasPrefix(string(data[:min(len(data), len(persistMagic))]), persistMagic) {
 		return nil, fmt.Errorf("%w: not a search index", ErrIndexFormat)
 	}
@@ -222,6 +222,9 @@ func modelNumbers(m model) []float64 {
 // err; every later read returns zero values.
 type indexReader struct {
 	buf []byte
+	// all is the whole input as one string: every string read is a slice
+	// of it, one allocation instead of one per term.
+	all string
 	err error
 }
 
@@ -279,9 +282,9 @@ func (r *indexReader) str() string {
 		r.fail("truncated")
 		return ""
 	}
-	s := string(r.buf[:n])
+	at := len(r.all) - len(r.buf)
 	r.buf = r.buf[n:]
-	return s
+	return r.all[at : at+int(n)]
 }
 
 func (r *indexReader) model() model {
