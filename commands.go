@@ -90,6 +90,7 @@ type ListCmd struct {
 }
 
 func (c *ListCmd) Run(ctx context.Context, g *Globals) error {
+	collectLessForCatalogs()
 	typ := c.Type
 	if typ == dispatch.TypeTool {
 		typ = "" // the tool list's own answer, connections first
@@ -114,6 +115,7 @@ type SearchCmd struct {
 }
 
 func (c *SearchCmd) Run(ctx context.Context, g *Globals) error {
+	collectLessForCatalogs()
 	return g.oneShot(ctx, dispatch.Request{Action: "search", Query: strings.Join(c.Query, " "), Type: c.Type,
 		Connection: c.Connection, Limit: c.Limit, Format: c.Format, IncludeInputSchema: c.Schema, Refresh: c.Refresh})
 }

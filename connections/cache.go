@@ -4,10 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"time"
+
+	"github.com/tidwall/gjson"
+
+	"dispatch/safefile"
 )
 
 // cacheVersion changes when the entry format does. Version 2 added the
@@ -40,6 +46,12 @@ type CacheEntry struct {
 	Resources         []json.RawMessage `json:"resources"`
 	ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
 	Prompts           []json.RawMessage `json:"prompts"`
+	// MaskedBy is the maskRules the entry's text was masked by when it
+	// was saved; 0 (an older dispatch, or a caller that did not mask) is
+	// masked again whole when loaded.
+	MaskedBy int `json:"maskedBy,omitempty"`
+	// raw is the file Load read the entry from.
+	raw []byte
 }
 
 // DefaultCacheDir is $XDG_CACHE_HOME/dispatch (~/.cache/dispatch).
@@ -79,14 +91,83 @@ func (c *Cache) Load(id string) (entry CacheEntry, ok bool) {
 	if err != nil {
 		return CacheEntry{}, false
 	}
-	data, err := os.ReadFile(path)
+	data, err := readCacheFile(path, maxCacheEntryBytes)
 	if err != nil {
 		return CacheEntry{}, false
 	}
-	if err := json.Unmarshal(data, &entry); err != nil || entry.Version < oldestCacheVersion || entry.Version > cacheVersion || entry.ID != id || entry.Tools == nil {
+	entry, err = decodeCacheEntry(data)
+	if err != nil || entry.Version < oldestCacheVersion || entry.Version > cacheVersion || entry.ID != id || entry.Tools == nil {
 		return CacheEntry{}, false
 	}
+	entry.raw = data
 	return entry, true
+}
+
+// decodeCacheEntry reads an entry with gjson: every one-shot command loads
+// every server's entry, hundreds of kilobytes of tool schemas that
+// encoding/json would scan twice and copy; here they are validated once
+// and each definition is sliced out whole. A member of the wrong type is
+// an error, as it is for json.Unmarshal.
+func decodeCacheEntry(data []byte) (CacheEntry, error) {
+	var entry CacheEntry
+	if !gjson.ValidBytes(data) {
+		return entry, errors.New("decode catalog: invalid JSON")
+	}
+	top := gjson.ParseBytes(data)
+	if !top.IsObject() {
+		return entry, errors.New("decode catalog: not an object")
+	}
+	var err error
+	top.ForEach(func(key, value gjson.Result) bool {
+		switch key.Str {
+		case "version":
+			err = json.Unmarshal([]byte(value.Raw), &entry.Version)
+		case "id":
+			err = json.Unmarshal([]byte(value.Raw), &entry.ID)
+		case "savedAt":
+			err = json.Unmarshal([]byte(value.Raw), &entry.SavedAt)
+		case "server":
+			err = json.Unmarshal([]byte(value.Raw), &entry.Server)
+		case "tools":
+			entry.Tools, err = rawList(data, value)
+		case "resources":
+			entry.Resources, err = rawList(data, value)
+		case "resourceTemplates":
+			entry.ResourceTemplates, err = rawList(data, value)
+		case "prompts":
+			entry.Prompts, err = rawList(data, value)
+		case "maskedBy":
+			err = json.Unmarshal([]byte(value.Raw), &entry.MaskedBy)
+		}
+		if err != nil {
+			err = fmt.Errorf("decode catalog: %s: %w", key.Str, err)
+		}
+		return err == nil
+	})
+	return entry, err
+}
+
+// rawList returns the elements of a JSON array of data, each as it is
+// written, sliced out of data (copied only if gjson cannot say where it
+// is); null is a nil list, as for json.Unmarshal.
+func rawList(data []byte, value gjson.Result) ([]json.RawMessage, error) {
+	if value.Type == gjson.Null {
+		return nil, nil
+	}
+	if !value.IsArray() {
+		return nil, errors.New("not an array")
+	}
+	list := []json.RawMessage{}
+	value.ForEach(func(_, item gjson.Result) bool {
+		at, end := item.Index, item.Index+len(item.Raw)
+		if at > 0 && end <= len(data) && string(data[at:end]) == item.Raw {
+			list = append(list, json.RawMessage(data[at:end:end]))
+		} else {
+			list = append(list, json.RawMessage(item.Raw))
+		}
+		return true
+	})
+	return list, nil
 }
 
 // Save writes an entry of tools only for id (see SaveEntry).
@@ -107,18 +188,149 @@ func (c *Cache) SaveEntry(entry CacheEntry) error {
 	if err != nil {
 		return fmt.Errorf("encode catalog: %w", err)
 	}
-	tmp, err := os.CreateTemp(c.dir, ".tmp-"+id+"-*")
-	if err != nil {
+	if err := writeAtomically(c.dir, path, data); err != nil {
 		return fmt.Errorf("write catalog: %w", err)
 	}
+	return nil
+}
+
+// Saved search indexes live beside the catalogs, one file per set of
+// catalogs (named by a hash of them, see dispatch), so that a one-shot
+// search need not build the index again. They are bounded in size and in
+// number: the least recently written beyond MaxSearchIndexes are removed.
+const (
+	// MaxSearchIndexBytes bounds one saved search index; a larger file is
+	// neither written nor read.
+	MaxSearchIndexBytes = 64 << 20
+	// MaxSearchIndexes bounds how many saved search indexes are kept.
+	MaxSearchIndexes = 8
+	searchIndexDir   = "search-index"
+)
+
+var validIndexKey = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+func (c *Cache) indexPath(key string) (string, error) {
+	if !validIndexKey.MatchString(key) {
+		return "", fmt.Errorf("invalid search index key %q", key)
+	}
+	return filepath.Join(c.dir, searchIndexDir, key+".idx"), nil
+}
+
+// LoadSearchIndex returns the search index saved under key; ok is false
+// when there is none, or it is larger than MaxSearchIndexBytes. What it
+// holds is for the caller to check.
+func (c *Cache) LoadSearchIndex(key string) (data []byte, ok bool) {
+	path, err := c.indexPath(key)
+	if err != nil {
+		return nil, false
+	}
+	data, err = readCacheFile(path, MaxSearchIndexBytes)
+	return data, err == nil
+}
+
+// maxCacheEntryBytes bounds one cached catalog entry read back: far past
+// any real server's catalog, and short of what reading would exhaust.
+const maxCacheEntryBytes = 512 << 20
+
+// readCacheFile reads a regular file of at most limit bytes into a buffer
+// of its size, never blocking on a FIFO or reading a device someone put
+// in the cache.
+func readCacheFile(path string, limit int64) ([]byte, error) {
+	f, err := safefile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > limit {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, limit)
+	}
+	// Sized by the file, then read to its end: one that grew meanwhile is
+	// still refused past its size.
+	data := make([]byte, info.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	if n, _ := f.Read(make([]byte, 1)); n != 0 {
+		return nil, fmt.Errorf("%s: grew while read", path)
+	}
+	return data, nil
+}
+
+// SaveSearchIndex writes data under key atomically, then removes the
+// oldest saved indexes beyond MaxSearchIndexes.
+func (c *Cache) SaveSearchIndex(key string, data []byte) error {
+	path, err := c.indexPath(key)
+	if err != nil {
+		return err
+	}
+	if len(data) > MaxSearchIndexBytes {
+		return fmt.Errorf("search index of %d bytes is larger than %d", len(data), MaxSearchIndexBytes)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("search index directory: %w", err)
+	}
+	if err := writeAtomically(dir, path, data); err != nil {
+		return fmt.Errorf("write search index: %w", err)
+	}
+	return pruneOldest(dir, ".idx", MaxSearchIndexes)
+}
+
+// writeAtomically writes data to path through a temporary file in dir, so
+// that a reader sees the old file or the new one, never half of one.
+func writeAtomically(dir, path string, data []byte) error {
+	tmp, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
 	if _, err := tmp.Write(data); err != nil {
-		return errors.Join(fmt.Errorf("write catalog: %w", err), tmp.Close(), os.Remove(tmp.Name()))
+		return errors.Join(err, tmp.Close(), os.Remove(tmp.Name()))
 	}
 	if err := tmp.Close(); err != nil {
-		return errors.Join(fmt.Errorf("write catalog: %w", err), os.Remove(tmp.Name()))
+		return errors.Join(err, os.Remove(tmp.Name()))
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return errors.Join(fmt.Errorf("write catalog: %w", err), os.Remove(tmp.Name()))
+		return errors.Join(err, os.Remove(tmp.Name()))
+	}
+	return nil
+}
+
+// pruneOldest removes the files of dir ending in ext beyond the keep most
+// recently modified.
+func pruneOldest(dir, ext string, keep int) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("prune search indexes: %w", err)
+	}
+	type file struct {
+		name string
+		mod  time.Time
+	}
+	var files []file
+	for _, e := range entries {
+		if !e.Type().IsRegular() || filepath.Ext(e.Name()) != ext {
+			continue
+		}
+		if info, err := e.Info(); err == nil {
+			files = append(files, file{e.Name(), info.ModTime()})
+		}
+	}
+	if len(files) <= keep {
+		return nil
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mod.After(files[j].mod) })
+	var errs []error
+	for _, f := range files[keep:] {
+		if err := os.Remove(filepath.Join(dir, f.name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("prune search indexes: %w", err)
 	}
 	return nil
 }

@@ -327,7 +327,8 @@ func (c *Conn) saveCatalog() {
 	c.cacheMu.Lock()
 	defer c.cacheMu.Unlock()
 	c.mu.Lock()
-	entry := CacheEntry{ID: c.cacheKey, Server: c.info, Tools: c.tools}
+	// Everything a connection holds was masked as it arrived.
+	entry := CacheEntry{ID: c.cacheKey, Server: c.info, Tools: c.tools, MaskedBy: maskRules}
 	entry.Resources = c.sides[sideResources].items
 	entry.ResourceTemplates = c.sides[sideTemplates].items
 	entry.Prompts = c.sides[sidePrompts].items

@@ -243,7 +243,17 @@ func (c *Conn) loadCachedCatalog() {
 		return
 	}
 	info := c.opts.Redactor.maskInfo(entry.Server)
-	tools, changed, err := c.opts.Redactor.maskTools(entry.Tools)
+	// An entry masked by these rules that holds no secret known now would
+	// come out of masking unchanged: masking every definition again cost
+	// a one-shot command more than reading them.
+	remask := entry.MaskedBy != maskRules || !c.opts.Redactor.holdsNoSecret(entry.raw)
+	mask := func(defs []json.RawMessage) ([]json.RawMessage, bool, error) {
+		if !remask {
+			return defs, false, nil
+		}
+		return c.opts.Redactor.maskDefs(defs)
+	}
+	tools, changed, err := mask(entry.Tools)
 	if err != nil {
 		c.log.Warn("ignore cached tool catalog", "error", err.Error())
 		return
@@ -254,7 +264,7 @@ func (c *Conn) loadCachedCatalog() {
 		if items == nil {
 			continue // never listed, or an entry older than resources
 		}
-		masked, maskChanged, err := c.opts.Redactor.maskDefs(items)
+		masked, maskChanged, err := mask(items)
 		if err != nil {
 			c.log.Warn("ignore cached "+sideKind(k).list().noun, "error", err.Error())
 			continue
@@ -262,6 +272,9 @@ func (c *Conn) loadCachedCatalog() {
 		changed = changed || maskChanged
 		sides[k] = sideCatalog{items: masked, fromCache: true}
 	}
+	// An entry of older rules is saved again under these, so that the next
+	// load need not mask it.
+	changed = changed || entry.MaskedBy != maskRules
 	c.mu.Lock()
 	if c.cacheKey != key || c.tools != nil {
 		// The capabilities changed again meanwhile, or a live listing

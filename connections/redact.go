@@ -1,6 +1,7 @@
 package connections
 
 import (
+	"bytes"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -143,6 +144,36 @@ func (r *Redactor) String(s string) string {
 	return maskShapes(s)
 }
 
+// maskRules numbers the rules that decide what String masks whatever the
+// secrets: the shapes below and the URL user info. Change it with them: a
+// cached catalog saved under other rules is masked again when loaded (see
+// CacheEntry.MaskedBy).
+const maskRules = 1
+
+// holdsNoSecret reports whether data, JSON that dispatch wrote, holds no
+// secret r knows in any form a JSON string could carry it in: neither the
+// secret as it is nor, when data escapes any character as \uXXXX, at all.
+// A secret with a character JSON may escape otherwise (a quote, backslash,
+// slash or control character) is never ruled out.
+func (r *Redactor) holdsNoSecret(data []byte) bool {
+	if r == nil {
+		return true
+	}
+	r.mu.RLock()
+	secrets := r.secrets
+	r.mu.RUnlock()
+	if len(secrets) > 0 && bytes.Contains(data, []byte(`\u`)) {
+		return false
+	}
+	for _, s := range secrets {
+		if strings.ContainsFunc(s, func(c rune) bool { return c == '"' || c == '\\' || c == '/' || c < 0x20 }) ||
+			bytes.Contains(data, []byte(s)) {
+			return false
+		}
+	}
+	return true
+}
+
 // The shapes start at a word boundary: inside a word ("ask-sampling",
 // "task-0123456789") the same letters are a name, not a key.
 var shapeInText = regexp.MustCompile(`\b(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpors]-[A-Za-z0-9-]{8,}|AKIA[A-Z0-9]{12,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*|(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,})`)
@@ -153,13 +184,65 @@ var shapeInText = regexp.MustCompile(`\b(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_[A-
 var userinfoInText = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s"'<>@]+@`)
 
 func maskShapes(s string) string {
-	s = userinfoInText.ReplaceAllString(s, "${1}"+Mask+"@")
+	// Running the two expressions costs far more than looking for the
+	// literals they cannot match without: a server's catalog, masked as
+	// it is loaded, is hundreds of kilobytes of text that holds none.
+	if mayHoldUserinfo(s) {
+		s = userinfoInText.ReplaceAllString(s, "${1}"+Mask+"@")
+	}
+	if !mayHoldShape(s) {
+		return s
+	}
 	return shapeInText.ReplaceAllStringFunc(s, func(m string) string {
 		if strings.HasPrefix(strings.ToLower(m), "bearer") {
 			return m[:len("bearer")] + " " + Mask
 		}
 		return Mask
 	})
+}
+
+// mayHoldUserinfo reports whether some "://" in s is followed by an '@'
+// before the characters userinfoInText stops at: without one, it cannot
+// match.
+func mayHoldUserinfo(s string) bool {
+	for rest := s; ; {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len("://"):]
+		if end := strings.IndexAny(rest, "/\t\n\f\r \"'<>@"); end > 0 && rest[end] == '@' {
+			return true
+		}
+	}
+}
+
+// shapePrefixes are the literals every alternative of shapeInText starts
+// with (the case-insensitive "bearer" included), by their first byte.
+var shapePrefixes = func() (byFirst [256][]string) {
+	for _, p := range []string{"sk-", "sk_live_", "sk_test_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
+		"github_pat_", "glpat-", "xox", "AKIA", "eyJ", "bearer", "Bearer"} {
+		byFirst[p[0]] = append(byFirst[p[0]], p)
+	}
+	return byFirst
+}()
+
+// mayHoldShape reports whether s holds a literal that a match of
+// shapeInText starts with: without one, the expression cannot match. One
+// pass over s, looking closer only at the bytes a literal starts with.
+func mayHoldShape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		for _, p := range shapePrefixes[s[i]] {
+			if p[0] == 'b' || p[0] == 'B' {
+				if len(s)-i >= len(p) && strings.EqualFold(s[i:i+len(p)], p) {
+					return true
+				}
+			} else if strings.HasPrefix(s[i:], p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // urlSecrets returns the user info, token-like path segments and

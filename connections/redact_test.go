@@ -2,10 +2,13 @@ package connections
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -418,5 +421,70 @@ func TestMaskShapes_OnlyAtAWordStart(t *testing.T) {
 		if got := maskShapes(in); got != want {
 			t.Errorf("maskShapes(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// maskShapesByExpression is maskShapes without its literal prefilter: the
+// answer the prefilter must never change.
+func maskShapesByExpression(s string) string {
+	s = userinfoInText.ReplaceAllString(s, "${1}"+Mask+"@")
+	return shapeInText.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.HasPrefix(strings.ToLower(m), "bearer") {
+			return m[:len("bearer")] + " " + Mask
+		}
+		return Mask
+	})
+}
+
+// The prefilter skips the expressions only for text they cannot match:
+// every credential shape, in any case the expression allows, is still
+// masked.
+func FuzzMaskShapes_SameAsExpressions(f *testing.F) {
+	for _, seed := range []string{
+		"", "plain text with no credential", "ask-sampling task-0123456789",
+		"key sk-proj0123456789 leaked", "sk_live_0123456789", "sk_test_abcdefgh12",
+		"ghp_0123456789abcdefABCDEF", "gho_0123456789abcdefABCDEF", "ghu_0123456789abcdefABCDEF",
+		"ghs_0123456789abcdefABCDEF", "ghr_0123456789abcdefABCDEF", "github_pat_0123456789abcdefAB",
+		"glpat-0123456789abcdefAB", "xoxb-12345678-abc", "xoxp-12345678", "AKIA0123456789ABCDEF",
+		"eyJhbGciOiJI.eyJzdWIiOiIx.sig", "Authorization: Bearer abcdefgh12345",
+		"BEARER abcdefgh12345", "bEaReR\tabcdefgh12345", "b", "bearer", "Bearer abc",
+		"see https://user:pass@example.com/x", "https://example.com/@x", "a@b://c",
+		`{"description":"token ghp_0123456789abcdefABCDEF, url ftp://u@h"}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := maskShapes(s), maskShapesByExpression(s); got != want {
+			t.Errorf("maskShapes(%q) = %q, the expressions give %q", s, got, want)
+		}
+	})
+}
+
+// BenchmarkMaskShapes_Catalog masks a real server's tools one by one (as
+// loading its cached catalog does) with and without the literal
+// prefilter; the ratio is what the prefilter saves.
+func BenchmarkMaskShapes_Catalog(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "catalogs", "github.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var cat struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &cat); err != nil {
+		b.Fatal(err)
+	}
+	for _, mask := range []struct {
+		name string
+		fn   func(string) string
+	}{{"prefilter", maskShapes}, {"expressions", maskShapesByExpression}} {
+		b.Run(mask.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for i := 0; i < b.N; i++ {
+				for _, tool := range cat.Tools {
+					mask.fn(string(tool))
+				}
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package connections
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,14 +83,33 @@ func NewSet(configs []ServerConfig, opts Options) (*Set, error) {
 		return nil, err
 	}
 	s := &Set{opts: opts, hub: &relayHub{}, retiring: make(map[*Conn]struct{}), stop: make(chan struct{})}
-	for _, g := range groups {
-		s.lastAlias++
-		s.conns = append(s.conns, newConn("c"+strconv.Itoa(s.lastAlias), g.cfg, opts, s.hub))
-	}
+	s.conns = newConns(groups, opts, s.hub)
+	s.lastAlias = len(s.conns)
 	if s.byKey, err = keysFor(s.conns, groups); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// newConns builds the connections of groups, aliased c1, c2, ... in order.
+// Each reads and masks its cached catalog, hundreds of kilobytes for a
+// large server, so they are built concurrently, at most GOMAXPROCS at once:
+// a one-shot list or search spent most of its time here, one server after
+// another.
+func newConns(groups []serverGroup, opts Options, hub *relayHub) []*Conn {
+	conns := make([]*Conn, len(groups))
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, g := range groups {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			conns[i] = newConn("c"+strconv.Itoa(i+1), g.cfg, opts, hub)
+		}()
+	}
+	wg.Wait()
+	return conns
 }
 
 // keysFor maps every alias, ID and config name to its connection; conns

@@ -7,6 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/tidwall/gjson"
+
 	"dispatch/connections"
 )
 
@@ -30,99 +32,180 @@ type paramDef struct {
 	Required bool
 }
 
+// parseToolDef reads what list and search show of a tool. It reads the
+// definition as encoding/json would into the fields it names (member
+// names matched case-insensitively, the last of a repeated one winning, a
+// member of the wrong type failing the tool), but with gjson, skimming
+// the input schema for its parameters instead of decoding it: list parses
+// every tool of every server on each run.
 func parseToolDef(raw json.RawMessage) (toolDef, bool) {
-	var t struct {
-		Name        string          `json:"name"`
-		Title       string          `json:"title"`
-		Description string          `json:"description"`
-		Annotations map[string]any  `json:"annotations"`
-		InputSchema json.RawMessage `json:"inputSchema"`
-		Execution   struct {
-			TaskSupport string `json:"taskSupport"`
-		} `json:"execution"`
-	}
-	if err := json.Unmarshal(raw, &t); err != nil || t.Name == "" {
+	if !gjson.ValidBytes(raw) {
 		return toolDef{}, false
 	}
-	// A schema dispatch cannot read costs the tool its parameters, not its
-	// place in the catalog (toolsearch.DocFromRaw does the same).
-	var schema struct {
-		Properties json.RawMessage `json:"properties"`
-		Required   []string        `json:"required"`
+	top := gjson.ParseBytes(raw)
+	if !top.IsObject() {
+		return toolDef{}, false
 	}
-	if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
-		// Keep the properties if only "required" was malformed.
-		var props struct {
-			Properties json.RawMessage `json:"properties"`
+	def := toolDef{Raw: raw}
+	var schema gjson.Result
+	ok := true
+	top.ForEach(func(key, value gjson.Result) bool {
+		switch {
+		case strings.EqualFold(decodedString(key), "name"):
+			def.Name, ok = gjsonString(value, def.Name)
+		case strings.EqualFold(decodedString(key), "title"):
+			def.Title, ok = gjsonString(value, def.Title)
+		case strings.EqualFold(decodedString(key), "description"):
+			def.Description, ok = gjsonString(value, def.Description)
+		case strings.EqualFold(decodedString(key), "annotations"):
+			if value.Type == gjson.Null {
+				break
+			}
+			ok = value.IsObject() && json.Unmarshal([]byte(value.Raw), &def.Annotations) == nil
+		case strings.EqualFold(decodedString(key), "inputSchema"):
+			schema = value
+		case strings.EqualFold(decodedString(key), "execution"):
+			ok = readExecution(value, &def.RunsAsTask)
 		}
-		if err := json.Unmarshal(t.InputSchema, &props); err != nil {
-			props.Properties = nil
-		}
-		schema.Properties, schema.Required = props.Properties, nil
+		return ok
+	})
+	if !ok || def.Name == "" {
+		return toolDef{}, false
 	}
-	def := toolDef{Name: t.Name, Title: t.Title, Description: t.Description, Annotations: t.Annotations,
-		RunsAsTask: t.Execution.TaskSupport == "required", Raw: raw}
 	if def.Title == "" {
-		if title, ok := t.Annotations["title"].(string); ok {
+		if title, ok := def.Annotations["title"].(string); ok {
 			def.Title = title
 		}
 	}
-	required := map[string]bool{}
-	for _, r := range schema.Required {
-		required[r] = true
-	}
-	var props map[string]struct {
-		Type any `json:"type"`
-	}
-	if err := json.Unmarshal(schema.Properties, &props); err != nil {
-		props = nil // a schema without usable properties still names the tool
-	}
-	for _, name := range propertyNamesInOrder(schema.Properties) {
-		def.Params = append(def.Params, paramDef{Name: name, Type: typeName(props[name].Type), Required: required[name]})
-	}
+	def.Params = schemaParams(schema)
 	return def, true
 }
 
-// propertyNamesInOrder keeps the schema's own order of parameters: authors
-// put the important ones first.
-func propertyNamesInOrder(raw json.RawMessage) []string {
-	if len(raw) == 0 {
-		return nil
+// gjsonString is value as a Go string field reads it: a string, or null
+// leaving old as it was; anything else fails.
+func gjsonString(value gjson.Result, old string) (string, bool) {
+	switch value.Type {
+	case gjson.String:
+		return decodedString(value), true
+	case gjson.Null:
+		return old, true
 	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	var names []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return names
-		}
-		name, ok := tok.(string)
-		if !ok {
-			return names
-		}
-		names = append(names, name)
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return names
-		}
-	}
-	return names
+	return old, false
 }
 
-func typeName(t any) string {
-	switch v := t.(type) {
-	case string:
-		return v
-	case []any:
-		var parts []string
-		for _, p := range v {
-			if s, ok := p.(string); ok && s != "null" {
-				parts = append(parts, s)
+// decodedString is a JSON string (a value or a member name) as
+// encoding/json decodes it: gjson's own reading is taken when the string
+// has no escape and is valid UTF-8, where the two cannot differ.
+func decodedString(r gjson.Result) string {
+	if !strings.ContainsRune(r.Raw, '\\') && utf8.ValidString(r.Str) {
+		return r.Str
+	}
+	var s string
+	if json.Unmarshal([]byte(r.Raw), &s) != nil {
+		return r.Str
+	}
+	return s
+}
+
+// readExecution reads execution.taskSupport: "required" means the tool
+// runs as a task. execution must be an object (or null) and taskSupport a
+// string (or null).
+func readExecution(value gjson.Result, runsAsTask *bool) bool {
+	if value.Type == gjson.Null {
+		return true
+	}
+	if !value.IsObject() {
+		return false
+	}
+	ok := true
+	value.ForEach(func(key, v gjson.Result) bool {
+		if strings.EqualFold(decodedString(key), "taskSupport") {
+			var support string
+			if support, ok = gjsonString(v, ""); ok && v.Type != gjson.Null {
+				*runsAsTask = support == "required"
 			}
 		}
+		return ok
+	})
+	return ok
+}
+
+// schemaParams lists the parameters of an input schema in its own order:
+// authors put the important ones first. A schema dispatch cannot read
+// costs the tool its parameters, not its place in the catalog
+// (toolsearch.DocFromRaw does the same); a malformed "required" costs only
+// the required marks, and a property that is not an object every type.
+func schemaParams(schema gjson.Result) []paramDef {
+	if !schema.IsObject() {
+		return nil
+	}
+	var properties gjson.Result
+	required := map[string]bool{}
+	requiredOK := true
+	schema.ForEach(func(key, value gjson.Result) bool {
+		switch {
+		case strings.EqualFold(decodedString(key), "properties"):
+			properties = value
+		case strings.EqualFold(decodedString(key), "required"):
+			clear(required)
+			requiredOK = value.Type == gjson.Null || value.IsArray()
+			value.ForEach(func(_, name gjson.Result) bool {
+				requiredOK = requiredOK && (name.Type == gjson.String || name.Type == gjson.Null)
+				required[decodedString(name)] = true
+				return true
+			})
+		}
+		return true
+	})
+	if !requiredOK {
+		required = nil
+	}
+	if !properties.IsObject() {
+		return nil
+	}
+	var params []paramDef
+	types := map[string]string{}
+	typesOK := true
+	properties.ForEach(func(key, value gjson.Result) bool {
+		name := decodedString(key)
+		params = append(params, paramDef{Name: name, Required: required[name]})
+		switch {
+		case value.IsObject():
+			types[name] = ""
+			value.ForEach(func(k, v gjson.Result) bool {
+				if strings.EqualFold(decodedString(k), "type") {
+					types[name] = gjsonTypeName(v)
+				}
+				return true
+			})
+		case value.Type == gjson.Null:
+			types[name] = ""
+		default:
+			typesOK = false
+		}
+		return true
+	})
+	if typesOK {
+		for i := range params {
+			params[i].Type = types[params[i].Name]
+		}
+	}
+	return params
+}
+
+// gjsonTypeName is typeName of a schema's "type" as gjson reads it.
+func gjsonTypeName(t gjson.Result) string {
+	switch {
+	case t.Type == gjson.String:
+		return decodedString(t)
+	case t.IsArray():
+		var parts []string
+		t.ForEach(func(_, p gjson.Result) bool {
+			if p.Type == gjson.String && decodedString(p) != "null" {
+				parts = append(parts, decodedString(p))
+			}
+			return true
+		})
 		return strings.Join(parts, "|")
 	}
 	return ""

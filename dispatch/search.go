@@ -3,12 +3,9 @@ package dispatch
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"strings"
-	"sync"
 
 	"dispatch/connections"
-	"dispatch/toolsearch"
 )
 
 // MaxQueryBytes bounds a search query: a task in words is a line or two,
@@ -43,114 +40,6 @@ type SearchHit struct {
 	Arguments string `json:"arguments,omitempty"`
 }
 
-// searchEntry is what a search index doc stands for: a tool, a resource
-// or template, or a prompt of a connection.
-type searchEntry struct {
-	conn     *connections.Conn
-	tool     *toolDef
-	resource *resourceDef
-	prompt   *promptDef
-}
-
-// searchIndex is a toolsearch index over some catalogs, reused while they
-// are unchanged: building one over a thousand tools costs far more than a
-// query.
-type searchIndex struct {
-	key     string
-	index   *toolsearch.Index
-	entries []searchEntry // per doc
-	// tools, resources and prompts count the docs of each kind.
-	tools, resources, prompts int
-}
-
-// indexCache holds the last index built.
-type indexCache struct {
-	mu   sync.Mutex
-	last *searchIndex
-}
-
-func (c *indexCache) get(cats []catalog, rcats, pcats []sideCatalog) *searchIndex {
-	key := indexKey(cats, rcats, pcats)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.last != nil && c.last.key == key {
-		return c.last
-	}
-	built := &searchIndex{key: key}
-	var docs []toolsearch.Doc
-	add := func(doc toolsearch.Doc, err error, e searchEntry) bool {
-		if err != nil {
-			// An object the index cannot read is left out of search only;
-			// list still shows it.
-			return false
-		}
-		docs = append(docs, doc)
-		built.entries = append(built.entries, e)
-		return true
-	}
-	for _, cat := range cats {
-		for i := range cat.tools {
-			t := &cat.tools[i]
-			doc, err := toolsearch.DocFromRaw(cat.conn.Alias, t.Raw)
-			if add(doc, err, searchEntry{conn: cat.conn, tool: t}) {
-				built.tools++
-			}
-		}
-	}
-	for _, cat := range rcats {
-		for i := range cat.resources {
-			r := &cat.resources[i]
-			from := toolsearch.DocFromResource
-			if r.URITemplate != "" {
-				from = toolsearch.DocFromTemplate
-			}
-			doc, err := from(cat.conn.Alias, r.Raw)
-			if add(doc, err, searchEntry{conn: cat.conn, resource: r}) {
-				built.resources++
-			}
-		}
-	}
-	for _, cat := range pcats {
-		for i := range cat.prompts {
-			p := &cat.prompts[i]
-			doc, err := toolsearch.DocFromPrompt(cat.conn.Alias, p.Raw)
-			if add(doc, err, searchEntry{conn: cat.conn, prompt: p}) {
-				built.prompts++
-			}
-		}
-	}
-	built.index = toolsearch.New(docs)
-	c.last = built
-	return built
-}
-
-// indexKey identifies the catalogs an index is built from: tools by their
-// connection's catalog generation, resources and prompts (which have none)
-// by a hash of what the servers published.
-func indexKey(cats []catalog, rcats, pcats []sideCatalog) string {
-	var key strings.Builder
-	for _, cat := range cats {
-		fmt.Fprintf(&key, "t%s:%d:%d:%t;", cat.conn.Alias, cat.conn.CatalogGeneration(), len(cat.tools), cat.err != nil)
-	}
-	for _, cat := range rcats {
-		h := fnv.New64a()
-		for _, r := range cat.resources {
-			h.Write(r.Raw)
-			h.Write([]byte{0})
-		}
-		fmt.Fprintf(&key, "r%s:%d:%x:%t;", cat.conn.Alias, len(cat.resources), h.Sum64(), cat.err != nil)
-	}
-	for _, cat := range pcats {
-		h := fnv.New64a()
-		for _, p := range cat.prompts {
-			h.Write(p.Raw)
-			h.Write([]byte{0})
-		}
-		fmt.Fprintf(&key, "p%s:%d:%x:%t;", cat.conn.Alias, len(cat.prompts), h.Sum64(), cat.err != nil)
-	}
-	return key.String()
-}
-
 // Search answers action search: the tools, resources, resource templates
 // and prompts that best match the query across all connections (or one),
 // best first, ranked together; "type" keeps one kind.
@@ -160,11 +49,11 @@ func (s *Service) Search(ctx context.Context, req Request) (*SearchResponse, err
 		return nil, err
 	}
 	var (
-		cats         []catalog
+		cats         []rawToolCatalog
 		rcats, pcats []sideCatalog
 	)
 	if req.Type == "" || req.Type == TypeTool {
-		cats = s.catalogs(ctx, conns, req.Refresh)
+		cats = rawToolCatalogs(ctx, conns, req.Refresh)
 	}
 	if req.Type == "" || req.Type == TypeResource {
 		rcats = resourceCatalogs(ctx, conns, req.Refresh)
@@ -190,7 +79,7 @@ func (s *Service) Search(ctx context.Context, req Request) (*SearchResponse, err
 			resp.Unreachable = append(resp.Unreachable, cat.err.Error())
 		}
 	}
-	idx := s.index.get(cats, rcats, pcats)
+	idx := s.index.get(cats, rcats, pcats, s.conns.Options().Cache, s.log)
 	resp.Total, resp.TotalResources, resp.TotalPrompts = idx.tools, idx.resources, idx.prompts
 	limit := DefaultSearchLimit
 	if req.Limit != nil {
@@ -223,7 +112,13 @@ func (s *Service) searchHit(e searchEntry, req Request) SearchHit {
 			ToolEntry: ToolEntry{Connection: p.Connection, Name: p.Name, Title: p.Title, Description: p.Description},
 			Arguments: p.Arguments}
 	}
-	return SearchHit{ToolEntry: s.toolEntry(e.conn, *e.tool, req)}
+	// Only the tools shown are parsed: a saved index answers without
+	// reading any tool's schema.
+	def, ok := parseToolDef(e.tool)
+	if !ok {
+		def = toolDef{Name: e.name, Raw: e.tool}
+	}
+	return SearchHit{ToolEntry: s.toolEntry(e.conn, def, req)}
 }
 
 // searchHint says what to do with the hits: the tool-only wording when

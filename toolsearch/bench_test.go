@@ -49,3 +49,19 @@ func BenchmarkNew1000(b *testing.B) {
 		New(docs)
 	}
 }
+
+// BenchmarkLoad1000 loads a saved index of 1000 tools; compare with
+// BenchmarkNew1000, which builds it.
+func BenchmarkLoad1000(b *testing.B) {
+	data, err := New(docs1000(b, 1000)).MarshalBinary()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := LoadIndex(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -106,4 +106,15 @@
 // for tuning (toolsearch/testdata/holdout-eval.json, testdata/search-holdout.json);
 // TestSweepModel (TOOLSEARCH_SWEEP=1) shows how each parameter moves the
 // rates.
+//
+// # Saving
+//
+// Index.MarshalBinary and LoadIndex save a built index and load it back
+// with the same answers (TestLoadIndex_SameAnswers runs every evaluation
+// query through both), so that a one-shot search need not build it again.
+// The format carries persistVersion and the ranking model; change
+// persistVersion with anything that changes what New builds (the analyzer,
+// stop words, related words), since an index saved before would otherwise
+// load. Everything read is checked: a bad file is an error wrapping
+// ErrIndexFormat.
 package toolsearch

@@ -1,0 +1,217 @@
+package connections
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// realEntry is an entry of a real server's catalog, as SaveEntry writes it.
+func realEntry(t testing.TB) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "catalogs", "github.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cat struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(data, &cat); err != nil {
+		t.Fatal(err)
+	}
+	entry, err := json.Marshal(CacheEntry{Version: cacheVersion, ID: strings.Repeat("ab", 16), SavedAt: time.Now().UTC(),
+		Server: ServerInfo{Name: "github", Version: "1", Capabilities: &Capabilities{}}, Tools: cat.Tools, Prompts: []json.RawMessage{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entry
+}
+
+// decodeCacheEntry reads what json.Unmarshal reads, and refuses what it
+// refuses.
+func TestDecodeCacheEntry_AsUnmarshal(t *testing.T) {
+	cases := map[string]string{
+		"real":               string(realEntry(t)),
+		"v1 tools only":      `{"version":1,"id":"x","tools":[{"name":"a"},{"name":"b","inputSchema":{"type":"object"}}]}`,
+		"null lists":         `{"version":2,"id":"x","tools":[],"resources":null,"prompts":[]}`,
+		"spaces kept":        `{"version":2, "tools": [ {"name" : "a"} , 1, "s", null ] }`,
+		"unknown member":     `{"version":2,"other":{"deep":[1,2]},"tools":[]}`,
+		"escaped key":        `{"versio\u006e":2,"tools":[]}`,
+		"tools not array":    `{"version":2,"tools":{}}`,
+		"version not number": `{"version":"2","tools":[]}`,
+		"bad time":           `{"savedAt":"yesterday","tools":[]}`,
+		"server not object":  `{"server":[],"tools":[]}`,
+		"invalid JSON":       `{"version":2,"tools":[}`,
+		"not an object":      `[1,2]`,
+		"empty":              ``,
+	}
+	for name, in := range cases {
+		t.Run(name, func(t *testing.T) {
+			var want CacheEntry
+			wantErr := json.Unmarshal([]byte(in), &want)
+			got, err := decodeCacheEntry([]byte(in))
+			if (err != nil) != (wantErr != nil) {
+				t.Fatalf("error %v, json.Unmarshal's %v", err, wantErr)
+			}
+			if err == nil && !reflect.DeepEqual(got, want) {
+				t.Errorf("decoded\n%+v\nwant\n%+v", got, want)
+			}
+		})
+	}
+}
+
+// BenchmarkCacheLoad loads a real server's entry (about 60 KB of tools)
+// with decodeCacheEntry and with json.Unmarshal, which Load used before.
+func BenchmarkCacheLoad(b *testing.B) {
+	data := realEntry(b)
+	b.Run("gjson", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for i := 0; i < b.N; i++ {
+			if _, err := decodeCacheEntry(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("unmarshal", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for i := 0; i < b.N; i++ {
+			var e CacheEntry
+			if err := json.Unmarshal(data, &e); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// A cached catalog is shown masked whatever its entry claims: one masked
+// by these rules that holds no secret known now is taken as it is (and
+// one by older rules is saved again under these); a secret learned since,
+// in clear or escaped, or a credential shape in an entry of older rules,
+// is masked.
+func TestConn_CachedCatalogMaskedOnLoad(t *testing.T) {
+	const secret = "hunter2hunter2"
+	cfg := ServerConfig{Name: "cached", Transport: TransportStdio, Command: "/nonexistent/never-started"}
+	redactor := NewRedactor(cfg)
+	redactor.LearnEnviron([]string{"MY_API_TOKEN=" + secret})
+	for _, tc := range []struct {
+		name, description string
+		maskedBy          int
+		want              string
+	}{
+		{"masked, no secret", "Lists the things.", maskRules, "Lists the things."},
+		{"older rules, no secret", "Lists the things.", 0, "Lists the things."},
+		{"secret learned since", "Uses " + secret + ".", maskRules, "Uses ***."},
+		{"secret escaped", `Uses \u0068unter2hunter2.`, maskRules, "Uses ***."},
+		{"shape under older rules", "Key ghp_0123456789abcdefABCDEF here.", 0, "Key *** here."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cache, err := OpenCache(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			probe, err := NewSet([]ServerConfig{cfg}, Options{Cache: cache, Redactor: redactor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := probe.Conns()[0].cacheKey
+			probe.Close()
+			tool := json.RawMessage(`{"name":"things","description":"` + tc.description + `","inputSchema":{"type":"object"}}`)
+			if err := cache.SaveEntry(CacheEntry{ID: key, Tools: []json.RawMessage{tool}, MaskedBy: tc.maskedBy}); err != nil {
+				t.Fatal(err)
+			}
+			set, err := NewSet([]ServerConfig{cfg}, Options{Cache: cache, Redactor: redactor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer set.Close()
+			tools, err := set.Conns()[0].Tools(context.Background(), false)
+			if err != nil || len(tools) != 1 {
+				t.Fatalf("cached tools: %s, %v", tools, err)
+			}
+			if got := fieldOf(t, tools[0], "description"); got != tc.want {
+				t.Errorf("description %q, want %q", got, tc.want)
+			}
+			entry, ok := cache.Load(key)
+			if !ok || entry.MaskedBy != maskRules {
+				t.Errorf("entry after loading: ok %v, maskedBy %d, want %d", ok, entry.MaskedBy, maskRules)
+			}
+			if strings.Contains(string(entry.raw), secret) || strings.Contains(string(entry.raw), "ghp_") {
+				t.Errorf("entry still holds a secret: %s", entry.raw)
+			}
+		})
+	}
+}
+
+// Saved search indexes: named by a 64-hex key only, refused past
+// MaxSearchIndexBytes, and at most MaxSearchIndexes kept (the newest).
+func TestCache_SearchIndexes(t *testing.T) {
+	cache, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(i int) string { return strings.Repeat(fmt.Sprintf("%02x", i), 32) }
+	for _, bad := range []string{"", "../" + key(1)[3:], strings.ToUpper(key(0xab)), key(1) + "0"} {
+		if err := cache.SaveSearchIndex(bad, []byte("x")); err == nil {
+			t.Errorf("SaveSearchIndex(%q) saved", bad)
+		}
+		if _, ok := cache.LoadSearchIndex(bad); ok {
+			t.Errorf("LoadSearchIndex(%q) loaded", bad)
+		}
+	}
+	for i := 0; i < MaxSearchIndexes+3; i++ {
+		if err := cache.SaveSearchIndex(key(i), []byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
+		// Distinct times, oldest first, whatever the file system's clock.
+		at := time.Now().Add(time.Duration(i-100) * time.Minute)
+		if err := os.Chtimes(filepath.Join(cache.Dir(), searchIndexDir, key(i)+".idx"), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(cache.Dir(), searchIndexDir, "*"))
+	if err != nil || len(files) != MaxSearchIndexes {
+		t.Fatalf("%d files kept (%v), want %d", len(files), err, MaxSearchIndexes)
+	}
+	if _, ok := cache.LoadSearchIndex(key(0)); ok {
+		t.Error("the oldest index was kept")
+	}
+	if data, ok := cache.LoadSearchIndex(key(MaxSearchIndexes + 2)); !ok || len(data) != 1 || data[0] != MaxSearchIndexes+2 {
+		t.Errorf("the newest index: %v, %v", data, ok)
+	}
+	// A file past the limit (sparse: no disk is used) is not read.
+	path := filepath.Join(cache.Dir(), searchIndexDir, key(MaxSearchIndexes+2)+".idx")
+	if err := os.Truncate(path, MaxSearchIndexBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cache.LoadSearchIndex(key(MaxSearchIndexes + 2)); ok {
+		t.Error("an index past MaxSearchIndexBytes was read")
+	}
+	if err := cache.SaveSearchIndex(key(1), make([]byte, MaxSearchIndexBytes+1)); err == nil {
+		t.Error("an index past MaxSearchIndexBytes was saved")
+	}
+}
+
+// The definitions of a loaded entry are slices of the file read, not
+// copies of it.
+func TestDecodeCacheEntry_SlicesDefinitions(t *testing.T) {
+	data := realEntry(t)
+	entry, err := decodeCacheEntry(data)
+	if err != nil || len(entry.Tools) == 0 {
+		t.Fatalf("decode: %v, %d tools", err, len(entry.Tools))
+	}
+	for i, tool := range entry.Tools {
+		if !bytes.Contains(data, tool) || &tool[0] != &data[bytes.Index(data, tool)] {
+			t.Fatalf("tool %d is not a slice of the entry's bytes", i)
+		}
+		if cap(tool) != len(tool) {
+			t.Fatalf("tool %d can be appended to over the entry's bytes", i)
+		}
+	}
+}

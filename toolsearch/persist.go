@@ -1,0 +1,319 @@
+package toolsearch
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// An index is saved so that a one-shot search in a new process can answer
+// without building it again: building costs far more than loading, and
+// most of a warm search's time went there. The format is versioned and
+// every count and reference in it is checked on load, so a corrupt or
+// hostile file is refused with an error, never trusted.
+
+// persistMagic starts every saved index; persistVersion changes whenever
+// the format does, or anything that decides the index's contents (the
+// analyzer, the stop words, related words, the model): an index saved by
+// another version is refused and rebuilt.
+const (
+	persistMagic   = "dispatch-toolsearch-index\n"
+	persistVersion = 1
+)
+
+// ErrIndexFormat wraps every reason a saved index is refused.
+var ErrIndexFormat = errors.New("saved search index unusable")
+
+// MarshalBinary encodes ix for LoadIndex. A loaded index answers every
+// search exactly as ix does; its Doc holds only Connection, Kind, Name and
+// URI, which is all that searching reads.
+func (ix *Index) MarshalBinary() ([]byte, error) {
+	w := &indexWriter{}
+	w.buf = append(w.buf, persistMagic...)
+	w.uint(persistVersion)
+	w.model(ix.m)
+	w.uint(uint64(len(ix.docs)))
+	for _, d := range ix.docs {
+		w.str(d.Connection)
+		w.str(d.Kind)
+		w.str(d.Name)
+		w.str(d.URI)
+	}
+	// Terms in sorted order, so that LoadIndex can rebuild the vocabulary
+	// and a term is referred to by its position.
+	terms := sortedKeys(ix.terms)
+	pos := make(map[string]uint64, len(terms))
+	w.uint(uint64(len(terms)))
+	for i, t := range terms {
+		pos[t] = uint64(i)
+		e := ix.terms[t]
+		w.str(t)
+		w.float(e.idf)
+		w.uint(uint64(len(e.posts)))
+		for _, p := range e.posts {
+			w.uint(uint64(p.doc))
+			w.float(p.tf)
+			// A posting's slot is -1 or one of its doc's own slots.
+			if p.slot < 0 {
+				w.uint(0)
+			} else {
+				w.uint(uint64(p.slot-ix.slotStart[p.doc]) + 1)
+			}
+		}
+	}
+	for d := range ix.docs {
+		slots := ix.slotTerm[ix.slotStart[d]:ix.slotStart[d+1]]
+		w.uint(uint64(len(slots)))
+		for _, t := range slots {
+			w.uint(pos[t])
+		}
+		w.float(ix.factor[d])
+		w.uint(uint64(ix.rank[d]))
+	}
+	w.docMap(ix.names)
+	w.docMap(ix.titles)
+	return w.buf, nil
+}
+
+// LoadIndex decodes an index saved by MarshalBinary. Anything that is not
+// exactly such an index, of this version and ranking model, is an error
+// wrapping ErrIndexFormat.
+func LoadIndex(data []byte) (*Index, error) {
+	r := &indexReader{buf: data, all: string(data)}
+	if !strings.HasPrefix(string(data[:min(len(data), len(persistMagic))]), persistMagic) {
+		return nil, fmt.Errorf("%w: not a search index", ErrIndexFormat)
+	}
+	r.buf = r.buf[len(persistMagic):]
+	if v := r.uint(); v != persistVersion {
+		return nil, fmt.Errorf("%w: version %d, want %d", ErrIndexFormat, v, persistVersion)
+	}
+	if m := r.model(); r.err == nil && m != defaultModel {
+		return nil, fmt.Errorf("%w: saved with another ranking model", ErrIndexFormat)
+	}
+	n := r.count(4)
+	ix := &Index{m: defaultModel, docs: make([]Doc, n), terms: map[string]*termEntry{}}
+	for i := range ix.docs {
+		ix.docs[i] = Doc{Connection: r.str(), Kind: r.str(), Name: r.str(), URI: r.str()}
+	}
+	nterms := r.count(3)
+	terms := make([]string, nterms)
+	type rawPosting struct {
+		term int
+		at   int // index in the term's posts
+		slot uint64
+	}
+	var slotted []rawPosting
+	for i := range terms {
+		t := r.str()
+		if r.err == nil && i > 0 && t <= terms[i-1] {
+			r.fail("terms out of order")
+		}
+		terms[i] = t
+		e := &termEntry{idf: r.float()}
+		e.posts = make([]posting, r.count(3))
+		for j := range e.posts {
+			doc := r.uint()
+			if doc >= uint64(n) || (j > 0 && int32(doc) <= e.posts[j-1].doc) {
+				r.fail("posting refers to no document")
+				break
+			}
+			e.posts[j] = posting{doc: int32(doc), tf: r.float(), slot: -1}
+			if s := r.uint(); s > 0 {
+				slotted = append(slotted, rawPosting{term: i, at: j, slot: s - 1})
+			}
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		ix.terms[t] = e
+		if !strings.Contains(t, "_") {
+			ix.vocab = append(ix.vocab, t)
+		}
+	}
+	ix.slotStart = make([]int32, n+1)
+	ix.nameIdf = make([]float64, n)
+	ix.factor = make([]float64, n)
+	ix.rank = make([]int, n)
+	seenRank := make([]bool, n)
+	for d := 0; d < n && r.err == nil; d++ {
+		ix.slotStart[d] = int32(len(ix.slotTerm))
+		for k := r.count(1); k > 0 && r.err == nil; k-- {
+			t := r.uint()
+			if t >= uint64(nterms) {
+				r.fail("name slot refers to no term")
+				break
+			}
+			idf := ix.terms[terms[t]].idf
+			ix.slotTerm = append(ix.slotTerm, terms[t])
+			ix.slotIdf = append(ix.slotIdf, idf)
+			ix.nameIdf[d] += idf
+		}
+		ix.factor[d] = r.float()
+		rank := r.uint()
+		if r.err == nil && (rank >= uint64(n) || seenRank[rank]) {
+			r.fail("ranks are not a permutation")
+			break
+		}
+		if r.err == nil {
+			ix.rank[d], seenRank[rank] = int(rank), true
+		}
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	ix.slotStart[n] = int32(len(ix.slotTerm))
+	for _, p := range slotted {
+		post := &ix.terms[terms[p.term]].posts[p.at]
+		start, end := ix.slotStart[post.doc], ix.slotStart[post.doc+1]
+		if p.slot >= uint64(end-start) {
+			return nil, fmt.Errorf("%w: posting refers to no name slot", ErrIndexFormat)
+		}
+		post.slot = start + int32(p.slot)
+	}
+	ix.names = r.docMap(n)
+	ix.titles = r.docMap(n)
+	if r.err == nil && len(r.buf) != 0 {
+		r.fail("trailing bytes")
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return ix, nil
+}
+
+type indexWriter struct{ buf []byte }
+
+func (w *indexWriter) uint(v uint64) { w.buf = binary.AppendUvarint(w.buf, v) }
+func (w *indexWriter) float(f float64) {
+	w.buf = binary.LittleEndian.AppendUint64(w.buf, math.Float64bits(f))
+}
+func (w *indexWriter) str(s string) {
+	w.uint(uint64(len(s)))
+	w.buf = append(w.buf, s...)
+}
+
+func (w *indexWriter) model(m model) {
+	for _, f := range modelNumbers(m) {
+		w.float(f)
+	}
+}
+
+func (w *indexWriter) docMap(m map[string][]int) {
+	keys := sortedKeys(m)
+	w.uint(uint64(len(keys)))
+	for _, k := range keys {
+		w.str(k)
+		w.uint(uint64(len(m[k])))
+		for _, d := range m[k] {
+			w.uint(uint64(d))
+		}
+	}
+}
+
+// modelNumbers lists every parameter of m, in a fixed order.
+func modelNumbers(m model) []float64 {
+	out := append(append([]float64{}, m.fieldWeight[:]...), m.fieldB[:]...)
+	return append(out, m.k1, m.related, m.prefix, m.fuzzy, m.nameCoverage, m.coord, m.deprecated, m.opposite)
+}
+
+// indexReader decodes what indexWriter wrote. The first problem sticks in
+// err; every later read returns zero values.
+type indexReader struct {
+	buf []byte
+	// all is the whole input as one string: every string read is a slice
+	// of it, one allocation instead of one per term.
+	all string
+	err error
+}
+
+func (r *indexReader) fail(what string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: %s", ErrIndexFormat, what)
+	}
+	r.buf = nil
+}
+
+func (r *indexReader) uint() uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.buf)
+	if n <= 0 {
+		r.fail("truncated")
+		return 0
+	}
+	r.buf = r.buf[n:]
+	return v
+}
+
+// count reads a number of items each taking at least minBytes, refusing
+// one the rest of the data cannot hold: a hostile count must not make
+// LoadIndex allocate more than the file's size.
+func (r *indexReader) count(minBytes int) int {
+	v := r.uint()
+	if r.err == nil && v > uint64(len(r.buf)/minBytes) {
+		r.fail("count larger than the data")
+		return 0
+	}
+	return int(v)
+}
+
+func (r *indexReader) float() float64 {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.buf) < 8 {
+		r.fail("truncated")
+		return 0
+	}
+	f := math.Float64frombits(binary.LittleEndian.Uint64(r.buf))
+	r.buf = r.buf[8:]
+	return f
+}
+
+func (r *indexReader) str() string {
+	n := r.uint()
+	if r.err != nil {
+		return ""
+	}
+	if n > uint64(len(r.buf)) {
+		r.fail("truncated")
+		return ""
+	}
+	at := len(r.all) - len(r.buf)
+	r.buf = r.buf[n:]
+	return r.all[at : at+int(n)]
+}
+
+func (r *indexReader) model() model {
+	var m model
+	nums := modelNumbers(m)
+	for i := range nums {
+		nums[i] = r.float()
+	}
+	copy(m.fieldWeight[:], nums)
+	copy(m.fieldB[:], nums[numFields:])
+	rest := nums[2*numFields:]
+	m.k1, m.related, m.prefix, m.fuzzy = rest[0], rest[1], rest[2], rest[3]
+	m.nameCoverage, m.coord, m.deprecated, m.opposite = rest[4], rest[5], rest[6], rest[7]
+	return m
+}
+
+func (r *indexReader) docMap(n int) map[string][]int {
+	m := map[string][]int{}
+	for k := r.count(2); k > 0 && r.err == nil; k-- {
+		key := r.str()
+		docs := make([]int, r.count(1))
+		for i := range docs {
+			d := r.uint()
+			if r.err == nil && d >= uint64(n) {
+				r.fail("name refers to no document")
+			}
+			docs[i] = int(d)
+		}
+		m[key] = docs
+	}
+	return m
+}
