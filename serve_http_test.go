@@ -63,7 +63,12 @@ func startHTTPDispatch(t *testing.T, env []string, args ...string) *httpDispatch
 	if err := d.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { d.stop() })
+	t.Cleanup(func() {
+		d.stop()
+		if t.Failed() {
+			t.Logf("dispatch's stderr:\n%s", d.stderr.String())
+		}
+	})
 	waitFor(t, "dispatch to listen", 30*time.Second, func() bool {
 		m := listeningAt.FindStringSubmatch(d.stderr.String())
 		if m != nil {
@@ -381,3 +386,4 @@ func TestServeHTTP_UnixSocket(t *testing.T) {
 		t.Errorf("echo over the socket: %v %.200s", isErr, text)
 	}
 }
+

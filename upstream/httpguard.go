@@ -122,6 +122,7 @@ func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSessio
 		return
 	}
 	defer sess.release()
+	sess.log.Debug("HTTP request", "method", r.Method)
 	g.next.ServeHTTP(w, r)
 }
 

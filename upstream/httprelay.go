@@ -43,6 +43,7 @@ func (s *httpSession) RequestClient(ctx context.Context, method string, params j
 	if client == nil {
 		return nil, errors.New("the session has made no call yet")
 	}
+	s.log.Debug("relaying a server's request to the session", "method", method, "inCall", call != nil)
 	if call != nil {
 		// The call's values (its stream) with the relay's deadline.
 		ctx = valuesOf{Context: ctx, values: call}
