@@ -386,4 +386,3 @@ func TestServeHTTP_UnixSocket(t *testing.T) {
 		t.Errorf("echo over the socket: %v %.200s", isErr, text)
 	}
 }
-
