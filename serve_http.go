@@ -36,6 +36,11 @@ func (c *ServeCmd) prepareHTTP(g *Globals) (*httpListen, error) {
 	case c.MaxHTTPInFlight < 1:
 		return nil, &usageErr{fmt.Errorf("--max-http-in-flight must be at least 1, not %d", c.MaxHTTPInFlight)}
 	}
+	if !strings.HasPrefix(c.Listen, upstream.UnixPrefix) {
+		if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+			return nil, &usageErr{fmt.Errorf("--listen %q is neither host:port (e.g. 127.0.0.1:8931) nor unix:PATH", c.Listen)}
+		}
+	}
 	token, err := c.readToken()
 	if err != nil {
 		return nil, err
@@ -71,8 +76,6 @@ func (c *ServeCmd) readToken() (string, error) {
 		return "", nil
 	}
 	switch {
-	case c.Listen == "":
-		return "", &usageErr{errors.New("a token (--token-file or " + tokenEnv + ") is for serve --listen; add --listen ADDR")}
 	case len(token) < minTokenLength:
 		return "", &usageErr{fmt.Errorf("the token from %s is %d characters: use at least %d random characters (e.g. openssl rand -hex 32)", from, len(token), minTokenLength)}
 	case strings.ContainsAny(token, " \t\r\n"):

@@ -386,3 +386,31 @@ func TestServeHTTP_UnixSocket(t *testing.T) {
 		t.Errorf("echo over the socket: %v %.200s", isErr, text)
 	}
 }
+
+// TestServeHTTP_BadListenFlags: each bad --listen setting is a usage
+// error saying what is wrong.
+func TestServeHTTP_BadListenFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		says string
+	}{
+		{"not an address", nil, []string{"--listen", "nonsense"}, "neither host:port"},
+		{"short token", []string{"DISPATCH_TOKEN=short"}, []string{"--listen", "127.0.0.1:0"}, "at least 16"},
+		{"zero idle", nil, []string{"--listen", "127.0.0.1:0", "--session-idle", "0s"}, "--session-idle"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(dispatchBin, append([]string{"--no-cache", "--mcp", fixture(), "serve"}, tt.args...)...)
+			cmd.Env = append(os.Environ(), tt.env...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(stderr.String(), tt.says) {
+				t.Errorf("err %v, stderr %q; want exit 2 saying %q", err, stderr.String(), tt.says)
+			}
+		})
+	}
+}
