@@ -43,6 +43,8 @@ type Globals struct {
 	LogLevel       string           `name:"log-level" default:"warn" enum:"debug,info,warn,error" help:"Log level (logs go to stderr, credentials masked): ${enum}. At info, one line per tool call."`
 	LogFormat      string           `name:"log-format" default:"text" enum:"text,json" help:"Log line format: text (key=value) or json (one object per line)."`
 	ConfigPoll     time.Duration    `name:"config-poll" default:"1s" help:"Serve mode: how often the --config files are checked for changes, which are applied to the running servers; 0 turns watching off."`
+	Session        string           `name:"session" env:"DISPATCH_SESSION" placeholder:"SOCKET" help:"Run one-shot commands in this shell session (set by eval \"$(dispatch session start ...)\")."`
+	NoSession      bool             `name:"no-session" help:"Run this command in its own process even when DISPATCH_SESSION is set."`
 	Version        kong.VersionFlag `name:"version" help:"Print the version and exit."`
 }
 
@@ -325,8 +327,11 @@ func classify(err error) int {
 		nf    *dispatch.ToolNotFoundError
 		down  *serversDownError
 		deny  *connections.ToolDeniedError
+		sess  *sessionError
 	)
 	switch {
+	case errors.As(err, &sess):
+		return sess.exit // the session classified it, as this process would have
 	case errors.As(err, &tool):
 		return exitToolError
 	case errors.As(err, &down), errors.As(err, &nf) && len(nf.Unreachable) > 0:

@@ -182,7 +182,7 @@ func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 			return &usageErr{fmt.Errorf("--meta must be a JSON object: %w", err)}
 		}
 	}
-	build := func(ctx context.Context, a *app) (dispatch.Request, error) {
+	build := func(ctx context.Context, a core) (dispatch.Request, error) {
 		if len(pairs) == 0 {
 			if strings.TrimSpace(object) != "" {
 				req.Arguments = json.RawMessage(object)
@@ -200,12 +200,12 @@ func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 		req.AsSent = true
 		return g.callToFile(ctx, build, c.ResultToFile)
 	}
-	return g.withRequest(ctx, build, func(_ *app, resp any) (any, error) { return resp, nil })
+	return g.withRequest(ctx, build, func(_ core, resp any) (any, error) { return resp, nil })
 }
 
 // inputSchema is the input schema of req's tool, to type NAME=VALUE words.
-func inputSchema(ctx context.Context, a *app, req dispatch.Request) (json.RawMessage, error) {
-	resp, err := a.svc.Do(ctx, dispatch.Request{Action: "info", Tool: req.Tool, Connection: req.Connection}, dispatch.Hooks{})
+func inputSchema(ctx context.Context, a core, req dispatch.Request) (json.RawMessage, error) {
+	resp, err := a.do(ctx, dispatch.Request{Action: "info", Tool: req.Tool, Connection: req.Connection})
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +300,7 @@ func shellNotes(notes string) string {
 
 // oneShot runs one request in this process and prints its answer.
 func (g *Globals) oneShot(ctx context.Context, req dispatch.Request) error {
-	return g.withAnswer(ctx, req, func(_ *app, resp any) (any, error) { return resp, nil })
+	return g.withAnswer(ctx, req, func(_ core, resp any) (any, error) { return resp, nil })
 }
 
 // callToFile runs a call and writes its payload to a file the user keeps.
@@ -317,8 +317,8 @@ func (g *Globals) callToFile(ctx context.Context, build requestBuilder, path str
 			os.Remove(path)
 		}
 	}()
-	return g.withRequest(ctx, build, func(a *app, resp any) (any, error) {
-		return a.svc.SavePayload(resp.(*dispatch.CallResponse), path)
+	return g.withRequest(ctx, build, func(a core, resp any) (any, error) {
+		return a.savePayload(ctx, resp.(*dispatch.CallResponse), path)
 	})
 }
 
@@ -346,8 +346,8 @@ func checkResultFile(path string) (created bool, err error) {
 
 // withAnswer runs req in a fresh app, lets then turn the answer into what
 // is printed, prints it, and reports a tool's isError as the exit code.
-func (g *Globals) withAnswer(ctx context.Context, req dispatch.Request, then func(*app, any) (any, error)) error {
-	return g.withRequest(ctx, func(context.Context, *app) (dispatch.Request, error) { return req, nil }, then)
+func (g *Globals) withAnswer(ctx context.Context, req dispatch.Request, then func(core, any) (any, error)) error {
+	return g.withRequest(ctx, func(context.Context, core) (dispatch.Request, error) { return req, nil }, then)
 }
 
 // flagGiven reports whether the command line gave the flag (its default
@@ -363,11 +363,11 @@ func flagGiven(k *kong.Context, name string) bool {
 
 // requestBuilder makes a command's request once the app is up: call looks
 // up the tool's schema to type NAME=VALUE arguments.
-type requestBuilder func(context.Context, *app) (dispatch.Request, error)
+type requestBuilder func(context.Context, core) (dispatch.Request, error)
 
 // withRequest is withAnswer for a request built by build.
-func (g *Globals) withRequest(ctx context.Context, build requestBuilder, then func(*app, any) (any, error)) error {
-	a, err := g.newApp(storeNone, userPaths)
+func (g *Globals) withRequest(ctx context.Context, build requestBuilder, then func(core, any) (any, error)) error {
+	a, err := g.openCore()
 	if err != nil {
 		return err
 	}
@@ -376,7 +376,7 @@ func (g *Globals) withRequest(ctx context.Context, build requestBuilder, then fu
 	if err != nil {
 		return shellError(err)
 	}
-	resp, err := a.svc.Do(ctx, req, dispatch.Hooks{})
+	resp, err := a.do(ctx, req)
 	if err != nil {
 		return shellError(err)
 	}
@@ -439,6 +439,9 @@ func (c *RunCmd) Run(ctx context.Context, g *Globals) error {
 	steps, err := readSteps(c.Steps)
 	if err != nil {
 		return err
+	}
+	if socket := g.sessionSocket(); socket != "" {
+		return runInSession(ctx, socket, steps)
 	}
 	mode := storePrivate
 	if g.SpillDir != "" {
