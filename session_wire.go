@@ -30,15 +30,26 @@ type sessionRequest struct {
 	SaveTo      string `json:"saveTo,omitempty"`
 	AsSent      bool   `json:"asSent,omitempty"`
 	TimeoutName string `json:"timeoutName,omitempty"`
+	// Arguments go as text: they may not be JSON at all (a typo on the
+	// command line), and the service, not the wire, must say so.
+	Arguments *string `json:"arguments,omitempty"`
 }
 
 func newSessionRequest(req dispatch.Request) sessionRequest {
-	return sessionRequest{Request: req, SaveTo: req.SaveTo, AsSent: req.AsSent, TimeoutName: req.TimeoutName}
+	r := sessionRequest{Request: req, SaveTo: req.SaveTo, AsSent: req.AsSent, TimeoutName: req.TimeoutName}
+	if req.Arguments != nil {
+		args := string(req.Arguments)
+		r.Arguments, r.Request.Arguments = &args, nil
+	}
+	return r
 }
 
 func (r sessionRequest) request() dispatch.Request {
 	req := r.Request
 	req.SaveTo, req.AsSent, req.TimeoutName = r.SaveTo, r.AsSent, r.TimeoutName
+	if r.Arguments != nil {
+		req.Arguments = json.RawMessage(*r.Arguments)
+	}
 	return req
 }
 
