@@ -17,6 +17,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"dispatch/connections"
+	"dispatch/upstream"
 )
 
 // Limits of starting and stopping a session.
@@ -365,13 +366,8 @@ func (c *SessionDaemonCmd) Run(ctx context.Context, g *Globals) error {
 	}
 	defer a.close()
 	socket := filepath.Join(c.Dir, sessionSocketName)
-	ln, err := net.Listen("unix", socket)
+	ln, err := upstream.Listen(upstream.UnixPrefix + socket)
 	if err != nil {
-		return fmt.Errorf("session socket: %w", err)
-	}
-	// The directory is 0700 already; the socket is the user's alone too.
-	if err := os.Chmod(socket, 0o600); err != nil {
-		ln.Close()
 		return fmt.Errorf("session socket: %w", err)
 	}
 	if g.ConfigPoll > 0 && len(g.Config) > 0 {
