@@ -89,6 +89,8 @@ func (g *Globals) readOrGet(ctx context.Context, k *kong.Context, req dispatch.R
 	}
 	if req.Type == dispatch.TypeResource {
 		req.SaveTo = toFile
+	} else {
+		req.ResultSizeThreshold = new(int64) // as call -o: the messages go to toFile alone
 	}
 	err = g.withRequest(ctx, build, func(a core, resp any) (any, error) {
 		switch r := resp.(type) {

@@ -199,6 +199,10 @@ func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 	}
 	if c.ResultToFile != "" {
 		req.AsSent = true
+		// The whole result goes to the user's file: saving it to a result
+		// file first (a session's or --spill-dir's threshold) would leave
+		// nothing for -o to write.
+		req.ResultSizeThreshold = new(int64)
 		return g.callToFile(ctx, build, c.ResultToFile)
 	}
 	return g.withRequest(ctx, build, func(_ core, resp any) (any, error) { return resp, nil })

@@ -30,8 +30,9 @@ type sessionClient struct {
 	http   *http.Client
 }
 
-// dialSession checks that a session answers at socket; a stale
-// DISPATCH_SESSION is a clear error rather than a hang or a retry.
+// dialSession makes a client of the session at socket. It connects on
+// the first request, which says clearly when the session is gone: a
+// separate check first would cost every command a connection more.
 func dialSession(socket string) (*sessionClient, error) {
 	c := &sessionClient{socket: socket, http: &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -40,11 +41,6 @@ func dialSession(socket string) (*sessionClient, error) {
 		},
 		DisableCompression: true,
 	}}}
-	conn, err := net.Dial("unix", socket)
-	if err != nil {
-		return nil, staleSessionError(socket, err)
-	}
-	conn.Close()
 	return c, nil
 }
 
@@ -115,8 +111,13 @@ func decodeBounded(r io.Reader, out any) error {
 
 func (c *sessionClient) do(ctx context.Context, req dispatch.Request) (any, error) {
 	var err error
-	// Paths are the caller's: the session runs in another directory.
-	for _, p := range []*string{&req.ArgumentsFile, &req.ResultFile, &req.SaveTo} {
+	saveTo := req.SaveTo
+	// Paths are the caller's: the session runs in another directory. An
+	// argumentsFile keeps its name, which answers and errors quote.
+	if req.WorkDir, err = os.Getwd(); err != nil {
+		return nil, fmt.Errorf("working directory: %w", err)
+	}
+	for _, p := range []*string{&req.ResultFile, &req.SaveTo} {
 		if *p, err = callerPath(*p); err != nil {
 			return nil, err
 		}
@@ -125,7 +126,27 @@ func (c *sessionClient) do(ctx context.Context, req dispatch.Request) (any, erro
 	if err := c.post(ctx, sessionDoPath, newSessionRequest(req), &ans); err != nil {
 		return nil, err
 	}
-	return decodeAnswer(ans)
+	resp, err := decodeAnswer(ans)
+	if r, ok := resp.(*dispatch.ResourceResponse); ok && r.Saved != nil {
+		namedAsGiven(r.Saved, req.SaveTo, saveTo)
+	}
+	return resp, err
+}
+
+// namedAsGiven names a file the user gave as they wrote it, as the
+// command prints it without a session, not as the absolute path the
+// session was sent.
+func namedAsGiven(saved *dispatch.SavedPayload, abs, given string) {
+	if abs == given {
+		return
+	}
+	if saved.Path == abs {
+		saved.Path = given
+	}
+	if saved.ResultFile == abs {
+		saved.ResultFile = given
+	}
+	saved.Hint = strings.ReplaceAll(saved.Hint, abs, given)
 }
 
 func (c *sessionClient) savePayload(ctx context.Context, call *dispatch.CallResponse, path string) (*dispatch.SavedPayload, error) {
@@ -138,6 +159,7 @@ func (c *sessionClient) saveMessages(ctx context.Context, prompt *dispatch.Promp
 
 func (c *sessionClient) save(ctx context.Context, s sessionSave) (*dispatch.SavedPayload, error) {
 	var err error
+	given := s.Path
 	if s.Path, err = callerPath(s.Path); err != nil {
 		return nil, err
 	}
@@ -153,6 +175,7 @@ func (c *sessionClient) save(ctx context.Context, s sessionSave) (*dispatch.Save
 	if !ok {
 		return nil, fmt.Errorf("session answered a save with %T", resp)
 	}
+	namedAsGiven(saved, s.Path, given)
 	return saved, nil
 }
 

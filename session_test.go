@@ -182,7 +182,7 @@ func TestSession_SigkillThenStartSweeps(t *testing.T) {
 // without one, text and --json, successes and failures.
 func TestSession_OutputSameAsWithout(t *testing.T) {
 	env := sessionEnv(t)
-	servers := []string{"--no-cache", "--mcp", fixture("--demo"), "--mcp", fixture()}
+	servers := []string{"--no-cache", "--mcp", fixture("--demo"), "--mcp", fixture("--readables"), "--mcp", fixture("--resources")}
 	socket := startSession(t, env, servers...)
 	defer stopSession(t, env, socket)
 	work := t.TempDir()
@@ -199,7 +199,17 @@ func TestSession_OutputSameAsWithout(t *testing.T) {
 		{"info", "no_such_tool"},
 		{"call", "add", "a=2", "b=3"},
 		{"call", "echo", "-f", "args.json"},
-		{"call", "echo", "-f", "missing.json"},
+		{"call", "-C", "c1", "echo", "-f", "args.json"},
+		{"call", "-C", "c1", "echo", "-f", "missing.json"},
+		{"call", "list_files", "count=200", "-o", "files.json"},
+		{"call", "-C", "c2", "fail", "-o", "failed.json", `{"message": "no"}`},
+		{"read", "fixture://read/hello.txt"},
+		{"read", "fixture://read/pixel.png", "-o", "pixel.png"},
+		{"read", "fixture://read/nothing-here"},
+		{"prompt", "-C", "c3", "greet", "name=Ada"},
+		{"prompt", "-C", "c3", "greet", "name=Ada", "-o", "greet.json"},
+		{"prompt", "-C", "c3", "greet"},
+		{"list", "--type", "resource"},
 		{"call", "echo", `{"message": 5`},
 		{"call", "-C", "c2", "fail", `{}`},
 		{"call", "get_weather", "city=Paris"},

@@ -30,13 +30,14 @@ type sessionRequest struct {
 	SaveTo      string `json:"saveTo,omitempty"`
 	AsSent      bool   `json:"asSent,omitempty"`
 	TimeoutName string `json:"timeoutName,omitempty"`
+	WorkDir     string `json:"workDir,omitempty"`
 	// Arguments go as text: they may not be JSON at all (a typo on the
 	// command line), and the service, not the wire, must say so.
 	Arguments *string `json:"arguments,omitempty"`
 }
 
 func newSessionRequest(req dispatch.Request) sessionRequest {
-	r := sessionRequest{Request: req, SaveTo: req.SaveTo, AsSent: req.AsSent, TimeoutName: req.TimeoutName}
+	r := sessionRequest{Request: req, SaveTo: req.SaveTo, AsSent: req.AsSent, TimeoutName: req.TimeoutName, WorkDir: req.WorkDir}
 	if req.Arguments != nil {
 		args := string(req.Arguments)
 		r.Arguments, r.Request.Arguments = &args, nil
@@ -46,7 +47,7 @@ func newSessionRequest(req dispatch.Request) sessionRequest {
 
 func (r sessionRequest) request() dispatch.Request {
 	req := r.Request
-	req.SaveTo, req.AsSent, req.TimeoutName = r.SaveTo, r.AsSent, r.TimeoutName
+	req.SaveTo, req.AsSent, req.TimeoutName, req.WorkDir = r.SaveTo, r.AsSent, r.TimeoutName, r.WorkDir
 	if r.Arguments != nil {
 		req.Arguments = json.RawMessage(*r.Arguments)
 	}
