@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -252,7 +254,85 @@ func TestSession_ConflictingGlobalFlag(t *testing.T) {
 
 func startSession(t *testing.T, env []string, flags ...string) string {
 	t.Helper()
-	out, errOut, code := runIn(t, env, "", dispatchBin, append(flags, "session", "start", "--sh")...)
+	return startSessionIdle(t, env, "30m", flags...)
+}
+
+func stopSession(t *testing.T, env []string, socket string) {
+	t.Helper()
+	out, errOut, code := runIn(t, env, "", dispatchBin, "--session", socket, "session", "stop", "--sh")
+	if code != 0 || !strings.HasPrefix(out, "unset DISPATCH_SESSION;\n") {
+		t.Errorf("session stop: exit %d: %s%s", code, out, errOut)
+	}
+}
+
+// A forgotten session ends by itself after --idle without a command, and
+// deletes its directory and result files.
+func TestSession_IdleEnds(t *testing.T) {
+	env := sessionEnv(t)
+	socket := startSession(t, env, "--mcp", fixture("--demo"), "--threshold", "1KiB")
+	// The session's flags are fixed at start; --idle is start's own.
+	out, errOut, code := runIn(t, env, "", dispatchBin, "--session", socket, "call", "list_files", "count=50")
+	if code != 0 || !strings.Contains(out, filepath.Dir(socket)) {
+		t.Fatalf("call: exit %d:\n%s%s", code, out, errOut)
+	}
+	stopSession(t, env, socket)
+
+	socket = startSessionIdle(t, env, "300ms", "--mcp", fixture("--demo"))
+	waitFor(t, "the idle session to end and delete its directory", 20*time.Second, func() bool {
+		_, err := os.Lstat(filepath.Dir(socket))
+		return os.IsNotExist(err)
+	})
+}
+
+// What reaches the socket is checked like any request: a body past
+// --max-request and one that is not JSON are refused with a clear HTTP
+// error, and the session goes on serving.
+func TestSession_HostileRequests(t *testing.T) {
+	env := sessionEnv(t)
+	socket := startSession(t, env, "--mcp", fixture("--demo"), "--max-request", "1KiB")
+	defer stopSession(t, env, socket)
+	client, err := dialSession(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.close()
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		says       string
+	}{
+		{"too large", `{"request": {"action": "call", "tool": "echo", "arguments": {"message": "` + strings.Repeat("x", 4096) + `"}}}`, 413, "--max-request"},
+		{"not JSON", `{"request": `, 400, "not the JSON"},
+		{"unknown action", `{"request": {"action": "format-disk"}}`, 200, "action"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodPost, "http://session"+sessionDoPath, strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := client.http.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tc.status || !strings.Contains(string(body), tc.says) {
+				t.Errorf("status %d, want %d saying %q: %s", resp.StatusCode, tc.status, tc.says, body)
+			}
+		})
+	}
+	out, errOut, code := runIn(t, env, "", dispatchBin, "--session", socket, "call", "echo", "message=still here")
+	if code != 0 || out != "still here\n" {
+		t.Errorf("after hostile requests: exit %d: %q %s", code, out, errOut)
+	}
+}
+
+func startSessionIdle(t *testing.T, env []string, idle string, flags ...string) string {
+	t.Helper()
+	out, errOut, code := runIn(t, env, "", dispatchBin, append(flags, "session", "start", "--sh", "--idle", idle)...)
 	if code != 0 {
 		t.Fatalf("session start: exit %d: %s", code, errOut)
 	}
@@ -262,12 +342,4 @@ func startSession(t *testing.T, env []string, flags ...string) string {
 		t.Fatalf("session start printed %q", out)
 	}
 	return strings.TrimSuffix(socket, "';")
-}
-
-func stopSession(t *testing.T, env []string, socket string) {
-	t.Helper()
-	out, errOut, code := runIn(t, env, "", dispatchBin, "--session", socket, "session", "stop", "--sh")
-	if code != 0 || !strings.HasPrefix(out, "unset DISPATCH_SESSION;\n") {
-		t.Errorf("session stop: exit %d: %s%s", code, out, errOut)
-	}
 }
