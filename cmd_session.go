@@ -341,8 +341,15 @@ func (c *SessionDaemonCmd) Run(ctx context.Context, g *Globals) error {
 		return errors.New("session daemon: no lock file; start a session with dispatch session start")
 	}
 	defer lock.Close()
-	// Last of all, after the servers and result files are gone.
-	defer os.RemoveAll(c.Dir)
+	// Last of all, after the servers and result files are gone. A session
+	// that fails before it listens leaves its directory to session start,
+	// which shows its log and then deletes it.
+	listening := false
+	defer func() {
+		if listening {
+			os.RemoveAll(c.Dir)
+		}
+	}()
 	if c.Idle <= 0 {
 		return &usageErr{fmt.Errorf("--idle must be positive, not %s", c.Idle)}
 	}
@@ -370,6 +377,7 @@ func (c *SessionDaemonCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return fmt.Errorf("session socket: %w", err)
 	}
+	listening = true
 	if g.ConfigPoll > 0 && len(g.Config) > 0 {
 		watcher := &configWatcher{g: g, conns: a.conns, interval: g.ConfigPoll, log: a.log, changed: func(connections.Changes) {}}
 		watchCtx, stopWatching := context.WithCancel(ctx)

@@ -29,14 +29,19 @@ func (g *Globals) checkSessionFlags(k *kong.Context) error {
 	if g.sessionSocket() == "" {
 		return nil
 	}
-	command, _, _ := strings.Cut(k.Command(), " ")
-	if !sessionCommands[command] {
+	command := k.Command()
+	if name, _, _ := strings.Cut(command, " "); sessionCommands[name] {
+		command = name
+	} else if command != "session status" && command != "session stop" {
 		return nil
 	}
 	for _, p := range k.Path {
 		f := p.Flag
 		if f == nil || f.Group == nil || f.Group.Key != "global" || commandFlags[f.Name] {
 			continue
+		}
+		if strings.HasPrefix(command, "session ") {
+			return &usageErr{fmt.Errorf("--%s means nothing to %s: a session's global flags are set by dispatch session start", f.Name, command)}
 		}
 		return &usageErr{fmt.Errorf("--%s cannot be given to %s inside a shell session (DISPATCH_SESSION=%s): the session's global flags were set by dispatch session start; add --no-session to run this command on its own, or stop the session and start one with --%s", f.Name, command, g.Session, f.Name)}
 	}

@@ -102,6 +102,7 @@ func TestSession_ShellScript(t *testing.T) {
 	marker := "sess-script-" + strconv.Itoa(os.Getpid())
 	work := t.TempDir()
 	script := fmt.Sprintf(`set -e
+trap 'dispatch session stop >/dev/null 2>&1 || true' EXIT
 eval "$(dispatch --mcp '%s --demo --name %s' --threshold 2KiB session start)"
 echo "socket=$DISPATCH_SESSION"
 dispatch call list_files count=200 --json > answer.json
@@ -341,5 +342,12 @@ func startSessionIdle(t *testing.T, env []string, idle string, flags ...string) 
 	if !ok {
 		t.Fatalf("session start printed %q", out)
 	}
-	return strings.TrimSuffix(socket, "';")
+	socket = strings.TrimSuffix(socket, "';")
+	// A test that fails half-way must not leave its session running.
+	t.Cleanup(func() {
+		if _, err := os.Lstat(socket); err == nil {
+			exec.Command(dispatchBin, "--session", socket, "session", "stop").Run()
+		}
+	})
+	return socket
 }
