@@ -24,6 +24,9 @@ const (
 	// sessionReadHeaderTimeout bounds a request's headers: a client that
 	// connects and sends nothing must not hold a connection for ever.
 	sessionReadHeaderTimeout = 10 * time.Second
+	// maxIdleCheckEvery is the longest between two checks of the idle
+	// limit and of the socket's presence.
+	maxIdleCheckEvery = 5 * time.Second
 )
 
 // sessionDaemon serves one shell session: the private endpoint on its
@@ -311,6 +314,12 @@ wait:
 				d.app.log.Info("session idle, ending it", "idle", d.idle.String())
 				break wait
 			}
+			// A socket deleted with its directory (rm -rf, a test's temp
+			// dir) leaves no way to reach the session, or to stop it.
+			if _, err := os.Lstat(d.socket); errors.Is(err, os.ErrNotExist) {
+				d.app.log.Warn("session socket deleted, ending the session", "socket", d.socket)
+				break wait
+			}
 		}
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), sessionShutdownGrace)
@@ -330,5 +339,5 @@ wait:
 // idleCheckEvery is how often the idle limit is checked: often enough to
 // end a session close to its limit, seldom enough to cost nothing.
 func idleCheckEvery(idle time.Duration) time.Duration {
-	return min(max(idle/10, 10*time.Millisecond), time.Minute)
+	return min(max(idle/10, 10*time.Millisecond), maxIdleCheckEvery)
 }
