@@ -393,5 +393,5 @@ func (c *SessionDaemonCmd) Run(ctx context.Context, g *Globals) error {
 	}
 	d := &sessionDaemon{app: a, socket: socket, started: time.Now(), idle: c.Idle, maxBody: maxRequest,
 		slots: make(chan struct{}, g.MaxInFlight)}
-	return d.serve(ctx, ln)
+	return d.serve(ctx, onlyOwnUser(ln))
 }

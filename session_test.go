@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -350,4 +351,53 @@ func startSessionIdle(t *testing.T, env []string, idle string, flags ...string) 
 		}
 	})
 	return socket
+}
+
+// Another user cannot use a session even if its socket's mode were
+// loosened: the session reads its peer's credentials, as ssh-agent does.
+// Needs root, to run the client as nobody.
+func TestSession_OtherUserRefused(t *testing.T) {
+	if os.Getuid() != 0 || runtime.GOOS != "linux" {
+		t.Skip("needs root on linux to run a client as another user")
+	}
+	env := sessionEnv(t)
+	socket := startSession(t, env, "--mcp", fixture("--demo"))
+	defer stopSession(t, env, socket)
+	// Open the way to the socket, as a careless chmod would.
+	for dir := filepath.Dir(socket); dir != "/" && dir != os.TempDir(); dir = filepath.Dir(dir) {
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(socket, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	// A copy of dispatch that nobody may run.
+	binDir := t.TempDir()
+	for _, dir := range []string{binDir, filepath.Dir(binDir)} {
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(dispatchBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(binDir, "dispatch")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--session", socket, "list")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	exitErr, ok := err.(*exec.ExitError)
+	if !ok || exitErr.ExitCode() != exitServer {
+		t.Fatalf("another user's list: %v, want exit %d: %s", err, exitServer, stderr.String())
+	}
+	out, errOut, code := runIn(t, env, "", dispatchBin, "--session", socket, "call", "echo", "message=mine")
+	if code != 0 || out != "mine\n" {
+		t.Errorf("the owner after the refusal: exit %d: %q %s", code, out, errOut)
+	}
 }
