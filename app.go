@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -46,6 +47,10 @@ type Globals struct {
 	Session        string           `name:"session" env:"DISPATCH_SESSION" placeholder:"SOCKET" help:"Run one-shot commands in this shell session (set by eval \"$(dispatch session start ...)\")."`
 	NoSession      bool             `name:"no-session" help:"Run this command in its own process even when DISPATCH_SESSION is set."`
 	Version        kong.VersionFlag `name:"version" help:"Print the version and exit."`
+
+	// logTo is where logs go instead of stderr (a shell session's bounded
+	// log file).
+	logTo io.Writer
 }
 
 // app is everything a command runs against, and how to tear it down.
@@ -180,10 +185,14 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 // logHandler writes log records to stderr in the --log-format.
 func (g *Globals) logHandler(level slog.Level) slog.Handler {
 	opts := &slog.HandlerOptions{Level: level}
-	if g.LogFormat == "json" {
-		return slog.NewJSONHandler(os.Stderr, opts)
+	var w io.Writer = os.Stderr
+	if g.logTo != nil {
+		w = g.logTo
 	}
-	return slog.NewTextHandler(os.Stderr, opts)
+	if g.LogFormat == "json" {
+		return slog.NewJSONHandler(w, opts)
+	}
+	return slog.NewTextHandler(w, opts)
 }
 
 // logSweep logs the outcome of a sweep of leftover result directories,

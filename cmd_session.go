@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -28,6 +29,9 @@ const (
 	sessionStopTimeout = sessionShutdownGrace + 10*time.Second
 	// maxSessionSettingsBytes bounds the settings a session reads at start.
 	maxSessionSettingsBytes = 1 << 20
+	// maxSessionLogBytes bounds a session's log file, which lives as long
+	// as the session: at --log-level info it grows by a line per call.
+	maxSessionLogBytes = 16 << 20
 	// sessionSocketName and sessionLogName are in the session's directory.
 	sessionSocketName = "socket"
 	sessionLogName    = "session.log"
@@ -367,6 +371,7 @@ func (c *SessionDaemonCmd) Run(ctx context.Context, g *Globals) error {
 	if g.SpillDir == "" {
 		g.SpillDir = c.Dir // a private directory in it, like serve's
 	}
+	g.logTo = &cappedWriter{w: os.Stderr, left: maxSessionLogBytes}
 	a, err := g.newApp(storePrivate, userPaths)
 	if err != nil {
 		return err
@@ -394,4 +399,28 @@ func (c *SessionDaemonCmd) Run(ctx context.Context, g *Globals) error {
 	d := &sessionDaemon{app: a, socket: socket, started: time.Now(), idle: c.Idle, maxBody: maxRequest,
 		slots: make(chan struct{}, g.MaxInFlight)}
 	return d.serve(ctx, onlyOwnUser(ln))
+}
+
+// cappedWriter writes at most left bytes, then one line saying the rest
+// was dropped, then nothing: a long session's log must not fill the disk.
+type cappedWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	left int64
+	full bool
+}
+
+func (c *cappedWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.full {
+		return len(p), nil
+	}
+	if int64(len(p)) > c.left {
+		c.full = true
+		_, err := fmt.Fprintf(c.w, "dispatch: the session log reached %d bytes (maxSessionLogBytes); later lines are dropped\n", maxSessionLogBytes)
+		return len(p), err
+	}
+	c.left -= int64(len(p))
+	return c.w.Write(p)
 }
