@@ -59,6 +59,9 @@ type app struct {
 	conns *connections.Set
 	store *spill.Store
 	log   *slog.Logger
+	// redactor masks secrets in everything logged and shown; a command
+	// that makes a secret of its own (serve's token) teaches it.
+	redactor *connections.Redactor
 }
 
 // storeMode says how a command keeps result files.
@@ -179,7 +182,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		RunConcurrency:        g.RunConcurrency,
 		Logger:                log,
 	})
-	return &app{svc: svc, conns: conns, store: store, log: log}, nil
+	return &app{svc: svc, conns: conns, store: store, log: log, redactor: redactor}, nil
 }
 
 // logHandler writes log records to stderr in the --log-format.

@@ -9,6 +9,13 @@ import (
 // NewMCPServer returns an MCP server exposing the one proxy-dispatch tool
 // over svc.
 func NewMCPServer(svc *dispatch.Service, version string) *server.MCPServer {
+	return newMCPServer(version, svc.HandleTool)
+}
+
+// newMCPServer is the MCP server of dispatch with handle serving
+// proxy-dispatch: the Service's own for one agent, or one finding each
+// HTTP session's.
+func newMCPServer(version string, handle server.ToolHandlerFunc) *server.MCPServer {
 	srv := server.NewMCPServer("dispatch", version,
 		// listChanged: a new config file changes the tools behind
 		// proxy-dispatch, and the agent is told so.
@@ -18,6 +25,6 @@ func NewMCPServer(svc *dispatch.Service, version string) *server.MCPServer {
 		server.WithLogging(),
 		server.WithInstructions("Use the proxy-dispatch tool to find and call tools of the connected MCP servers: search first, then call."),
 		server.WithRecovery())
-	srv.AddTool(dispatch.Tool(), svc.HandleTool)
+	srv.AddTool(dispatch.Tool(), handle)
 	return srv
 }
