@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
@@ -43,7 +44,13 @@ type Globals struct {
 	LogLevel       string           `name:"log-level" default:"warn" enum:"debug,info,warn,error" help:"Log level (logs go to stderr, credentials masked): ${enum}. At info, one line per tool call."`
 	LogFormat      string           `name:"log-format" default:"text" enum:"text,json" help:"Log line format: text (key=value) or json (one object per line)."`
 	ConfigPoll     time.Duration    `name:"config-poll" default:"1s" help:"Serve mode: how often the --config files are checked for changes, which are applied to the running servers; 0 turns watching off."`
+	Session        string           `name:"session" env:"DISPATCH_SESSION" placeholder:"SOCKET" help:"Run one-shot commands in this shell session (set by eval \"$(dispatch session start ...)\")."`
+	NoSession      bool             `name:"no-session" help:"Run this command in its own process even when DISPATCH_SESSION is set."`
 	Version        kong.VersionFlag `name:"version" help:"Print the version and exit."`
+
+	// logTo is where logs go instead of stderr (a shell session's bounded
+	// log file).
+	logTo io.Writer
 }
 
 // app is everything a command runs against, and how to tear it down.
@@ -181,10 +188,14 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 // logHandler writes log records to stderr in the --log-format.
 func (g *Globals) logHandler(level slog.Level) slog.Handler {
 	opts := &slog.HandlerOptions{Level: level}
-	if g.LogFormat == "json" {
-		return slog.NewJSONHandler(os.Stderr, opts)
+	var w io.Writer = os.Stderr
+	if g.logTo != nil {
+		w = g.logTo
 	}
-	return slog.NewTextHandler(os.Stderr, opts)
+	if g.LogFormat == "json" {
+		return slog.NewJSONHandler(w, opts)
+	}
+	return slog.NewTextHandler(w, opts)
 }
 
 // logSweep logs the outcome of a sweep of leftover result directories,
@@ -328,8 +339,11 @@ func classify(err error) int {
 		nf    *dispatch.ToolNotFoundError
 		down  *serversDownError
 		deny  *connections.ToolDeniedError
+		sess  *sessionError
 	)
 	switch {
+	case errors.As(err, &sess):
+		return sess.exit // the session classified it, as this process would have
 	case errors.As(err, &tool):
 		return exitToolError
 	case errors.As(err, &down), errors.As(err, &nf) && len(nf.Unreachable) > 0:

@@ -79,9 +79,9 @@ func (g *Globals) readOrGet(ctx context.Context, k *kong.Context, req dispatch.R
 			return &usageErr{fmt.Errorf("--meta must be a JSON object: %w", err)}
 		}
 	}
-	build := func(context.Context, *app) (dispatch.Request, error) { return req, nil }
+	build := func(context.Context, core) (dispatch.Request, error) { return req, nil }
 	if toFile == "" {
-		return g.withRequest(ctx, build, func(_ *app, resp any) (any, error) { return resp, nil })
+		return g.withRequest(ctx, build, func(_ core, resp any) (any, error) { return resp, nil })
 	}
 	created, err := checkResultFile(toFile)
 	if err != nil {
@@ -89,13 +89,15 @@ func (g *Globals) readOrGet(ctx context.Context, k *kong.Context, req dispatch.R
 	}
 	if req.Type == dispatch.TypeResource {
 		req.SaveTo = toFile
+	} else {
+		req.ResultSizeThreshold = new(int64) // as call -o: the messages go to toFile alone
 	}
-	err = g.withRequest(ctx, build, func(a *app, resp any) (any, error) {
+	err = g.withRequest(ctx, build, func(a core, resp any) (any, error) {
 		switch r := resp.(type) {
 		case *dispatch.ResourceResponse:
 			return r.Saved, nil
 		case *dispatch.PromptResponse:
-			return a.svc.SaveMessages(r, toFile)
+			return a.saveMessages(ctx, r, toFile)
 		}
 		return resp, nil
 	})

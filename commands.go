@@ -217,7 +217,7 @@ func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 			return &usageErr{fmt.Errorf("--meta must be a JSON object: %w", err)}
 		}
 	}
-	build := func(ctx context.Context, a *app) (dispatch.Request, error) {
+	build := func(ctx context.Context, a core) (dispatch.Request, error) {
 		if len(pairs) == 0 {
 			if strings.TrimSpace(object) != "" {
 				req.Arguments = json.RawMessage(object)
@@ -233,14 +233,18 @@ func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 	}
 	if c.ResultToFile != "" {
 		req.AsSent = true
+		// The whole result goes to the user's file: saving it to a result
+		// file first (a session's or --spill-dir's threshold) would leave
+		// nothing for -o to write.
+		req.ResultSizeThreshold = new(int64)
 		return g.callToFile(ctx, build, c.ResultToFile)
 	}
-	return g.withRequest(ctx, build, func(_ *app, resp any) (any, error) { return resp, nil })
+	return g.withRequest(ctx, build, func(_ core, resp any) (any, error) { return resp, nil })
 }
 
 // inputSchema is the input schema of req's tool, to type NAME=VALUE words.
-func inputSchema(ctx context.Context, a *app, req dispatch.Request) (json.RawMessage, error) {
-	resp, err := a.svc.Do(ctx, dispatch.Request{Action: "info", Tool: req.Tool, Connection: req.Connection}, dispatch.Hooks{})
+func inputSchema(ctx context.Context, a core, req dispatch.Request) (json.RawMessage, error) {
+	resp, err := a.do(ctx, dispatch.Request{Action: "info", Tool: req.Tool, Connection: req.Connection})
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +339,7 @@ func shellNotes(notes string) string {
 
 // oneShot runs one request in this process and prints its answer.
 func (g *Globals) oneShot(ctx context.Context, req dispatch.Request) error {
-	return g.withAnswer(ctx, req, func(_ *app, resp any) (any, error) { return resp, nil })
+	return g.withAnswer(ctx, req, func(_ core, resp any) (any, error) { return resp, nil })
 }
 
 // callToFile runs a call and writes its payload to a file the user keeps.
@@ -352,8 +356,8 @@ func (g *Globals) callToFile(ctx context.Context, build requestBuilder, path str
 			os.Remove(path)
 		}
 	}()
-	return g.withRequest(ctx, build, func(a *app, resp any) (any, error) {
-		return a.svc.SavePayload(resp.(*dispatch.CallResponse), path)
+	return g.withRequest(ctx, build, func(a core, resp any) (any, error) {
+		return a.savePayload(ctx, resp.(*dispatch.CallResponse), path)
 	})
 }
 
@@ -381,8 +385,8 @@ func checkResultFile(path string) (created bool, err error) {
 
 // withAnswer runs req in a fresh app, lets then turn the answer into what
 // is printed, prints it, and reports a tool's isError as the exit code.
-func (g *Globals) withAnswer(ctx context.Context, req dispatch.Request, then func(*app, any) (any, error)) error {
-	return g.withRequest(ctx, func(context.Context, *app) (dispatch.Request, error) { return req, nil }, then)
+func (g *Globals) withAnswer(ctx context.Context, req dispatch.Request, then func(core, any) (any, error)) error {
+	return g.withRequest(ctx, func(context.Context, core) (dispatch.Request, error) { return req, nil }, then)
 }
 
 // flagGiven reports whether the command line gave the flag (its default
@@ -398,11 +402,11 @@ func flagGiven(k *kong.Context, name string) bool {
 
 // requestBuilder makes a command's request once the app is up: call looks
 // up the tool's schema to type NAME=VALUE arguments.
-type requestBuilder func(context.Context, *app) (dispatch.Request, error)
+type requestBuilder func(context.Context, core) (dispatch.Request, error)
 
 // withRequest is withAnswer for a request built by build.
-func (g *Globals) withRequest(ctx context.Context, build requestBuilder, then func(*app, any) (any, error)) error {
-	a, err := g.newApp(storeNone, userPaths)
+func (g *Globals) withRequest(ctx context.Context, build requestBuilder, then func(core, any) (any, error)) error {
+	a, err := g.openCore()
 	if err != nil {
 		return err
 	}
@@ -411,7 +415,7 @@ func (g *Globals) withRequest(ctx context.Context, build requestBuilder, then fu
 	if err != nil {
 		return shellError(err)
 	}
-	resp, err := a.svc.Do(ctx, req, dispatch.Hooks{})
+	resp, err := a.do(ctx, req)
 	if err != nil {
 		return shellError(err)
 	}
@@ -474,6 +478,9 @@ func (c *RunCmd) Run(ctx context.Context, g *Globals) error {
 	steps, err := readSteps(c.Steps)
 	if err != nil {
 		return err
+	}
+	if socket := g.sessionSocket(); socket != "" {
+		return runInSession(ctx, socket, steps)
 	}
 	mode := storePrivate
 	if g.SpillDir != "" {

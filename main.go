@@ -27,6 +27,7 @@ type CLI struct {
 	Readresult ReadresultCmd `cmd:"" help:"Read a result file: stat, head, tail, slice, grep, read, query."`
 	Toon       ToonCmd       `cmd:"" help:"Convert JSON to TOON (or back with --decode); reads a file or stdin."`
 	Run        RunCmd        `cmd:"" help:"Run a pipeline of proxy-dispatch requests over one set of connections; a step can use an earlier one's resultFile."`
+	Session    SessionCmd    `cmd:"" help:"A shell session: servers kept warm and result files kept across commands (start, status, stop)."`
 }
 
 // Exit codes, distinct so that scripts can tell failures apart.
@@ -69,6 +70,10 @@ func run(args []string) int {
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "dispatch: %s\nRun 'dispatch --help' for usage.\n", escapeControls(err.Error(), true))
+		return exitUsage
+	}
+	if err := cli.Globals.checkSessionFlags(kctx); err != nil {
+		fmt.Fprintln(os.Stderr, "dispatch:", err)
 		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), shutdownSignals()...)

@@ -62,7 +62,7 @@ func (s *Service) callArguments(req Request) (json.RawMessage, error) {
 func (s *Service) argumentsFileValue(req Request) (gjson.Result, error) {
 	path := req.ArgumentsFile
 	// Everything below reads the file this open checked, never the name.
-	f, err := s.openArgumentsFile(path)
+	f, err := s.openArgumentsFile(path, req.WorkDir)
 	if err != nil {
 		return gjson.Result{}, err
 	}
@@ -204,9 +204,13 @@ func tooLargeErr(path string, limit int64) error {
 // this process, or a file under one of the argument roots. The open is
 // the check (safefile.OpenIn from the root's directory), so a directory
 // swapped for a symlink while it runs cannot lead it outside a root.
-func (s *Service) openArgumentsFile(path string) (*os.File, error) {
+func (s *Service) openArgumentsFile(path, workDir string) (*os.File, error) {
 	if s.opts.TrustPaths {
-		f, err := safefile.Open(path)
+		local := path
+		if workDir != "" && !filepath.IsAbs(path) {
+			local = filepath.Join(workDir, path)
+		}
+		f, err := safefile.Open(local)
 		if err != nil {
 			return nil, openErr("argumentsFile", path, err)
 		}

@@ -60,6 +60,10 @@ type Request struct {
 	// SaveTo, for the CLI's -o with a resource, writes its one content
 	// there (a blob decoded). Not part of the tool's JSON.
 	SaveTo string `json:"-"`
+	// WorkDir is the directory a relative argumentsFile is in, when it is
+	// not this process's: a shell session serves commands run elsewhere.
+	// Only with Options.TrustPaths (the CLI's). Not part of the tool's JSON.
+	WorkDir string `json:"-"`
 	// AsSent keeps an inline result as the server sent it, not made TOON
 	// by --toon: the CLI's -o saves it with SavePayload, whose file name
 	// picks the format, and TOON text there would be saved as text. Not

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"dispatch/connections"
+	"dispatch/upstream"
+)
+
+// SessionDaemonCmd is the session's process.
+type SessionDaemonCmd struct {
+	Dir  string        `name:"dir" required:"" help:"The session's directory, made and locked by session start."`
+	Idle time.Duration `name:"idle" required:"" help:"End after this long without a request."`
+}
+
+// sessionLockFD is the descriptor session start passes the locked lock
+// file on (the first of ExtraFiles).
+const sessionLockFD = 3
+
+func (c *SessionDaemonCmd) Run(ctx context.Context, g *Globals) error {
+	// Held open for the session's life: the lock says it is alive.
+	lock := os.NewFile(sessionLockFD, "lock")
+	if lock == nil {
+		return errors.New("session daemon: no lock file; start a session with dispatch session start")
+	}
+	defer lock.Close()
+	// Last of all, after the servers and result files are gone. A session
+	// that fails before it listens leaves its directory to session start,
+	// which shows its log and then deletes it.
+	listening := false
+	defer func() {
+		if listening {
+			os.RemoveAll(c.Dir)
+		}
+	}()
+	if c.Idle <= 0 {
+		return &usageErr{fmt.Errorf("--idle must be positive, not %s", c.Idle)}
+	}
+	data, err := io.ReadAll(io.LimitReader(os.Stdin, maxSessionSettingsBytes+1))
+	if err != nil || len(data) > maxSessionSettingsBytes {
+		return fmt.Errorf("session daemon: read settings (at most %d bytes) from session start: %v", maxSessionSettingsBytes, err)
+	}
+	if err := json.Unmarshal(data, g); err != nil {
+		return fmt.Errorf("session daemon: settings from session start: %w", err)
+	}
+	maxRequest, err := parseLimitFlag("--max-request", g.MaxRequest, "it bounds one request to the session")
+	if err != nil {
+		return err
+	}
+	if g.SpillDir == "" {
+		g.SpillDir = c.Dir // a private directory in it, like serve's
+	}
+	g.logTo = &cappedWriter{w: os.Stderr, left: maxSessionLogBytes}
+	a, err := g.newApp(storePrivate, userPaths)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+	socket := filepath.Join(c.Dir, sessionSocketName)
+	ln, err := upstream.Listen(upstream.UnixPrefix + socket)
+	if err != nil {
+		return fmt.Errorf("session socket: %w", err)
+	}
+	listening = true
+	if g.ConfigPoll > 0 && len(g.Config) > 0 {
+		watcher := &configWatcher{g: g, conns: a.conns, interval: g.ConfigPoll, log: a.log, changed: func(connections.Changes) {}}
+		watchCtx, stopWatching := context.WithCancel(ctx)
+		watching := make(chan struct{})
+		go func() {
+			defer close(watching)
+			watcher.run(watchCtx)
+		}()
+		defer func() {
+			stopWatching()
+			<-watching
+		}()
+	}
+	d := &sessionDaemon{app: a, socket: socket, started: time.Now(), idle: c.Idle, maxBody: maxRequest,
+		slots: make(chan struct{}, g.MaxInFlight)}
+	return d.serve(ctx, onlyOwnUser(ln))
+}
+
+// cappedWriter writes at most left bytes, then one line saying the rest
+// was dropped, then nothing: a long session's log must not fill the disk.
+type cappedWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	left int64
+	full bool
+}
+
+func (c *cappedWriter) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.full {
+		return len(p), nil
+	}
+	if int64(len(p)) > c.left {
+		c.full = true
+		_, err := fmt.Fprintf(c.w, "dispatch: the session log reached %d bytes (maxSessionLogBytes); later lines are dropped\n", maxSessionLogBytes)
+		return len(p), err
+	}
+	c.left -= int64(len(p))
+	return c.w.Write(p)
+}
