@@ -172,6 +172,7 @@ type Conn struct {
 	info       ServerInfo
 	tools      []json.RawMessage // every tool the server published
 	filter     ToolFilter
+	expose     []string          // the config's expose list, as it is now
 	visible    []json.RawMessage // tools that filter lets through
 	catalog    string            // where tools came from
 	toolsStale bool              // the server announced a change since
@@ -218,6 +219,7 @@ func newConn(alias string, cfg ServerConfig, opts Options, hub *relayHub) *Conn 
 		stderr:     newTailBuffer(opts.StderrLimit),
 		status:     StatusIdle,
 		filter:     cfg.Tools,
+		expose:     cfg.Expose,
 		sessions:   make(map[*session]struct{}),
 		progress:   make(map[string]func(map[string]any)),
 		hub:        hub,
