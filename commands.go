@@ -18,6 +18,7 @@ import (
 	"dispatch/dispatch"
 	"dispatch/safefile"
 	"dispatch/spill"
+	"dispatch/upstream"
 )
 
 // ServeCmd serves proxy-dispatch over MCP on stdio.
@@ -51,7 +52,7 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 		}()
 	}
 
-	srv := dispatch.NewMCPServer(a.svc, buildVersion())
+	srv := upstream.NewMCPServer(a.svc, buildVersion())
 	if g.ConfigPoll > 0 && len(g.Config) > 0 {
 		watcher := &configWatcher{g: g, conns: a.conns, interval: g.ConfigPoll, log: a.log,
 			changed: func(connections.Changes) {
@@ -69,8 +70,8 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 		}()
 	}
 	// It returns at stdin EOF (the agent went away) or on a signal.
-	opts := dispatch.StdioOptions{MaxInFlight: g.MaxInFlight, MaxRequestBytes: maxRequest, Relay: a.conns, Logger: a.log}
-	if err := dispatch.ServeStdio(ctx, srv, os.Stdin, os.Stdout, opts); err != nil && ctx.Err() == nil {
+	opts := upstream.StdioOptions{MaxInFlight: g.MaxInFlight, MaxRequestBytes: maxRequest, Relay: a.conns, Logger: a.log}
+	if err := upstream.ServeStdio(ctx, srv, os.Stdin, os.Stdout, opts); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("serve stdio: %w", err)
 	}
 	return nil

@@ -23,20 +23,12 @@ func Tool() mcp.Tool {
 	return tool
 }
 
-// NewMCPServer returns an MCP server exposing the one proxy-dispatch tool
-// over svc.
-func NewMCPServer(svc *Service, version string) *server.MCPServer {
-	srv := server.NewMCPServer("dispatch", version,
-		// listChanged: a new config file changes the tools behind
-		// proxy-dispatch, and the agent is told so.
-		server.WithToolCapabilities(true),
-		// Servers' logs are relayed to the agent (see connections'
-		// relay), so dispatch takes the agent's logging/setLevel.
-		server.WithLogging(),
-		server.WithInstructions("Use the proxy-dispatch tool to find and call tools of the connected MCP servers: search first, then call."),
-		server.WithRecovery())
-	srv.AddTool(Tool(), svc.HandleTool)
-	return srv
+// RequestLogLevelFollower is an agent session that takes the server log
+// level each request declares (protocol 2026-07-28 has no
+// logging/setLevel). The sessions of upstream/ implement it; dispatch/
+// names only the behaviour so that it never imports upstream/.
+type RequestLogLevelFollower interface {
+	FollowRequestLogLevel(level mcp.LoggingLevel)
 }
 
 // HandleTool is the MCP handler of proxy-dispatch. Every failure becomes an
@@ -61,8 +53,8 @@ func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (
 	// An agent on protocol 2026-07-28 says in each request's _meta which
 	// server logs it wants, instead of logging/setLevel.
 	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
-		if sess, ok := server.ClientSessionFromContext(ctx).(*stdioSession); ok {
-			sess.followRequestLogLevel(info.LogLevel)
+		if sess, ok := server.ClientSessionFromContext(ctx).(RequestLogLevelFollower); ok {
+			sess.FollowRequestLogLevel(info.LogLevel)
 		}
 	}
 	result := s.answer(ctx, req, Hooks{Progress: progressForwarder(ctx, request)})

@@ -1,4 +1,4 @@
-package dispatch
+package upstream
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"dispatch/connections"
+	"dispatch/dispatch"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -41,10 +42,11 @@ type stdioSession struct {
 }
 
 var (
-	_ server.ClientSession         = (*stdioSession)(nil)
-	_ server.SessionWithClientInfo = (*stdioSession)(nil)
-	_ server.SessionWithLogging    = (*stdioSession)(nil)
-	_ connections.Upstream         = (*stdioSession)(nil)
+	_ dispatch.RequestLogLevelFollower = (*stdioSession)(nil)
+	_ server.ClientSession             = (*stdioSession)(nil)
+	_ server.SessionWithClientInfo     = (*stdioSession)(nil)
+	_ server.SessionWithLogging        = (*stdioSession)(nil)
+	_ connections.Upstream             = (*stdioSession)(nil)
 )
 
 func (s *stdioSession) SessionID() string                                   { return "stdio" }
@@ -95,11 +97,11 @@ func (s *stdioSession) SetLogLevel(level mcp.LoggingLevel) {
 	}
 }
 
-// followRequestLogLevel takes the log level a request on protocol
+// FollowRequestLogLevel takes the log level a request on protocol
 // 2026-07-28 declares in its _meta (that protocol has no logging/setLevel):
 // none means the agent wants no server logs. Servers hear of it only when
 // it changes.
-func (s *stdioSession) followRequestLogLevel(level mcp.LoggingLevel) {
+func (s *stdioSession) FollowRequestLogLevel(level mcp.LoggingLevel) {
 	if level == "" {
 		level = connections.LogLevelOff
 	}

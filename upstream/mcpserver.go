@@ -1,0 +1,23 @@
+package upstream
+
+import (
+	"dispatch/dispatch"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// NewMCPServer returns an MCP server exposing the one proxy-dispatch tool
+// over svc.
+func NewMCPServer(svc *dispatch.Service, version string) *server.MCPServer {
+	srv := server.NewMCPServer("dispatch", version,
+		// listChanged: a new config file changes the tools behind
+		// proxy-dispatch, and the agent is told so.
+		server.WithToolCapabilities(true),
+		// Servers' logs are relayed to the agent (see connections'
+		// relay), so dispatch takes the agent's logging/setLevel.
+		server.WithLogging(),
+		server.WithInstructions("Use the proxy-dispatch tool to find and call tools of the connected MCP servers: search first, then call."),
+		server.WithRecovery())
+	srv.AddTool(dispatch.Tool(), svc.HandleTool)
+	return srv
+}
