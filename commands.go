@@ -52,11 +52,23 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 		}()
 	}
 
-	srv := upstream.NewMCPServer(a.svc, buildVersion())
+	surface := upstream.NewSurface(a.svc, g.exposeOptions(), a.log)
+	srv := upstream.NewMCPServer(a.svc, buildVersion(), surface.ServerOptions()...)
+	surfaceCtx, stopSurface := context.WithCancel(ctx)
+	following, err := a.startSurface(surfaceCtx, surface, srv)
+	if err != nil {
+		stopSurface()
+		return err
+	}
+	defer func() {
+		stopSurface()
+		following.wait()
+	}()
 	if g.ConfigPoll > 0 && len(g.Config) > 0 {
 		watcher := &configWatcher{g: g, conns: a.conns, interval: g.ConfigPoll, log: a.log,
 			changed: func(connections.Changes) {
 				srv.SendNotificationToAllClients(string(mcp.MethodNotificationToolsListChanged), nil)
+				following.changed()
 			}}
 		watchCtx, stopWatching := context.WithCancel(ctx)
 		watching := make(chan struct{})

@@ -58,6 +58,10 @@ type Options struct {
 	// announced notifications/tools/list_changed and its catalog was
 	// fetched again.
 	OnToolsChanged func(c *Conn)
+	// OnCatalogChanged is called, outside any read loop, after a server's
+	// list_changed (tools, resources or prompts) and the list was fetched
+	// again: what --transparent shows follows it. It must not block.
+	OnCatalogChanged func(c *Conn)
 	// RetireGrace bounds how long a connection that a new config removed
 	// or changed keeps running for the calls already in flight on it
 	// (Set.Update); a server's own, longer call timeout extends it.
@@ -524,6 +528,9 @@ func (c *Conn) refreshInBackground(why string) {
 	}
 	if c.opts.OnToolsChanged != nil {
 		c.opts.OnToolsChanged(c)
+	}
+	if c.opts.OnCatalogChanged != nil {
+		c.opts.OnCatalogChanged(c)
 	}
 }
 

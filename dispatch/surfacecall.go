@@ -65,6 +65,11 @@ func upstreamTool(name string, def json.RawMessage) (mcp.Tool, error) {
 		tool.RawOutputSchema = schemas.Output
 	}
 	tool.Execution = nil
+	// mcp-go panics when it lists a tool whose x-mcp-header annotations it
+	// refuses: a server's tool is checked here instead, and left out.
+	if err := mcp.ValidateParamHeaderAnnotations(&tool); err != nil {
+		return mcp.Tool{}, fmt.Errorf("definition: %w", err)
+	}
 	return tool, nil
 }
 
@@ -83,10 +88,18 @@ func forwardedMeta(meta *mcp.Meta) map[string]any {
 
 // AgentContext is ctx for work done for the agent session that made the
 // request: a server's sampling, elicitation and roots requests during it
-// go to that session.
+// go to that session, and an agent on protocol 2026-07-28, which says in
+// each request's _meta which server logs it wants (it has no
+// logging/setLevel), gets those.
 func AgentContext(ctx context.Context) context.Context {
-	if up, ok := server.ClientSessionFromContext(ctx).(connections.Upstream); ok {
+	sess := server.ClientSessionFromContext(ctx)
+	if up, ok := sess.(connections.Upstream); ok {
 		ctx = connections.WithUpstream(ctx, up)
+	}
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		if f, ok := sess.(RequestLogLevelFollower); ok {
+			f.FollowRequestLogLevel(info.LogLevel)
+		}
 	}
 	return ctx
 }

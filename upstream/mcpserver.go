@@ -7,9 +7,9 @@ import (
 )
 
 // NewMCPServer returns an MCP server exposing the one proxy-dispatch tool
-// over svc.
-func NewMCPServer(svc *dispatch.Service, version string) *server.MCPServer {
-	srv := server.NewMCPServer("dispatch", version,
+// over svc; extra adds options (a Surface's capabilities).
+func NewMCPServer(svc *dispatch.Service, version string, extra ...server.ServerOption) *server.MCPServer {
+	opts := []server.ServerOption{
 		// listChanged: a new config file changes the tools behind
 		// proxy-dispatch, and the agent is told so.
 		server.WithToolCapabilities(true),
@@ -17,7 +17,8 @@ func NewMCPServer(svc *dispatch.Service, version string) *server.MCPServer {
 		// relay), so dispatch takes the agent's logging/setLevel.
 		server.WithLogging(),
 		server.WithInstructions("Use the proxy-dispatch tool to find and call tools of the connected MCP servers: search first, then call."),
-		server.WithRecovery())
+		server.WithRecovery()}
+	srv := server.NewMCPServer("dispatch", version, append(opts, extra...)...)
 	srv.AddTool(dispatch.Tool(), svc.HandleTool)
 	return srv
 }

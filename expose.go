@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"dispatch/dispatch"
+	"dispatch/upstream"
+)
+
+// exposeOptions are the --expose and --transparent flags.
+func (g *Globals) exposeOptions() dispatch.ExposeOptions {
+	return dispatch.ExposeOptions{Tools: g.Expose, Transparent: g.Transparent}
+}
+
+// surfaceRun keeps what the agent sees beside proxy-dispatch (--expose,
+// --transparent and the servers' expose lists) in step with the servers.
+type surfaceRun struct {
+	surface *upstream.Surface
+	resync  chan struct{} // one pending request at most
+	done    chan struct{}
+}
+
+// startSurface lists the exposed tools on srv before the agent can ask,
+// and follows changes until ctx ends; call wait after. A fatal problem
+// (a tool the filters deny, a name on several servers) is an error: the
+// configuration is wrong. The others (unknown tool, server unreachable)
+// are warnings, tried again at every change.
+func (a *app) startSurface(ctx context.Context, surface *upstream.Surface, srv *server.MCPServer) (*surfaceRun, error) {
+	surface.Attach(srv)
+	run := &surfaceRun{surface: surface, resync: make(chan struct{}, 1), done: make(chan struct{})}
+	got := surface.Sync(ctx)
+	if err := got.FatalExposeProblems(); err != nil {
+		close(run.done)
+		return nil, &usageErr{errors.New("expose: " + err.Error() + "; fix the --expose flag or the expose list (a denied tool: its server's tools.allow/deny; a name on several servers: write it c1/tool or NAME/tool)")}
+	}
+	a.logExposeProblems(got)
+	go func() {
+		defer close(run.done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-a.catalogChanged:
+			case <-run.resync:
+			}
+			a.logExposeProblems(surface.Sync(ctx))
+		}
+	}()
+	return run, nil
+}
+
+// changed asks for the surface to be computed again (a new config).
+func (r *surfaceRun) changed() {
+	select {
+	case r.resync <- struct{}{}:
+	default:
+	}
+}
+
+func (r *surfaceRun) wait() { <-r.done }
+
+func (a *app) logExposeProblems(s dispatch.Surface) {
+	for _, p := range s.Problems {
+		a.log.Warn("expose: not listing a tool to the agent", "entry", p.Entry, "error", p.Err.Error())
+	}
+}

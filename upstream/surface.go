@@ -1,0 +1,221 @@
+package upstream
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"dispatch/connections"
+	"dispatch/dispatch"
+)
+
+// CompletionTimeout bounds one completion/complete passed to a server.
+const CompletionTimeout = 10 * time.Second
+
+// Surface keeps what an MCP server lists beside proxy-dispatch (--expose,
+// --transparent) in step with the servers behind it. Sync computes it
+// again and changes the MCP server only for the kinds that changed, so
+// that the agent is sent tools, resources or prompts list_changed exactly
+// when its list did.
+type Surface struct {
+	svc  *dispatch.Service
+	opts dispatch.ExposeOptions
+	log  *slog.Logger
+
+	mu  sync.Mutex
+	srv *server.MCPServer
+	// what each kind was when last set, to change only what changed
+	toolsSum, resourcesSum, templatesSum, promptsSum [32]byte
+	prompts                                          map[string]dispatch.SurfacePrompt   // by upstream name
+	templates                                        map[string]dispatch.SurfaceResource // by upstream template
+}
+
+// NewSurface returns the surface of svc that opts asks for.
+func NewSurface(svc *dispatch.Service, opts dispatch.ExposeOptions, log *slog.Logger) *Surface {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Surface{svc: svc, opts: opts, log: log}
+}
+
+// ServerOptions are the capabilities the MCP server declares for the
+// surface: with --transparent, resources and prompts (with listChanged)
+// and completions, passed to the servers.
+func (s *Surface) ServerOptions() []server.ServerOption {
+	if s == nil || !s.opts.Transparent {
+		return nil
+	}
+	return []server.ServerOption{
+		server.WithResourceCapabilities(false, true),
+		server.WithPromptCapabilities(true),
+		server.WithCompletions(),
+		server.WithPromptCompletionProvider(promptCompleter{s}),
+		server.WithResourceCompletionProvider(resourceCompleter{s}),
+	}
+}
+
+// Attach makes srv the server Sync keeps in step.
+func (s *Surface) Attach(srv *server.MCPServer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.srv = srv
+}
+
+// Sync computes the surface again and applies what changed. It returns
+// the surface's problems (see dispatch.ExposeProblem); the caller decides
+// whether a fatal one stops dispatch (at start) or is a warning (live).
+func (s *Surface) Sync(ctx context.Context) dispatch.Surface {
+	surface := s.svc.Surface(ctx, s.opts)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv == nil {
+		return surface
+	}
+	s.syncTools(surface.Tools)
+	if s.opts.Transparent {
+		s.syncResources(surface.Resources)
+		s.syncPrompts(surface.Prompts)
+	}
+	return surface
+}
+
+// syncTools sets proxy-dispatch and the surface's tools. A tool mcp-go
+// cannot list (a definition it refuses) is left out, with a warning.
+func (s *Surface) syncTools(tools []dispatch.SurfaceTool) {
+	sum := checksum(tools)
+	if sum == s.toolsSum {
+		return
+	}
+	s.toolsSum = sum
+	list := []server.ServerTool{{Tool: dispatch.Tool(), Handler: s.svc.HandleTool}}
+	for _, t := range tools {
+		tool, handler, err := s.svc.ExposedTool(t)
+		if err != nil {
+			s.log.Warn("not listing a tool to the agent", "error", err.Error())
+			continue
+		}
+		list = append(list, server.ServerTool{Tool: tool, Handler: handler})
+	}
+	s.srv.SetTools(list...)
+}
+
+func (s *Surface) syncResources(items []dispatch.SurfaceResource) {
+	var resources, templates []dispatch.SurfaceResource
+	for _, r := range items {
+		if r.Template {
+			templates = append(templates, r)
+		} else {
+			resources = append(resources, r)
+		}
+	}
+	if sum := checksum(resources); sum != s.resourcesSum {
+		s.resourcesSum = sum
+		list := make([]server.ServerResource, 0, len(resources))
+		for _, r := range resources {
+			entry, err := s.svc.TransparentResource(r)
+			if err != nil {
+				s.log.Warn("not listing a resource to the agent", "error", err.Error())
+				continue
+			}
+			list = append(list, entry)
+		}
+		s.srv.SetResources(list...)
+	}
+	if sum := checksum(templates); sum != s.templatesSum {
+		s.templatesSum = sum
+		list := make([]server.ServerResourceTemplate, 0, len(templates))
+		s.templates = make(map[string]dispatch.SurfaceResource, len(templates))
+		for _, r := range templates {
+			entry, err := s.svc.TransparentTemplate(r)
+			if err != nil {
+				s.log.Warn("not listing a resource template to the agent", "error", err.Error())
+				continue
+			}
+			list = append(list, entry)
+			s.templates[r.URI] = r
+		}
+		s.srv.SetResourceTemplates(list...)
+	}
+}
+
+func (s *Surface) syncPrompts(prompts []dispatch.SurfacePrompt) {
+	sum := checksum(prompts)
+	if sum == s.promptsSum {
+		return
+	}
+	s.promptsSum = sum
+	list := make([]server.ServerPrompt, 0, len(prompts))
+	s.prompts = make(map[string]dispatch.SurfacePrompt, len(prompts))
+	for _, p := range prompts {
+		entry, err := s.svc.TransparentPrompt(p)
+		if err != nil {
+			s.log.Warn("not listing a prompt to the agent", "error", err.Error())
+			continue
+		}
+		list = append(list, entry)
+		s.prompts[p.Name] = p
+	}
+	s.srv.SetPrompts(list...)
+}
+
+// checksum identifies a list's content: names, connections and
+// definitions, in order.
+func checksum(v any) [32]byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		// Strings and raw JSON the catalog already parsed: a failure
+		// means "changed", which costs one list_changed too many.
+		return sha256.Sum256([]byte(err.Error()))
+	}
+	return sha256.Sum256(data)
+}
+
+type promptCompleter struct{ s *Surface }
+
+func (c promptCompleter) CompletePromptArgument(ctx context.Context, name string, arg mcp.CompleteArgument, cctx mcp.CompleteContext) (*mcp.Completion, error) {
+	c.s.mu.Lock()
+	p, ok := c.s.prompts[name]
+	c.s.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("no prompt named %q", name)
+	}
+	return c.s.complete(ctx, p.Connection, connections.CompleteRequest{Prompt: p.Prompt, Argument: arg.Name, Value: arg.Value, Context: cctx.Arguments})
+}
+
+type resourceCompleter struct{ s *Surface }
+
+func (c resourceCompleter) CompleteResourceArgument(ctx context.Context, uri string, arg mcp.CompleteArgument, cctx mcp.CompleteContext) (*mcp.Completion, error) {
+	c.s.mu.Lock()
+	r, ok := c.s.templates[uri]
+	c.s.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("no resource template %q", uri)
+	}
+	return c.s.complete(ctx, r.Connection, connections.CompleteRequest{URITemplate: r.Original, Argument: arg.Name, Value: arg.Value, Context: cctx.Arguments})
+}
+
+// complete passes a completion/complete to the connection, its answer
+// bounded and masked as connections.Conn.Complete keeps it.
+func (s *Surface) complete(ctx context.Context, alias string, req connections.CompleteRequest) (*mcp.Completion, error) {
+	conn, err := s.svc.Connections().Lookup(alias)
+	if err != nil {
+		return nil, err
+	}
+	req.Timeout = CompletionTimeout
+	got, err := conn.Complete(dispatch.AgentContext(ctx), req)
+	if err != nil {
+		return nil, err
+	}
+	out := &mcp.Completion{Values: got.Values, HasMore: got.HasMore}
+	if got.Total > 0 {
+		out.Total = got.Total
+	}
+	return out, nil
+}
