@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -36,7 +37,7 @@ func (a *app) startSurface(ctx context.Context, surface *upstream.Surface, srv *
 		close(run.done)
 		return nil, &usageErr{errors.New("expose: " + err.Error() + "; fix the --expose flag or the expose list (a denied tool: its server's tools.allow/deny; a name on several servers: write it c1/tool or NAME/tool)")}
 	}
-	a.logExposeProblems(got)
+	reported := a.logExposeProblems(got, "")
 	go func() {
 		defer close(run.done)
 		for {
@@ -46,7 +47,7 @@ func (a *app) startSurface(ctx context.Context, surface *upstream.Surface, srv *
 			case <-a.catalogChanged:
 			case <-run.resync:
 			}
-			a.logExposeProblems(surface.Sync(ctx))
+			reported = a.logExposeProblems(surface.Sync(ctx), reported)
 		}
 	}()
 	return run, nil
@@ -62,8 +63,19 @@ func (r *surfaceRun) changed() {
 
 func (r *surfaceRun) wait() { <-r.done }
 
-func (a *app) logExposeProblems(s dispatch.Surface) {
+// logExposeProblems warns of the surface's problems unless they are the
+// ones reported last (a server's list_changed recomputes the surface: the
+// same warning each time would be noise). It returns what it reported.
+func (a *app) logExposeProblems(s dispatch.Surface, reported string) string {
+	var all strings.Builder
+	for _, p := range s.Problems {
+		all.WriteString(p.Error() + "\n")
+	}
+	if all.String() == reported {
+		return reported
+	}
 	for _, p := range s.Problems {
 		a.log.Warn("expose: not listing a tool to the agent", "entry", p.Entry, "error", p.Err.Error())
 	}
+	return all.String()
 }
