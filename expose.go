@@ -35,7 +35,7 @@ func (a *app) startSurface(ctx context.Context, surface *upstream.Surface, srv *
 	got := surface.Sync(ctx)
 	if err := got.FatalExposeProblems(); err != nil {
 		close(run.done)
-		return nil, &usageErr{errors.New("expose: " + err.Error() + "; fix the --expose flag or the expose list (a denied tool: its server's tools.allow/deny; a name on several servers: write it c1/tool or NAME/tool)")}
+		return nil, &usageErr{errors.New("expose: " + err.Error() + "; fix the --expose flag or the server's expose list: expose a tool its tools.allow/deny let through, and write a name found on several servers as c1/TOOL or NAME/TOOL")}
 	}
 	reported := a.logExposeProblems(got, "")
 	go func() {

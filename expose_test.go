@@ -149,7 +149,7 @@ deny = ["env*"]
 	if code == 0 {
 		t.Fatalf("dispatch started with an ambiguous tool to expose; stderr:\n%s", stderr)
 	}
-	checkText(t, "ambiguous", stderr, []string{"--expose echo", "c1/echo", "2 connections"}, nil)
+	checkText(t, "ambiguous", stderr, []string{"--expose echo", "c1, c2", "c1/TOOL"}, nil)
 }
 
 // What a server writes about its tool is masked in the exposed

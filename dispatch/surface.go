@@ -136,7 +136,14 @@ func (s *Service) exposedTools(ctx context.Context, flags []string, conns []*con
 		req := s.qualifyTool(ctx, Request{Action: "call", Connection: e.connection, Tool: e.tool})
 		conn, def, err := s.resolveTool(ctx, req.Connection, req.Tool)
 		if err != nil {
-			problems = append(problems, &ExposeProblem{Entry: e.origin, Err: err, Fatal: fatalExposeErr(err)})
+			fatal := fatalExposeErr(err)
+			var usage *UsageError
+			if errors.As(err, &usage) {
+				// Its hint is written for a request ("connection":…);
+				// the caller says how to fix an expose entry.
+				err = errors.New(usage.Msg)
+			}
+			problems = append(problems, &ExposeProblem{Entry: e.origin, Err: err, Fatal: fatal})
 			continue
 		}
 		key := conn.Alias + "\x00" + def.Name
