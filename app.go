@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -57,6 +58,9 @@ type app struct {
 	// catalogChanged is signalled when a server's own list_changed
 	// changed its catalog (one pending signal at most).
 	catalogChanged chan struct{}
+	// resourceUpdated passes a server's resources/updated on, once serving
+	// has set it.
+	resourceUpdated *atomic.Pointer[func(alias, uri string)]
 }
 
 // storeMode says how a command keeps result files.
@@ -123,7 +127,13 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		}
 	}
 	catalogChanged := make(chan struct{}, 1)
+	resourceUpdated := new(atomic.Pointer[func(alias, uri string)])
 	conns, err := connections.NewSet(configs, connections.Options{
+		OnResourceUpdated: func(c *connections.Conn, uri string) {
+			if pass := resourceUpdated.Load(); pass != nil {
+				(*pass)(c.Alias, uri)
+			}
+		},
 		OnCatalogChanged: func(*connections.Conn) {
 			select {
 			case catalogChanged <- struct{}{}:
@@ -184,7 +194,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		RunConcurrency:        g.RunConcurrency,
 		Logger:                log,
 	})
-	return &app{svc: svc, conns: conns, store: store, log: log, catalogChanged: catalogChanged}, nil
+	return &app{svc: svc, conns: conns, store: store, log: log, catalogChanged: catalogChanged, resourceUpdated: resourceUpdated}, nil
 }
 
 // logHandler writes log records to stderr in the --log-format.

@@ -31,6 +31,8 @@ type surfaceRun struct {
 // are warnings, tried again at every change.
 func (a *app) startSurface(ctx context.Context, surface *upstream.Surface, srv *server.MCPServer) (*surfaceRun, error) {
 	surface.Attach(srv)
+	updated := surface.ResourceUpdated
+	a.resourceUpdated.Store(&updated)
 	run := &surfaceRun{surface: surface, resync: make(chan struct{}, 1), done: make(chan struct{})}
 	got := surface.Sync(ctx)
 	if err := got.FatalExposeProblems(); err != nil {

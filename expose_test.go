@@ -178,7 +178,7 @@ command = %[1]q
 args = ["--readables"]
 [servers.two]
 command = %[1]q
-args = ["--readables", "--name", "two"]
+args = ["--readables", "--subscribable", "--name", "two"]
 [servers.two.tools]
 deny = [%[2]s]
 `, fixtureBin, twoDeny)
@@ -220,6 +220,22 @@ deny = [%[2]s]
 	if errMsg == "" {
 		t.Error("reading an unlisted URI is not an error")
 	}
+
+	// A subscription reaches the server; its resources/updated reaches the
+	// agent under the URI the agent knows.
+	if _, errMsg := tc.request("resources/subscribe", map[string]any{"uri": "two+fixture://read/hello.txt"}); errMsg != "" {
+		t.Fatalf("resources/subscribe: %s", errMsg)
+	}
+	waitFor(t, "resources/updated", 10*time.Second, func() bool {
+		tc.mu.Lock()
+		defer tc.mu.Unlock()
+		for _, n := range tc.notifications {
+			if n.Method == "notifications/resources/updated" && n.Params.AdditionalFields["uri"] == "two+fixture://read/hello.txt" {
+				return true
+			}
+		}
+		return false
+	})
 
 	// Live config: two now also hides echo, so one's echo is unique.
 	before := tc.countNotifications(listChanged)

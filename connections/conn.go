@@ -62,6 +62,10 @@ type Options struct {
 	// list_changed (tools, resources or prompts) and the list was fetched
 	// again: what --transparent shows follows it. It must not block.
 	OnCatalogChanged func(c *Conn)
+	// OnResourceUpdated receives a server's notifications/resources/updated
+	// (for a URI subscribed with Subscribe). It runs on the read loop and
+	// must not block or call back into the connection.
+	OnResourceUpdated func(c *Conn, uri string)
 	// RetireGrace bounds how long a connection that a new config removed
 	// or changed keeps running for the calls already in flight on it
 	// (Set.Update); a server's own, longer call timeout extends it.
@@ -629,6 +633,8 @@ func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
 		c.relayLog(n)
 	case string(mcp.MethodNotificationCancelled):
 		c.serverCancelled(n)
+	case string(mcp.MethodNotificationResourceUpdated):
+		c.resourceUpdated(n.Params.AdditionalFields)
 	}
 }
 

@@ -329,3 +329,47 @@ func uniqueNames(names, conns []string, prefixes map[string]string, sep, reserve
 	}
 	return out
 }
+
+// ResourceRoute returns the connection and the server's own URI for uri,
+// a URI of the surface: a listed resource's, or one a listed template
+// expands to (a prefixed template's prefix is taken off).
+func (s Surface) ResourceRoute(uri string) (alias, original string, ok bool) {
+	for _, r := range s.Resources {
+		if !r.Template && r.URI == uri {
+			return r.Connection, r.Original, true
+		}
+	}
+	for _, r := range s.Resources {
+		if !r.Template {
+			continue
+		}
+		prefix := strings.TrimSuffix(r.URI, r.Original)
+		rest, found := strings.CutPrefix(uri, prefix)
+		if !found {
+			continue
+		}
+		if _, match := matchTemplate(r.Original, rest); match {
+			return r.Connection, rest, true
+		}
+	}
+	return "", "", false
+}
+
+// UpstreamURI is the URI the agent knows for a URI of alias: the listed
+// resource's, or the URI with the prefix its connection's templates took
+// on a clash.
+func (s Surface) UpstreamURI(alias, uri string) string {
+	for _, r := range s.Resources {
+		if r.Connection == alias && !r.Template && r.Original == uri {
+			return r.URI
+		}
+	}
+	for _, r := range s.Resources {
+		if r.Connection == alias && r.Template {
+			if _, match := matchTemplate(r.Original, uri); match {
+				return strings.TrimSuffix(r.URI, r.Original) + uri
+			}
+		}
+	}
+	return uri
+}

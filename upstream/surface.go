@@ -35,6 +35,7 @@ type Surface struct {
 	toolsSum, resourcesSum, templatesSum, promptsSum [32]byte
 	prompts                                          map[string]dispatch.SurfacePrompt   // by upstream name
 	templates                                        map[string]dispatch.SurfaceResource // by upstream template
+	resources                                        dispatch.Surface                    // the last one set, for subscriptions
 }
 
 // NewSurface returns the surface of svc that opts asks for.
@@ -52,8 +53,16 @@ func (s *Surface) ServerOptions() []server.ServerOption {
 	if s == nil || !s.opts.Transparent {
 		return nil
 	}
+	hooks := &server.Hooks{}
+	hooks.AddBeforeSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest) {
+		s.subscribe(ctx, req.Params.URI, true)
+	})
+	hooks.AddBeforeUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest) {
+		s.subscribe(ctx, req.Params.URI, false)
+	})
 	return []server.ServerOption{
-		server.WithResourceCapabilities(false, true),
+		server.WithHooks(hooks),
+		server.WithResourceCapabilities(true, true),
 		server.WithPromptCapabilities(true),
 		server.WithCompletions(),
 		server.WithPromptCompletionProvider(promptCompleter{s}),
@@ -80,6 +89,7 @@ func (s *Surface) Sync(ctx context.Context) dispatch.Surface {
 	}
 	s.syncTools(surface.Tools)
 	if s.opts.Transparent {
+		s.resources = dispatch.Surface{Resources: surface.Resources}
 		s.syncResources(surface.Resources)
 		s.syncPrompts(surface.Prompts)
 	}
@@ -218,4 +228,36 @@ func (s *Surface) complete(ctx context.Context, alias string, req connections.Co
 		out.Total = got.Total
 	}
 	return out, nil
+}
+
+// subscribe passes the agent's resources/subscribe (unsubscribe) on to the
+// server of uri. mcp-go acknowledges it whatever happens here (its hooks
+// cannot fail a request), so a failure is a warning.
+func (s *Surface) subscribe(ctx context.Context, uri string, on bool) {
+	s.mu.Lock()
+	alias, original, ok := s.resources.ResourceRoute(uri)
+	s.mu.Unlock()
+	if !ok {
+		s.log.Warn("resources/subscribe: no listed resource or template has this URI; not passed to any server", "uri", uri)
+		return
+	}
+	conn, err := s.svc.Connections().Lookup(alias)
+	if err == nil {
+		err = conn.Subscribe(ctx, original, on)
+	}
+	if err != nil {
+		s.log.Warn("resources/subscribe: the server refused or could not be asked", "connection", alias, "uri", original, "error", err.Error())
+	}
+}
+
+// ResourceUpdated passes a server's notifications/resources/updated to
+// the agent sessions, under the URI the agent knows. It does not block.
+func (s *Surface) ResourceUpdated(alias, uri string) {
+	s.mu.Lock()
+	srv, upstreamURI := s.srv, s.resources.UpstreamURI(alias, uri)
+	s.mu.Unlock()
+	if srv == nil || !s.opts.Transparent {
+		return
+	}
+	srv.SendNotificationToAllClients(string(mcp.MethodNotificationResourceUpdated), map[string]any{"uri": upstreamURI})
 }
