@@ -35,3 +35,27 @@ func TestToolNameChars(t *testing.T) {
 		t.Errorf("toolNameChars = %q", got)
 	}
 }
+
+// A server's tool is listed upstream with its schemas as published and
+// without its execution (dispatch runs a task-only tool itself); a
+// definition mcp-go would panic on listing (a bad x-mcp-header) or cannot
+// read is an error, so that the tool is left out instead.
+func TestUpstreamTool(t *testing.T) {
+	tool, err := upstreamTool("files__read", []byte(`{"name":"read","description":"d","inputSchema":{"type":"object","properties":{"p":{"type":"string"}},"$defs":{"x":{}}},"outputSchema":{"type":"object"},"execution":{"taskSupport":"required"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tool.Name != "files__read" || string(tool.RawInputSchema) != `{"type":"object","properties":{"p":{"type":"string"}},"$defs":{"x":{}}}` ||
+		string(tool.RawOutputSchema) != `{"type":"object"}` || tool.Execution != nil {
+		t.Errorf("upstreamTool = %+v", tool)
+	}
+	for name, def := range map[string]string{
+		"bad header":     `{"name":"h","inputSchema":{"type":"object","properties":{"p":{"type":"object","x-mcp-header":"X-P"}}}}`,
+		"not an object":  `["h"]`,
+		"schema garbage": `{"name":"h","inputSchema":"nope"}`,
+	} {
+		if _, err := upstreamTool("h", []byte(def)); err == nil {
+			t.Errorf("%s: upstreamTool accepted %s", name, def)
+		}
+	}
+}
