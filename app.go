@@ -61,6 +61,9 @@ type app struct {
 	// resourceUpdated passes a server's resources/updated on, once serving
 	// has set it.
 	resourceUpdated *atomic.Pointer[func(alias, uri string)]
+	// redactor masks secrets in everything logged and shown; a command
+	// that makes a secret of its own (serve's token) teaches it.
+	redactor *connections.Redactor
 }
 
 // storeMode says how a command keeps result files.
@@ -194,7 +197,8 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		RunConcurrency:        g.RunConcurrency,
 		Logger:                log,
 	})
-	return &app{svc: svc, conns: conns, store: store, log: log, catalogChanged: catalogChanged, resourceUpdated: resourceUpdated}, nil
+	return &app{svc: svc, conns: conns, store: store, log: log, redactor: redactor,
+		catalogChanged: catalogChanged, resourceUpdated: resourceUpdated}, nil
 }
 
 // logHandler writes log records to stderr in the --log-format.

@@ -10,9 +10,11 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kong"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"dispatch/connections"
 	"dispatch/dispatch"
@@ -21,13 +23,27 @@ import (
 	"dispatch/upstream"
 )
 
-// ServeCmd serves proxy-dispatch over MCP on stdio.
-type ServeCmd struct{}
+// ServeCmd serves proxy-dispatch over MCP on stdio, or with --listen over
+// streamable HTTP.
+type ServeCmd struct {
+	Listen          string        `name:"listen" placeholder:"ADDR" help:"Serve MCP streamable HTTP at /mcp on host:port (e.g. 127.0.0.1:8931) or unix:PATH, to many sessions, instead of stdio. Without a token only loopback addresses and unix sockets are allowed."`
+	TokenFile       string        `name:"token-file" type:"existingfile" placeholder:"FILE" help:"With --listen: a file holding the bearer token every request must carry (or set DISPATCH_TOKEN). At least 16 characters."`
+	SessionIdle     time.Duration `name:"session-idle" default:"30m" help:"With --listen: a session with nothing in flight this long ends, and its result files are deleted."`
+	MaxSessions     int           `name:"max-sessions" default:"64" help:"With --listen: sessions open at once; past it an initialize is answered 503."`
+	MaxHTTPInFlight int           `name:"max-http-in-flight" default:"512" help:"With --listen: HTTP requests in flight over all sessions (--max-in-flight bounds each session's); past it 503."`
+}
 
 func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 	maxRequest, err := parseLimitFlag("--max-request", g.MaxRequest, "it bounds one message from the agent")
 	if err != nil {
 		return err
+	}
+	var listen *httpListen
+	if c.Listen != "" {
+		if listen, err = c.prepareHTTP(g); err != nil {
+			return err
+		}
+		defer listen.close()
 	}
 	a, err := g.newApp(storePrivate, confinePaths)
 	if err != nil {
@@ -52,10 +68,23 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 		}()
 	}
 
+	if listen != nil {
+		listen.learnSecrets(a)
+	}
 	surface := upstream.NewSurface(a.svc, g.exposeOptions(), a.log)
-	srv := upstream.NewMCPServer(a.svc, buildVersion(), surface.ServerOptions()...)
+	var srv *server.MCPServer
+	var httpSrv *upstream.HTTPServer
+	runner := upstream.StdioRunner(a.svc)
+	if listen != nil {
+		if httpSrv, err = listen.server(a, g, maxRequest, surface.ServerOptions()); err != nil {
+			return err
+		}
+		srv, runner = httpSrv.MCP(), httpSrv.InSession
+	} else {
+		srv = upstream.NewMCPServer(a.svc, buildVersion(), surface.ServerOptions()...)
+	}
 	surfaceCtx, stopSurface := context.WithCancel(ctx)
-	following, err := a.startSurface(surfaceCtx, surface, srv)
+	following, err := a.startSurface(surfaceCtx, surface, srv, runner)
 	if err != nil {
 		stopSurface()
 		return err
@@ -80,6 +109,10 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 			stopWatching()
 			<-watching
 		}()
+	}
+	if httpSrv != nil {
+		// It returns on a signal, having ended every session.
+		return httpSrv.Serve(ctx, listen.listener)
 	}
 	// It returns at stdin EOF (the agent went away) or on a signal.
 	opts := upstream.StdioOptions{MaxInFlight: g.MaxInFlight, MaxRequestBytes: maxRequest, Relay: a.conns, Logger: a.log}

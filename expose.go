@@ -29,8 +29,8 @@ type surfaceRun struct {
 // (a tool the filters deny, a name on several servers) is an error: the
 // configuration is wrong. The others (unknown tool, server unreachable)
 // are warnings, tried again at every change.
-func (a *app) startSurface(ctx context.Context, surface *upstream.Surface, srv *server.MCPServer) (*surfaceRun, error) {
-	surface.Attach(srv)
+func (a *app) startSurface(ctx context.Context, surface *upstream.Surface, srv *server.MCPServer, runner upstream.SessionRunner) (*surfaceRun, error) {
+	surface.Attach(srv, runner)
 	updated := surface.ResourceUpdated
 	a.resourceUpdated.Store(&updated)
 	run := &surfaceRun{surface: surface, resync: make(chan struct{}, 1), done: make(chan struct{})}

@@ -59,14 +59,16 @@ type Service struct {
 	conns *connections.Set
 	opts  Options
 	log   *slog.Logger
-	index indexCache
+	// The caches are pointers so that the copies ForSession makes share
+	// them: every session sees the same servers.
+	index *indexCache
 	// parsed memoizes each connection's parsed catalog: every call
 	// resolves its tool through the catalogs, and parsing them afresh each
 	// time cost more CPU under load than relaying the call.
-	parsed toolDefCache
+	parsed *toolDefCache
 	// links remembers the resource URIs each connection returned, to read
 	// them from it later.
-	links linkMemory
+	links *linkMemory
 }
 
 // New returns a Service over conns.
@@ -80,7 +82,22 @@ func New(conns *connections.Set, opts Options) *Service {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{conns: conns, opts: opts, log: opts.Logger}
+	return &Service{conns: conns, opts: opts, log: opts.Logger,
+		index: &indexCache{}, parsed: &toolDefCache{}, links: &linkMemory{}}
+}
+
+// ForSession returns a Service over the same connections and caches whose
+// result files go to store: one agent session's own directory, so that
+// readresult and argumentsFile of one session never reach another's files.
+// Its log lines go to log (which names the session). Serving many agents
+// over HTTP makes one per session; it costs a copy of the Options, no
+// server and no cache.
+func (s *Service) ForSession(store *spill.Store, log *slog.Logger) *Service {
+	session := *s
+	session.opts.Spill = store
+	session.opts.Logger = log
+	session.log = log
+	return &session
 }
 
 // Connections returns the set the service runs against.

@@ -3,7 +3,6 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -13,30 +12,32 @@ import (
 	"dispatch/connections"
 )
 
-// ExposedTool returns t as mcp-go lists it and the handler of its calls.
-// A call goes the way proxy-dispatch's call goes (Service.Call): the
-// spill threshold, argumentsFile-free arguments, _meta forwarded, progress
-// relayed, cancellation, relays to the calling session; the answer is the
-// server's result as proxy-dispatch's call gives it (the content as sent
-// with _meta.dispatch, or the result file's description).
-func (s *Service) ExposedTool(t SurfaceTool) (mcp.Tool, server.ToolHandlerFunc, error) {
+// ExposedToolDefinition returns t as mcp-go lists it.
+func ExposedToolDefinition(t SurfaceTool) (mcp.Tool, error) {
 	tool, err := upstreamTool(t.Name, t.Definition)
 	if err != nil {
-		return mcp.Tool{}, nil, fmt.Errorf("%s: tool %q: %w", t.Connection, t.Tool, err)
+		return mcp.Tool{}, fmt.Errorf("%s: tool %q: %w", t.Connection, t.Tool, err)
 	}
-	handler := func(ctx context.Context, request mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args := request.Params.RawArguments
-		if len(args) == 0 && request.Params.Arguments != nil {
-			var err error
-			if args, err = json.Marshal(request.Params.Arguments); err != nil {
-				return errorResult(fmt.Errorf("arguments: %w", err)), nil
-			}
+	return tool, nil
+}
+
+// CallExposed runs a call of the exposed tool t. It goes the way
+// proxy-dispatch's call goes (Service.Call): the spill threshold into this
+// Service's result files, _meta forwarded, progress relayed, cancellation,
+// relays to the calling session; the answer is the server's result as
+// proxy-dispatch's call gives it (the content as sent with
+// _meta.dispatch, or the result file's description).
+func (s *Service) CallExposed(ctx context.Context, t SurfaceTool, request mcp.CallToolRequest) *mcp.CallToolResult {
+	args := request.Params.RawArguments
+	if len(args) == 0 && request.Params.Arguments != nil {
+		var err error
+		if args, err = json.Marshal(request.Params.Arguments); err != nil {
+			return errorResult(fmt.Errorf("arguments: %w", err))
 		}
-		req := Request{Action: "call", Connection: t.Connection, Tool: t.Tool, Arguments: args, Meta: forwardedMeta(request.Params.Meta)}
-		ctx = AgentContext(ctx)
-		return s.answer(ctx, req, Hooks{Progress: progressForwarder(ctx, request)}), nil
 	}
-	return tool, handler, nil
+	req := Request{Action: "call", Connection: t.Connection, Tool: t.Tool, Arguments: args, Meta: forwardedMeta(request.Params.Meta)}
+	ctx = AgentContext(ctx)
+	return s.answer(ctx, req, Hooks{Progress: progressForwarder(ctx, request)})
 }
 
 // upstreamTool is a server's tool definition as mcp-go lists it, under
@@ -104,64 +105,60 @@ func AgentContext(ctx context.Context) context.Context {
 	return ctx
 }
 
-// TransparentResource returns r as mcp-go lists it and the handler of its
-// reads. A read is passed through as the server answered it (each content
-// as sent, blobs in base64), bounded like every answer (--max-message):
-// an agent reading a resource directly expects the protocol's shape, not
-// a result file.
-func (s *Service) TransparentResource(r SurfaceResource) (server.ServerResource, error) {
+// TransparentResource returns r as mcp-go lists it.
+func TransparentResource(r SurfaceResource) (mcp.Resource, error) {
 	var res mcp.Resource
 	if err := json.Unmarshal(r.Definition, &res); err != nil {
-		return server.ServerResource{}, fmt.Errorf("%s: resource %q: %w", r.Connection, r.Original, err)
+		return mcp.Resource{}, fmt.Errorf("%s: resource %q: %w", r.Connection, r.Original, err)
 	}
 	res.URI = r.URI
-	return server.ServerResource{Resource: res, Handler: s.readThrough(r)}, nil
+	return res, nil
 }
 
-// TransparentTemplate is TransparentResource for a resource template.
-func (s *Service) TransparentTemplate(r SurfaceResource) (server.ServerResourceTemplate, error) {
+// TransparentTemplate returns the template r as mcp-go lists it.
+func TransparentTemplate(r SurfaceResource) (mcp.ResourceTemplate, error) {
 	var tmpl mcp.ResourceTemplate
 	if err := json.Unmarshal(r.Definition, &tmpl); err != nil {
-		return server.ServerResourceTemplate{}, fmt.Errorf("%s: resource template %q: %w", r.Connection, r.Original, err)
+		return mcp.ResourceTemplate{}, fmt.Errorf("%s: resource template %q: %w", r.Connection, r.Original, err)
 	}
 	upstream, err := parseTemplate(r.URI)
 	if err != nil {
-		return server.ServerResourceTemplate{}, fmt.Errorf("%s: resource template %q: %w", r.Connection, r.Original, err)
+		return mcp.ResourceTemplate{}, fmt.Errorf("%s: resource template %q: %w", r.Connection, r.Original, err)
 	}
 	tmpl.URITemplate = &mcp.URITemplate{Template: upstream}
-	return server.ServerResourceTemplate{Template: tmpl, Handler: server.ResourceTemplateHandlerFunc(s.readThrough(r))}, nil
+	return tmpl, nil
 }
 
-// readThrough reads the URI asked for from r's connection, the prefix a
-// clash gave it taken off.
-func (s *Service) readThrough(r SurfaceResource) server.ResourceHandlerFunc {
-	prefix := strings.TrimSuffix(r.URI, r.Original)
-	return func(ctx context.Context, request mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-		uri := strings.TrimPrefix(request.Params.URI, prefix)
-		conn, err := s.conns.Lookup(r.Connection)
-		if err != nil {
-			return nil, err
-		}
-		ctx = AgentContext(ctx)
-		timeout, _ := s.callLimit(conn, Request{})
-		raw, err := conn.ReadResource(ctx, connections.ReadRequest{URI: uri, Meta: forwardedMeta(request.Params.Meta),
-			OnProgress: metaProgressForwarder(ctx, request.Params.Meta), Timeout: timeout})
-		if err != nil {
-			return nil, err
-		}
-		var result struct {
-			Contents []json.RawMessage `json:"contents"`
-		}
-		if err := json.Unmarshal(raw, &result); err != nil {
-			return nil, fmt.Errorf("%s: read %s: server sent an invalid result: %w", conn.Alias, uri, err)
-		}
-		s.links.rememberContent(conn.Alias, result.Contents)
-		out := make([]mcp.ResourceContents, 0, len(result.Contents))
-		for _, item := range result.Contents {
-			out = append(out, rawResourceContents{raw: item})
-		}
-		return out, nil
+// ReadThrough reads the URI asked for from r's connection, the prefix a
+// clash gave it taken off. The answer is passed through as the server sent
+// it (each content as sent, blobs in base64), bounded like every answer
+// (--max-message): an agent reading a resource directly expects the
+// protocol's shape, not a result file.
+func (s *Service) ReadThrough(ctx context.Context, r SurfaceResource, request mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	uri := strings.TrimPrefix(request.Params.URI, strings.TrimSuffix(r.URI, r.Original))
+	conn, err := s.conns.Lookup(r.Connection)
+	if err != nil {
+		return nil, err
 	}
+	ctx = AgentContext(ctx)
+	timeout, _ := s.callLimit(conn, Request{})
+	raw, err := conn.ReadResource(ctx, connections.ReadRequest{URI: uri, Meta: forwardedMeta(request.Params.Meta),
+		OnProgress: metaProgressForwarder(ctx, request.Params.Meta), Timeout: timeout})
+	if err != nil {
+		return nil, err
+	}
+	var result struct {
+		Contents []json.RawMessage `json:"contents"`
+	}
+	if err := json.Unmarshal(raw, &result); err != nil {
+		return nil, fmt.Errorf("%s: read %s: server sent an invalid result: %w", conn.Alias, uri, err)
+	}
+	s.links.rememberContent(conn.Alias, result.Contents)
+	out := make([]mcp.ResourceContents, 0, len(result.Contents))
+	for _, item := range result.Contents {
+		out = append(out, rawResourceContents{raw: item})
+	}
+	return out, nil
 }
 
 // rawResourceContents passes a resource content through verbatim, as
@@ -173,47 +170,49 @@ type rawResourceContents struct {
 
 func (r rawResourceContents) MarshalJSON() ([]byte, error) { return r.raw, nil }
 
-// TransparentPrompt returns p as mcp-go lists it and the handler that gets
-// it from its server, passed through as the server answered it.
-func (s *Service) TransparentPrompt(p SurfacePrompt) (server.ServerPrompt, error) {
+// TransparentPrompt returns p as mcp-go lists it.
+func TransparentPrompt(p SurfacePrompt) (mcp.Prompt, error) {
 	var prompt mcp.Prompt
 	if err := json.Unmarshal(p.Definition, &prompt); err != nil {
-		return server.ServerPrompt{}, fmt.Errorf("%s: prompt %q: %w", p.Connection, p.Prompt, err)
+		return mcp.Prompt{}, fmt.Errorf("%s: prompt %q: %w", p.Connection, p.Prompt, err)
 	}
 	prompt.Name = p.Name
-	handler := func(ctx context.Context, request mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		conn, err := s.conns.Lookup(p.Connection)
-		if err != nil {
-			return nil, err
-		}
-		ctx = AgentContext(ctx)
-		timeout, _ := s.callLimit(conn, Request{})
-		raw, err := conn.GetPrompt(ctx, connections.PromptRequest{Name: p.Prompt, Arguments: request.Params.Arguments,
-			Meta: forwardedMeta(request.Params.Meta), OnProgress: metaProgressForwarder(ctx, request.Params.Meta), Timeout: timeout})
-		if err != nil {
-			return nil, err
-		}
-		var result struct {
-			Description string `json:"description"`
-			Messages    []struct {
-				Role    mcp.Role        `json:"role"`
-				Content json.RawMessage `json:"content"`
-			} `json:"messages"`
-		}
-		if err := json.Unmarshal(raw, &result); err != nil {
-			return nil, fmt.Errorf("%s: get prompt %s: server sent an invalid result: %w", conn.Alias, p.Prompt, err)
-		}
-		out := &mcp.GetPromptResult{Description: result.Description, Messages: make([]mcp.PromptMessage, 0, len(result.Messages))}
-		for _, m := range result.Messages {
-			if len(m.Content) == 0 {
-				return nil, fmt.Errorf("%s: get prompt %s: server sent a message without content", conn.Alias, p.Prompt)
-			}
-			s.links.rememberContent(conn.Alias, []json.RawMessage{m.Content})
-			out.Messages = append(out.Messages, mcp.PromptMessage{Role: m.Role, Content: rawContent{raw: m.Content}})
-		}
-		return out, nil
+	return prompt, nil
+}
+
+// GetPromptThrough gets p from its server, passed through as the server
+// answered it.
+func (s *Service) GetPromptThrough(ctx context.Context, p SurfacePrompt, request mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	conn, err := s.conns.Lookup(p.Connection)
+	if err != nil {
+		return nil, err
 	}
-	return server.ServerPrompt{Prompt: prompt, Handler: handler}, nil
+	ctx = AgentContext(ctx)
+	timeout, _ := s.callLimit(conn, Request{})
+	raw, err := conn.GetPrompt(ctx, connections.PromptRequest{Name: p.Prompt, Arguments: request.Params.Arguments,
+		Meta: forwardedMeta(request.Params.Meta), OnProgress: metaProgressForwarder(ctx, request.Params.Meta), Timeout: timeout})
+	if err != nil {
+		return nil, err
+	}
+	var result struct {
+		Description string `json:"description"`
+		Messages    []struct {
+			Role    mcp.Role        `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(raw, &result); err != nil {
+		return nil, fmt.Errorf("%s: get prompt %s: server sent an invalid result: %w", conn.Alias, p.Prompt, err)
+	}
+	out := &mcp.GetPromptResult{Description: result.Description, Messages: make([]mcp.PromptMessage, 0, len(result.Messages))}
+	for _, m := range result.Messages {
+		if len(m.Content) == 0 {
+			return nil, fmt.Errorf("%s: get prompt %s: server sent a message without content", conn.Alias, p.Prompt)
+		}
+		s.links.rememberContent(conn.Alias, []json.RawMessage{m.Content})
+		out.Messages = append(out.Messages, mcp.PromptMessage{Role: m.Role, Content: rawContent{raw: m.Content}})
+	}
+	return out, nil
 }
 
 // metaProgressForwarder is progressForwarder for a request other than a
@@ -221,7 +220,3 @@ func (s *Service) TransparentPrompt(p SurfacePrompt) (server.ServerPrompt, error
 func metaProgressForwarder(ctx context.Context, meta *mcp.Meta) func(map[string]any) {
 	return progressForwarder(ctx, mcp.CallToolRequest{Params: mcp.CallToolParams{Meta: meta}})
 }
-
-// errNoSuchCompletion answers a completion for a prompt or template the
-// surface does not hold.
-var errNoSuchCompletion = errors.New("no such prompt or resource template")

@@ -9,6 +9,13 @@ import (
 // NewMCPServer returns an MCP server exposing the one proxy-dispatch tool
 // over svc; extra adds options (a Surface's capabilities).
 func NewMCPServer(svc *dispatch.Service, version string, extra ...server.ServerOption) *server.MCPServer {
+	return newMCPServer(version, svc.HandleTool, extra...)
+}
+
+// newMCPServer is the MCP server of dispatch with handle serving
+// proxy-dispatch: the Service's own for one agent, or one finding each
+// HTTP session's.
+func newMCPServer(version string, handle server.ToolHandlerFunc, extra ...server.ServerOption) *server.MCPServer {
 	opts := []server.ServerOption{
 		// listChanged: a new config file changes the tools behind
 		// proxy-dispatch, and the agent is told so.
@@ -19,6 +26,6 @@ func NewMCPServer(svc *dispatch.Service, version string, extra ...server.ServerO
 		server.WithInstructions("Use the proxy-dispatch tool to find and call tools of the connected MCP servers: search first, then call."),
 		server.WithRecovery()}
 	srv := server.NewMCPServer("dispatch", version, append(opts, extra...)...)
-	srv.AddTool(dispatch.Tool(), svc.HandleTool)
+	srv.AddTool(dispatch.Tool(), handle)
 	return srv
 }

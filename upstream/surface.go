@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -19,6 +20,19 @@ import (
 // CompletionTimeout bounds one completion/complete passed to a server.
 const CompletionTimeout = 10 * time.Second
 
+// SessionRunner runs work for the agent session a request belongs to,
+// with that session's Service (its result files) and a context whose
+// servers' requests go to it: StdioRunner for the one stdio agent,
+// HTTPServer.InSession over HTTP.
+type SessionRunner func(ctx context.Context, run func(context.Context, *dispatch.Service) error) error
+
+// StdioRunner runs everything with svc: stdio serves one agent.
+func StdioRunner(svc *dispatch.Service) SessionRunner {
+	return func(ctx context.Context, run func(context.Context, *dispatch.Service) error) error {
+		return run(ctx, svc)
+	}
+}
+
 // Surface keeps what an MCP server lists beside proxy-dispatch (--expose,
 // --transparent) in step with the servers behind it. Sync computes it
 // again and changes the MCP server only for the kinds that changed, so
@@ -29,8 +43,9 @@ type Surface struct {
 	opts dispatch.ExposeOptions
 	log  *slog.Logger
 
-	mu  sync.Mutex
-	srv *server.MCPServer
+	mu     sync.Mutex
+	srv    *server.MCPServer
+	runner SessionRunner
 	// what each kind was when last set, to change only what changed
 	toolsSum, resourcesSum, templatesSum, promptsSum [32]byte
 	prompts                                          map[string]dispatch.SurfacePrompt   // by upstream name
@@ -70,11 +85,13 @@ func (s *Surface) ServerOptions() []server.ServerOption {
 	}
 }
 
-// Attach makes srv the server Sync keeps in step.
-func (s *Surface) Attach(srv *server.MCPServer) {
+// Attach makes srv the server Sync keeps in step; runner finds the
+// session each request runs in (proxy-dispatch's included: Sync sets it
+// again with the others).
+func (s *Surface) Attach(srv *server.MCPServer, runner SessionRunner) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.srv = srv
+	s.srv, s.runner = srv, runner
 }
 
 // Sync computes the surface again and applies what changed. It returns
@@ -104,12 +121,22 @@ func (s *Surface) syncTools(tools []dispatch.SurfaceTool) {
 		return
 	}
 	s.toolsSum = sum
-	list := []server.ServerTool{{Tool: dispatch.Tool(), Handler: s.svc.HandleTool}}
+	proxy := func(ctx context.Context, request mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return s.toolResult(ctx, func(ctx context.Context, svc *dispatch.Service) (*mcp.CallToolResult, error) {
+			return svc.HandleTool(ctx, request)
+		})
+	}
+	list := []server.ServerTool{{Tool: dispatch.Tool(), Handler: proxy}}
 	for _, t := range tools {
-		tool, handler, err := s.svc.ExposedTool(t)
+		tool, err := dispatch.ExposedToolDefinition(t)
 		if err != nil {
 			s.log.Warn("not listing a tool to the agent", "error", err.Error())
 			continue
+		}
+		handler := func(ctx context.Context, request mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return s.toolResult(ctx, func(ctx context.Context, svc *dispatch.Service) (*mcp.CallToolResult, error) {
+				return svc.CallExposed(ctx, t, request), nil
+			})
 		}
 		list = append(list, server.ServerTool{Tool: tool, Handler: handler})
 	}
@@ -129,12 +156,12 @@ func (s *Surface) syncResources(items []dispatch.SurfaceResource) {
 		s.resourcesSum = sum
 		list := make([]server.ServerResource, 0, len(resources))
 		for _, r := range resources {
-			entry, err := s.svc.TransparentResource(r)
+			res, err := dispatch.TransparentResource(r)
 			if err != nil {
 				s.log.Warn("not listing a resource to the agent", "error", err.Error())
 				continue
 			}
-			list = append(list, entry)
+			list = append(list, server.ServerResource{Resource: res, Handler: s.reader(r)})
 		}
 		s.srv.SetResources(list...)
 	}
@@ -143,12 +170,12 @@ func (s *Surface) syncResources(items []dispatch.SurfaceResource) {
 		list := make([]server.ServerResourceTemplate, 0, len(templates))
 		s.templates = make(map[string]dispatch.SurfaceResource, len(templates))
 		for _, r := range templates {
-			entry, err := s.svc.TransparentTemplate(r)
+			tmpl, err := dispatch.TransparentTemplate(r)
 			if err != nil {
 				s.log.Warn("not listing a resource template to the agent", "error", err.Error())
 				continue
 			}
-			list = append(list, entry)
+			list = append(list, server.ServerResourceTemplate{Template: tmpl, Handler: server.ResourceTemplateHandlerFunc(s.reader(r))})
 			s.templates[r.URI] = r
 		}
 		s.srv.SetResourceTemplates(list...)
@@ -164,12 +191,21 @@ func (s *Surface) syncPrompts(prompts []dispatch.SurfacePrompt) {
 	list := make([]server.ServerPrompt, 0, len(prompts))
 	s.prompts = make(map[string]dispatch.SurfacePrompt, len(prompts))
 	for _, p := range prompts {
-		entry, err := s.svc.TransparentPrompt(p)
+		prompt, err := dispatch.TransparentPrompt(p)
 		if err != nil {
 			s.log.Warn("not listing a prompt to the agent", "error", err.Error())
 			continue
 		}
-		list = append(list, entry)
+		handler := func(ctx context.Context, request mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			var out *mcp.GetPromptResult
+			err := s.run(ctx, func(ctx context.Context, svc *dispatch.Service) error {
+				var err error
+				out, err = svc.GetPromptThrough(ctx, p, request)
+				return err
+			})
+			return out, err
+		}
+		list = append(list, server.ServerPrompt{Prompt: prompt, Handler: handler})
 		s.prompts[p.Name] = p
 	}
 	s.srv.SetPrompts(list...)
@@ -260,4 +296,43 @@ func (s *Surface) ResourceUpdated(alias, uri string) {
 		return
 	}
 	srv.SendNotificationToAllClients(string(mcp.MethodNotificationResourceUpdated), map[string]any{"uri": upstreamURI})
+}
+
+// run runs work in the request's session (see SessionRunner).
+func (s *Surface) run(ctx context.Context, work func(context.Context, *dispatch.Service) error) error {
+	s.mu.Lock()
+	runner := s.runner
+	s.mu.Unlock()
+	if runner == nil {
+		runner = StdioRunner(s.svc)
+	}
+	return runner(ctx, work)
+}
+
+// toolResult runs a tool call in the request's session; not finding the
+// session is an error result the agent can read, as every tool failure is.
+func (s *Surface) toolResult(ctx context.Context, call func(context.Context, *dispatch.Service) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
+	var result *mcp.CallToolResult
+	err := s.run(ctx, func(ctx context.Context, svc *dispatch.Service) error {
+		var err error
+		result, err = call(ctx, svc)
+		return err
+	})
+	if errors.Is(err, ErrNoSession) {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	return result, err
+}
+
+// reader is the handler of reads of r, in the request's session.
+func (s *Surface) reader(r dispatch.SurfaceResource) server.ResourceHandlerFunc {
+	return func(ctx context.Context, request mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+		var out []mcp.ResourceContents
+		err := s.run(ctx, func(ctx context.Context, svc *dispatch.Service) error {
+			var err error
+			out, err = svc.ReadThrough(ctx, r, request)
+			return err
+		})
+		return out, err
+	}
 }

@@ -1,0 +1,247 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// guard is what every HTTP request passes before mcp-go sees it: the
+// token, Host and Origin, the body's size, the session it names, and the
+// bounds on requests in flight. Each refusal is an HTTP error saying what
+// was wrong and a log line.
+type guard struct {
+	next     http.Handler
+	token    []byte // nil: none configured
+	hosts    hostRule
+	maxBody  int64
+	sessions *registry
+	global   chan struct{} // one per request in flight, all sessions
+	log      *slog.Logger
+}
+
+func (g *guard) refuse(w http.ResponseWriter, r *http.Request, status int, text string) {
+	g.log.Warn("HTTP request refused", "status", status, "method", r.Method, "remote", r.RemoteAddr, "why", text)
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="dispatch"`)
+	}
+	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", "1")
+	}
+	http.Error(w, text, status)
+}
+
+func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if why := g.hosts.checkHost(r.Host); why != "" {
+		g.refuse(w, r, http.StatusForbidden, why)
+		return
+	}
+	if why := g.hosts.checkOrigin(r.Header.Get("Origin")); why != "" {
+		g.refuse(w, r, http.StatusForbidden, why)
+		return
+	}
+	if g.token != nil && !g.authorized(r) {
+		g.refuse(w, r, http.StatusUnauthorized, "missing or wrong bearer token: send the header \"Authorization: Bearer TOKEN\" with the token dispatch was started with (--token-file or DISPATCH_TOKEN)")
+		return
+	}
+	switch r.Method {
+	case http.MethodPost, http.MethodGet, http.MethodDelete:
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		g.refuse(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not served: MCP streamable HTTP uses POST, GET and DELETE", r.Method))
+		return
+	}
+	select {
+	case g.global <- struct{}{}:
+		defer func() { <-g.global }()
+	default:
+		g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("dispatch is busy: %d requests are in flight over all sessions (the limit, --max-http-in-flight); retry shortly", cap(g.global)))
+		return
+	}
+
+	var method string
+	if r.Method == http.MethodPost {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.maxBody))
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			g.refuse(w, r, http.StatusRequestEntityTooLarge, tooLargeText(g.maxBody))
+			return
+		case err != nil:
+			g.refuse(w, r, http.StatusBadRequest, "could not read the request body: "+err.Error())
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		method = messageMethod(body)
+	}
+
+	id := r.Header.Get(server.HeaderKeySessionID)
+	switch {
+	case method == string(mcp.MethodInitialize):
+		sess, err := g.sessions.open()
+		switch {
+		case errors.Is(err, errTooManySessions):
+			g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("too many sessions: %d are open (the limit, --max-sessions); end one (HTTP DELETE) or wait for an idle one to expire (--session-idle), then retry", g.sessions.max))
+			return
+		case err != nil:
+			g.refuse(w, r, http.StatusServiceUnavailable, "cannot start a session: "+err.Error())
+			return
+		}
+		g.serveIn(w, r.WithContext(context.WithValue(r.Context(), openedKey{}, sess)), sess)
+	case method == "server/discover" && id == "":
+		// Asks which protocol versions are served; it needs no session.
+		g.next.ServeHTTP(w, r)
+	case id == "":
+		g.refuse(w, r, http.StatusBadRequest, "no Mcp-Session-Id header: initialize a session first and send its id with every request")
+	default:
+		sess := g.sessions.get(id)
+		if sess == nil {
+			g.refuse(w, r, http.StatusNotFound, "no such session: it ended (DELETE), expired (--session-idle) or never existed; initialize a new one")
+			return
+		}
+		g.serveIn(w, r, sess)
+	}
+}
+
+// serveIn serves a request of sess within its in-flight bound.
+func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSession) {
+	if !sess.acquire() {
+		g.refuse(w, r, http.StatusTooManyRequests, fmt.Sprintf("session busy: %d of its requests are already in flight (the limit, --max-in-flight); wait for some to finish or cancel them, then retry", cap(sess.slots)))
+		return
+	}
+	defer sess.release()
+	g.next.ServeHTTP(w, r)
+}
+
+func (g *guard) authorized(r *http.Request) bool {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), g.token) == 1
+}
+
+// messageMethod is the method of a JSON-RPC message, or "" for anything
+// else (a response, a batch, not JSON): mcp-go answers those.
+func messageMethod(body []byte) string {
+	var msg struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return ""
+	}
+	return msg.Method
+}
+
+// hostRule says which Host and Origin headers are this server's: a
+// browser page of another site (DNS rebinding, cross-site requests) names
+// its own.
+type hostRule struct {
+	unix     bool     // a unix socket: no browser reaches it
+	loopback bool     // listening on loopback: only loopback names
+	names    []string // the host names accepted besides loopback ones
+	port     string
+	any      bool // listening on all addresses (with a token): any name
+}
+
+func newHostRule(addr string) (hostRule, error) {
+	if strings.HasPrefix(addr, UnixPrefix) {
+		return hostRule{unix: true}, nil
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return hostRule{}, fmt.Errorf("listen address %q: %w", addr, err)
+	}
+	rule := hostRule{port: port}
+	switch {
+	case isLoopback(host):
+		rule.loopback = true
+	case host == "" || host == "0.0.0.0" || host == "::":
+		rule.any = true
+	default:
+		rule.names = []string{strings.ToLower(host)}
+	}
+	return rule, nil
+}
+
+// isLoopback says whether host is localhost or a loopback address.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// IsLoopbackAddr says whether a listen address reaches only this machine:
+// loopback TCP or a unix socket.
+func IsLoopbackAddr(addr string) bool {
+	if strings.HasPrefix(addr, UnixPrefix) {
+		return true
+	}
+	host, _, err := net.SplitHostPort(addr)
+	return err == nil && isLoopback(host)
+}
+
+func (h hostRule) accepts(host, port string) bool {
+	if h.port != "" && h.port != "0" && port != "" && port != h.port {
+		return false
+	}
+	if isLoopback(host) {
+		return true
+	}
+	if h.loopback {
+		return false
+	}
+	if h.any {
+		return true
+	}
+	for _, n := range h.names {
+		if strings.EqualFold(strings.Trim(host, "[]"), strings.Trim(n, "[]")) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h hostRule) checkHost(hostHeader string) string {
+	if h.unix {
+		return ""
+	}
+	host, port, err := net.SplitHostPort(hostHeader)
+	if err != nil {
+		host, port = hostHeader, ""
+	}
+	if hostHeader == "" || !h.accepts(host, port) {
+		return fmt.Sprintf("Host %q is not this server's: connect to the address dispatch listens on (DNS-rebinding protection)", hostHeader)
+	}
+	return ""
+}
+
+func (h hostRule) checkOrigin(origin string) string {
+	if origin == "" {
+		return "" // not a browser: nothing to protect against
+	}
+	u, err := url.Parse(origin)
+	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		if h.unix && isLoopback(u.Hostname()) {
+			return ""
+		}
+		if !h.unix && h.accepts(u.Hostname(), u.Port()) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("Origin %q is not allowed: only pages served from this server's own address may call it", origin)
+}

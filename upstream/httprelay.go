@@ -1,0 +1,157 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"dispatch/connections"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Serving over HTTP, the servers are shared by every session, so what
+// dispatch declares to them cannot be one session's capabilities: it
+// declares all it can relay (sampling, elicitation, roots). A server's
+// request then goes to the session whose call is in flight on that server
+// and is answered "Method not found" (-32601) when that session did not
+// declare the capability (connections checks it against ClientCapabilities
+// below), or when no single session's call is in flight (noCaller).
+
+var (
+	_ connections.Upstream = (*httpSession)(nil)
+	_ connections.Upstream = (*noCaller)(nil)
+)
+
+// ClientCapabilities are what the session declared in its initialize.
+func (s *httpSession) ClientCapabilities() mcp.ClientCapabilities {
+	client, _ := s.latestCall()
+	if info, ok := client.(server.SessionWithClientInfo); ok {
+		return info.GetClientCapabilities()
+	}
+	return mcp.ClientCapabilities{}
+}
+
+// RequestClient relays a server's sampling, elicitation or roots request
+// to the session, through mcp-go's session: on the stream of the call in
+// flight when it can (elicitation), else the session's listening stream
+// (GET), which the agent must have open to be asked.
+func (s *httpSession) RequestClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	client, call := s.latestCall()
+	if client == nil {
+		return nil, errors.New("the session has made no call yet")
+	}
+	if call != nil {
+		// The call's values (its stream) with the relay's deadline.
+		ctx = valuesOf{Context: ctx, values: call}
+	}
+	var result any
+	var err error
+	switch method {
+	case string(mcp.MethodSamplingCreateMessage):
+		sampler, ok := client.(server.SessionWithSampling)
+		if !ok {
+			return nil, methodNotFound(method)
+		}
+		var req mcp.CreateMessageRequest
+		if err := json.Unmarshal(params, &req.CreateMessageParams); err != nil {
+			return nil, &connections.RPCError{Code: mcp.INVALID_PARAMS, Message: "invalid sampling params: " + err.Error()}
+		}
+		result, err = sampler.RequestSampling(ctx, req)
+	case string(mcp.MethodElicitationCreate):
+		elicitor, ok := client.(server.SessionWithElicitation)
+		if !ok {
+			return nil, methodNotFound(method)
+		}
+		var req mcp.ElicitationRequest
+		if err := json.Unmarshal(params, &req.Params); err != nil {
+			return nil, &connections.RPCError{Code: mcp.INVALID_PARAMS, Message: "invalid elicitation params: " + err.Error()}
+		}
+		result, err = elicitor.RequestElicitation(ctx, req)
+	case string(mcp.MethodListRoots):
+		rooted, ok := client.(server.SessionWithRoots)
+		if !ok {
+			return nil, methodNotFound(method)
+		}
+		result, err = rooted.ListRoots(ctx, mcp.ListRootsRequest{})
+	default:
+		return nil, methodNotFound(method)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", s.logID, err)
+	}
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return nil, fmt.Errorf("encode the session's answer to %s: %w", method, err)
+	}
+	return raw, nil
+}
+
+// NotifyClient queues a server's log for the session, or says the queue
+// is full.
+func (s *httpSession) NotifyClient(method string, params any) bool {
+	client, _ := s.latestCall()
+	if client == nil || !client.Initialized() {
+		return false
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: method}}
+	if fields, ok := params.(map[string]any); ok {
+		n.Params.AdditionalFields = fields
+	}
+	select {
+	case client.NotificationChannel() <- n:
+		return true
+	default:
+		return false
+	}
+}
+
+func methodNotFound(method string) error {
+	return &connections.RPCError{Code: mcp.METHOD_NOT_FOUND, Message: "Method not found: the session cannot take " + method}
+}
+
+// noCaller is the upstream of a server's request that no single
+// session's call caused: none can be told to answer it.
+type noCaller struct{ mcp *server.MCPServer }
+
+// ClientCapabilities are everything dispatch relays: see the rule above.
+func (noCaller) ClientCapabilities() mcp.ClientCapabilities {
+	caps := mcp.ClientCapabilities{
+		Sampling:    &mcp.SamplingCapability{},
+		Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
+	}
+	caps.Roots = &struct {
+		ListChanged bool `json:"listChanged,omitempty"`
+	}{ListChanged: true}
+	return caps
+}
+
+func (noCaller) RequestClient(_ context.Context, method string, _ json.RawMessage) (json.RawMessage, error) {
+	return nil, &connections.RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf(
+		"Method not found: dispatch serves many sessions over HTTP and %s came while no single session's call was in flight on this server, so no agent can be asked", method)}
+}
+
+// NotifyClient sends a server log no session's call caused to every
+// session.
+func (n noCaller) NotifyClient(method string, params any) bool {
+	fields, _ := params.(map[string]any)
+	n.mcp.SendNotificationToAllClients(method, fields)
+	return true
+}
+
+// valuesOf is a context with the values of another: a server's request
+// relayed during a call is written to that call's response stream (mcp-go
+// finds it among the call's values), bounded by the relay's own deadline.
+type valuesOf struct {
+	context.Context
+	values context.Context
+}
+
+func (v valuesOf) Value(key any) any {
+	if got := v.values.Value(key); got != nil {
+		return got
+	}
+	return v.Context.Value(key)
+}

@@ -1,0 +1,140 @@
+package upstream
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"dispatch/dispatch"
+	"dispatch/spill"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// httpSession is everything one HTTP agent session owns, created when it
+// initializes and closed once: its result files (a private spill
+// directory), the Service that writes and reads only those, its requests
+// in flight and their contexts, and the link to mcp-go's session through
+// which servers' requests reach it.
+type httpSession struct {
+	id    string // the Mcp-Session-Id: unguessable, never logged
+	logID string // short and not secret: for log lines
+	store *spill.Store
+	svc   *dispatch.Service
+	log   *slog.Logger
+
+	// ctx ends when the session does, and with it every call it made.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	slots chan struct{} // one per request of this session being served
+
+	mu         sync.Mutex
+	lastActive time.Time
+	closed     bool
+	client     server.ClientSession // mcp-go's, once a call has seen it
+	calls      []context.Context    // contexts of its tool calls in flight
+}
+
+// newSessionID is 128 random bits: the session's id is all that ties a
+// request to a session's files, so it must not be guessable.
+func newSessionID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("make a session id: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// acquire takes one of the session's in-flight slots, or says it has none.
+func (s *httpSession) acquire() bool {
+	select {
+	case s.slots <- struct{}{}:
+		s.touch()
+		return true
+	default:
+		return false
+	}
+}
+
+// release gives a slot back; the session's idle time starts over.
+func (s *httpSession) release() {
+	<-s.slots
+	s.touch()
+}
+
+func (s *httpSession) touch() {
+	s.mu.Lock()
+	s.lastActive = time.Now()
+	s.mu.Unlock()
+}
+
+// idleSince says since when the session has had no request in flight, or
+// false while one is.
+func (s *httpSession) idleSince() (time.Time, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastActive, len(s.slots) == 0
+}
+
+// startCall records a tool call of the session in flight, with the
+// mcp-go session it came through, until the returned function is called.
+// The call's context ends when the session does.
+func (s *httpSession) startCall(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.ctx, cancel)
+	s.mu.Lock()
+	if client := server.ClientSessionFromContext(ctx); client != nil {
+		s.client = client
+	}
+	s.calls = append(s.calls, ctx)
+	s.mu.Unlock()
+	return ctx, func() {
+		stop()
+		cancel()
+		s.mu.Lock()
+		for i, c := range s.calls {
+			if c == ctx {
+				s.calls = append(s.calls[:i], s.calls[i+1:]...)
+				break
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// latestCall is the context of the session's newest call in flight, or
+// nil: a server's request made during it is written to that call's stream.
+func (s *httpSession) latestCall() (server.ClientSession, context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.calls) == 0 {
+		return s.client, nil
+	}
+	return s.client, s.calls[len(s.calls)-1]
+}
+
+// close ends the session's calls and deletes its result files. It is
+// idempotent.
+func (s *httpSession) close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	if err := s.store.Close(); err != nil {
+		return fmt.Errorf("delete the result files of session %s: %w", s.logID, err)
+	}
+	return nil
+}
+
+// errTooManySessions is the refusal of a new session past MaxSessions.
+var errTooManySessions = errors.New("too many sessions")
