@@ -101,7 +101,8 @@ wait_port "$direct_port"
 direct=http://127.0.0.1:$direct_port/mcp
 
 through=""
-if "$DISPATCH_BIN" serve --help 2>/dev/null | grep -q -- '--listen'; then
+serve_help=$("$DISPATCH_BIN" serve --help 2>&1 || true)
+if [[ "$serve_help" == *--listen* ]]; then
   through_port=$(free_port)
   "$DISPATCH_BIN" serve --listen "127.0.0.1:$through_port" --transparent --no-cache \
     --mcp "$direct" >"$work/dispatch-transparent.log" 2>&1 &
