@@ -208,7 +208,7 @@ func (h *HTTPServer) Serve(ctx context.Context, l net.Listener) error {
 	}()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
-	h.log.Info("serving MCP over HTTP", "address", h.opts.Addr, "path", MCPPath)
+	h.log.Info("serving MCP over HTTP", "address", l.Addr().String(), "path", MCPPath)
 
 	var err error
 	select {

@@ -1,0 +1,383 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// httpDispatch is dispatch serve --listen, run as its own process.
+type httpDispatch struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	url    string // http://127.0.0.1:PORT/mcp
+	stderr *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var listeningAt = regexp.MustCompile(`serving MCP over HTTP" address=(\S+)`)
+
+// startHTTPDispatch runs dispatch serve --listen 127.0.0.1:0 (or the
+// --listen among args) with the fixture, and waits until it listens.
+func startHTTPDispatch(t *testing.T, env []string, args ...string) *httpDispatch {
+	t.Helper()
+	all := append([]string{"--no-cache", "--log-level", "info", "--mcp", fixture("--client-requests")}, "serve")
+	if !containsArg(args, "--listen") {
+		all = append(all, "--listen", "127.0.0.1:0")
+	}
+	all = append(all, args...)
+	d := &httpDispatch{t: t, cmd: exec.Command(dispatchBin, all...), stderr: &syncBuffer{}}
+	d.cmd.Stderr = d.stderr
+	d.cmd.Env = append(os.Environ(), env...)
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.stop() })
+	waitFor(t, "dispatch to listen", 30*time.Second, func() bool {
+		m := listeningAt.FindStringSubmatch(d.stderr.String())
+		if m != nil {
+			d.url = "http://" + m[1] + "/mcp"
+		}
+		return m != nil || d.cmd.ProcessState != nil
+	})
+	return d
+}
+
+func containsArg(args []string, name string) bool {
+	for _, a := range args {
+		if a == name {
+			return true
+		}
+	}
+	return false
+}
+
+// stop sends SIGTERM and waits for dispatch to exit.
+func (d *httpDispatch) stop() {
+	if d.cmd.ProcessState != nil {
+		return
+	}
+	if err := d.cmd.Process.Signal(os.Interrupt); err != nil {
+		d.t.Logf("signal dispatch: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- d.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		d.cmd.Process.Kill()
+		<-done
+		d.t.Errorf("dispatch did not exit within 20 s of SIGINT; stderr:\n%s", d.stderr.String())
+	}
+}
+
+// session is one agent session over HTTP: a real mcp-go client.
+func (d *httpDispatch) session(t *testing.T, opts ...client.ClientOption) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(d.url, transport.WithContinuousListening())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, append([]client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125)}, opts...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	init.Params.ClientInfo = mcp.Implementation{Name: "http-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize over HTTP: %v\nstderr:\n%s", err, d.stderr.String())
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func callText(ctx context.Context, t *testing.T, c *client.Client, args map[string]any) (string, bool) {
+	t.Helper()
+	var req mcp.CallToolRequest
+	req.Params.Name = "proxy-dispatch"
+	req.Params.Arguments = args
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatalf("call %v: %v", args, err)
+	}
+	var text strings.Builder
+	for _, item := range res.Content {
+		if tc, ok := item.(mcp.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	return text.String(), res.IsError
+}
+
+// spillOver saves a large fixture result to the session's files.
+func spillOver(t *testing.T, c *client.Client) string {
+	t.Helper()
+	text, isErr := callText(context.Background(), t, c, map[string]any{"action": "call", "connection": "c1", "tool": "large",
+		"arguments": map[string]any{"bytes": 200000}, "resultToFile": true})
+	var a spillAnswer
+	if isErr || json.Unmarshal([]byte(text), &a) != nil || a.Spill == nil {
+		t.Fatalf("want a spilled answer, got %.300s", text)
+	}
+	return a.Spill.ResultFile
+}
+
+// TestServeHTTP_SessionsAreIsolated: each session's result files are its
+// own; another session can neither read one (readresult) nor be handed
+// one as input (argumentsFile).
+func TestServeHTTP_SessionsAreIsolated(t *testing.T) {
+	d := startHTTPDispatch(t, nil)
+	a, b := d.session(t), d.session(t)
+	fileA, fileB := spillOver(t, a), spillOver(t, b)
+	if filepath.Dir(fileA) == filepath.Dir(fileB) {
+		t.Fatalf("both sessions' files are in %s", filepath.Dir(fileA))
+	}
+	ctx := context.Background()
+	if text, isErr := callText(ctx, t, a, map[string]any{"action": "readresult", "resultFile": fileA, "op": "head", "lines": 1}); isErr {
+		t.Fatalf("a session cannot read its own file: %s", text)
+	}
+	text, isErr := callText(ctx, t, a, map[string]any{"action": "readresult", "resultFile": fileB, "op": "head", "lines": 1})
+	if !isErr || !strings.Contains(text, "not") {
+		t.Errorf("session A read B's file: isError %v, %.300s", isErr, text)
+	}
+	text, isErr = callText(ctx, t, a, map[string]any{"action": "call", "connection": "c1", "tool": "echo", "argumentsFile": fileB})
+	if !isErr {
+		t.Errorf("session A was handed B's file as arguments: %.300s", text)
+	}
+	if _, err := os.Stat(fileB); err != nil {
+		t.Errorf("B's file is gone: %v", err)
+	}
+}
+
+// TestServeHTTP_CancelStaysInItsSession: cancelling a call in one
+// session leaves another session's call running to its end.
+func TestServeHTTP_CancelStaysInItsSession(t *testing.T) {
+	d := startHTTPDispatch(t, nil)
+	a, b := d.session(t), d.session(t)
+	ctxA, cancelA := context.WithCancel(context.Background())
+	doneA := make(chan struct{})
+	go func() {
+		defer close(doneA)
+		var req mcp.CallToolRequest
+		req.Params.Name = "proxy-dispatch"
+		req.Params.Arguments = map[string]any{"action": "call", "connection": "c1", "tool": "hang"}
+		a.CallTool(ctxA, req) // ends cancelled
+	}()
+	bDone := make(chan string, 1)
+	go func() {
+		text, _ := callText(context.Background(), t, b, map[string]any{"action": "call", "connection": "c1", "tool": "slow",
+			"arguments": map[string]any{"seconds": 1.5, "steps": 3}})
+		bDone <- text
+	}()
+	time.Sleep(300 * time.Millisecond) // both calls are under way
+	cancelA()
+	if text := <-bDone; !strings.Contains(text, "slept 1.5s in 3 steps") {
+		t.Errorf("B's call did not run to its end after A's cancel: %.300s", text)
+	}
+	select {
+	case <-doneA:
+	case <-time.After(10 * time.Second):
+		t.Fatal("A's cancelled call never ended")
+	}
+}
+
+// rawPost sends one JSON-RPC message by hand, for what a client would
+// never send.
+func rawPost(t *testing.T, url string, headers map[string]string, body string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range headers {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out bytes.Buffer
+	out.ReadFrom(resp.Body)
+	return resp, out.String()
+}
+
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+// TestServeHTTP_Refusals: what no agent of this server would send gets a
+// clear HTTP error, and dispatch keeps serving.
+func TestServeHTTP_Refusals(t *testing.T) {
+	const token = "0123456789abcdef0123456789abcdef"
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTPDispatch(t, nil, "--token-file", tokenFile, "--max-sessions", "1", "--max-request", "1KiB")
+	auth := "Bearer " + token
+	tests := []struct {
+		name    string
+		headers map[string]string
+		body    string
+		status  int
+		says    string
+	}{
+		{"no token", nil, initializeBody, http.StatusUnauthorized, "bearer token"},
+		{"wrong token", map[string]string{"Authorization": "Bearer " + strings.Repeat("x", len(token))}, initializeBody, http.StatusUnauthorized, "bearer token"},
+		{"foreign Origin", map[string]string{"Authorization": auth, "Origin": "http://evil.example"}, initializeBody, http.StatusForbidden, "Origin"},
+		{"foreign Host", map[string]string{"Authorization": auth, "Host": "evil.example"}, initializeBody, http.StatusForbidden, "Host"},
+		{"no session", map[string]string{"Authorization": auth}, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, http.StatusBadRequest, "initialize"},
+		{"unknown session", map[string]string{"Authorization": auth, "Mcp-Session-Id": "0123"}, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, http.StatusNotFound, "no such session"},
+		{"body too large", map[string]string{"Authorization": auth}, `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"` + strings.Repeat("y", 2048) + `"}}`, http.StatusRequestEntityTooLarge, "--max-request"},
+		{"first session", map[string]string{"Authorization": auth, "Origin": "http://localhost"}, initializeBody, http.StatusOK, "serverInfo"},
+		{"one session too many", map[string]string{"Authorization": auth}, initializeBody, http.StatusServiceUnavailable, "--max-sessions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := rawPost(t, d.url, tt.headers, tt.body)
+			if resp.StatusCode != tt.status || !strings.Contains(body, tt.says) {
+				t.Errorf("status %d body %.300q, want %d saying %q", resp.StatusCode, body, tt.status, tt.says)
+			}
+			if tt.status == http.StatusUnauthorized && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+				t.Errorf("401 without WWW-Authenticate: Bearer: %q", resp.Header.Get("WWW-Authenticate"))
+			}
+		})
+	}
+	if strings.Contains(d.stderr.String(), token) {
+		t.Errorf("the token is in dispatch's log:\n%s", d.stderr.String())
+	}
+}
+
+// TestServeHTTP_NonLoopbackNeedsToken: listening for other machines
+// without a token is a usage error saying how to add one.
+func TestServeHTTP_NonLoopbackNeedsToken(t *testing.T) {
+	_, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture(), "serve", "--listen", "0.0.0.0:0")
+	if code != 2 || !strings.Contains(stderr, "--token-file") {
+		t.Errorf("exit %d, stderr %q; want 2 naming --token-file", code, stderr)
+	}
+}
+
+// TestServeHTTP_IdleSessionExpires: a session idle past --session-idle
+// ends, its files are deleted, and its id is refused after.
+func TestServeHTTP_IdleSessionExpires(t *testing.T) {
+	d := startHTTPDispatch(t, nil, "--session-idle", "500ms")
+	tr, err := transport.NewStreamableHTTP(d.url) // no listening stream: it would keep the session busy
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	if _, err := c.Initialize(context.Background(), init); err != nil {
+		t.Fatal(err)
+	}
+	file := spillOver(t, c)
+	waitFor(t, "the idle session's file to be deleted", 20*time.Second, func() bool {
+		_, err := os.Stat(file)
+		return errors.Is(err, os.ErrNotExist)
+	})
+	if _, err := os.Stat(filepath.Dir(file)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the idle session's directory is still there: %v", err)
+	}
+	resp, body := rawPost(t, d.url, map[string]string{"Mcp-Session-Id": tr.GetSessionId()}, `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("the expired session's id got %d %.200q, want 404", resp.StatusCode, body)
+	}
+}
+
+// TestServeHTTP_ShutdownDeletesEverySessionsFiles: SIGINT ends dispatch
+// and deletes every session's directory.
+func TestServeHTTP_ShutdownDeletesEverySessionsFiles(t *testing.T) {
+	d := startHTTPDispatch(t, nil)
+	files := []string{spillOver(t, d.session(t)), spillOver(t, d.session(t))}
+	d.stop()
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Dir(f)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s is still there after shutdown: %v", filepath.Dir(f), err)
+		}
+	}
+}
+
+// TestServeHTTP_UnixSocket: --listen unix:PATH serves the same over a
+// socket of mode 0600 in a directory of mode 0700.
+func TestServeHTTP_UnixSocket(t *testing.T) {
+	dir, err := os.MkdirTemp("", "dh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	sock := filepath.Join(dir, "run", "s")
+	d := startHTTPDispatch(t, nil, "--listen", "unix:"+sock)
+	for path, want := range map[string]os.FileMode{filepath.Dir(sock): 0o700, sock: 0o600} {
+		info, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Mode().Perm() != want {
+			t.Errorf("%s mode %#o, want %#o", path, info.Mode().Perm(), want)
+		}
+	}
+	httpClient := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var dialer net.Dialer
+		return dialer.DialContext(ctx, "unix", sock)
+	}}}
+	tr, err := transport.NewStreamableHTTP("http://localhost/mcp", transport.WithHTTPBasicClient(httpClient))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	if _, err := c.Initialize(context.Background(), init); err != nil {
+		t.Fatalf("initialize over the socket: %v\n%s", err, d.stderr.String())
+	}
+	if text, isErr := callText(context.Background(), t, c, map[string]any{"action": "call", "connection": "c1", "tool": "echo", "arguments": map[string]any{"message": "over the socket"}}); isErr || !strings.Contains(text, "over the socket") {
+		t.Errorf("echo over the socket: %v %.200s", isErr, text)
+	}
+}
