@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -36,6 +37,8 @@ type Globals struct {
 	MaxArgsFile    string           `name:"max-args-file" default:"64MiB" help:"Largest argumentsFile accepted."`
 	CacheDir       string           `name:"cache-dir" placeholder:"DIR" help:"Where tool catalogs are cached (default: dispatch in the platform cache directory: ~/.cache, ~/Library/Caches, %LocalAppData%)."`
 	NoCache        bool             `name:"no-cache" help:"Do not read or write the catalog cache: list and search start every server."`
+	Expose         []string         `name:"expose" sep:"none" placeholder:"TOOL" help:"Serve mode: also list this tool to the agent under its own name, beside proxy-dispatch (a name, c1/tool or NAME/tool). Repeatable."`
+	Transparent    bool             `name:"transparent" help:"Serve mode: also list every tool, resource, resource template and prompt of every server to the agent (a name on several servers is prefixed: NAME__tool)."`
 	Eager          bool             `name:"eager" help:"Serve mode: start every server at startup instead of on first use."`
 	MaxRequest     string           `name:"max-request" default:"64MiB" help:"Serve mode: largest message accepted from the agent; a longer one is answered with an error and skipped (pass large inputs with argumentsFile)."`
 	RunConcurrency int              `name:"run-concurrency" default:"4" help:"Steps of one run (action run) in flight at once."`
@@ -59,6 +62,12 @@ type app struct {
 	conns *connections.Set
 	store *spill.Store
 	log   *slog.Logger
+	// catalogChanged is signalled when a server's own list_changed
+	// changed its catalog (one pending signal at most).
+	catalogChanged chan struct{}
+	// resourceUpdated passes a server's resources/updated on, once serving
+	// has set it.
+	resourceUpdated *atomic.Pointer[func(alias, uri string)]
 	// redactor masks secrets in everything logged and shown; a command
 	// that makes a secret of its own (serve's token) teaches it.
 	redactor *connections.Redactor
@@ -127,7 +136,20 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 			return nil, &usageErr{fmt.Errorf("--args-dir %s is not a directory", dir)}
 		}
 	}
+	catalogChanged := make(chan struct{}, 1)
+	resourceUpdated := new(atomic.Pointer[func(alias, uri string)])
 	conns, err := connections.NewSet(configs, connections.Options{
+		OnResourceUpdated: func(c *connections.Conn, uri string) {
+			if pass := resourceUpdated.Load(); pass != nil {
+				(*pass)(c.Alias, uri)
+			}
+		},
+		OnCatalogChanged: func(*connections.Conn) {
+			select {
+			case catalogChanged <- struct{}{}:
+			default: // one pending signal says it all
+			}
+		},
 		Cache:                cache,
 		MaxMessageBytes:      int(maxMessage),
 		StdinTimeout:         g.StdinTimeout,
@@ -182,7 +204,8 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		RunConcurrency:        g.RunConcurrency,
 		Logger:                log,
 	})
-	return &app{svc: svc, conns: conns, store: store, log: log, redactor: redactor}, nil
+	return &app{svc: svc, conns: conns, store: store, log: log, redactor: redactor,
+		catalogChanged: catalogChanged, resourceUpdated: resourceUpdated}, nil
 }
 
 // logHandler writes log records to stderr in the --log-format.

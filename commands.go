@@ -71,20 +71,33 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 	if listen != nil {
 		listen.learnSecrets(a)
 	}
+	surface := upstream.NewSurface(a.svc, g.exposeOptions(), a.log)
 	var srv *server.MCPServer
 	var httpSrv *upstream.HTTPServer
+	runner := upstream.StdioRunner(a.svc)
 	if listen != nil {
-		if httpSrv, err = listen.server(a, g, maxRequest); err != nil {
+		if httpSrv, err = listen.server(a, g, maxRequest, surface.ServerOptions()); err != nil {
 			return err
 		}
-		srv = httpSrv.MCP()
+		srv, runner = httpSrv.MCP(), httpSrv.InSession
 	} else {
-		srv = upstream.NewMCPServer(a.svc, buildVersion())
+		srv = upstream.NewMCPServer(a.svc, buildVersion(), surface.ServerOptions()...)
 	}
+	surfaceCtx, stopSurface := context.WithCancel(ctx)
+	following, err := a.startSurface(surfaceCtx, surface, srv, runner)
+	if err != nil {
+		stopSurface()
+		return err
+	}
+	defer func() {
+		stopSurface()
+		following.wait()
+	}()
 	if g.ConfigPoll > 0 && len(g.Config) > 0 {
 		watcher := &configWatcher{g: g, conns: a.conns, interval: g.ConfigPoll, log: a.log,
 			changed: func(connections.Changes) {
 				srv.SendNotificationToAllClients(string(mcp.MethodNotificationToolsListChanged), nil)
+				following.changed()
 			}}
 		watchCtx, stopWatching := context.WithCancel(ctx)
 		watching := make(chan struct{})

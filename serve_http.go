@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mark3labs/mcp-go/server"
+
 	"dispatch/spill"
 	"dispatch/upstream"
 )
@@ -92,7 +94,7 @@ func (h *httpListen) learnSecrets(a *app) {
 	}
 }
 
-func (h *httpListen) server(a *app, g *Globals, maxRequest int64) (*upstream.HTTPServer, error) {
+func (h *httpListen) server(a *app, g *Globals, maxRequest int64, extra []server.ServerOption) (*upstream.HTTPServer, error) {
 	spillMax, err := parseLimitFlag("--spill-max", g.SpillMax, "it bounds the result files of one session")
 	if err != nil {
 		return nil, err
@@ -108,8 +110,9 @@ func (h *httpListen) server(a *app, g *Globals, maxRequest int64) (*upstream.HTT
 		NewStore: func() (*spill.Store, error) {
 			return spill.Open(spill.Options{Dir: g.SpillDir, MaxBytes: spillMax})
 		},
-		Relay:  a.conns,
-		Logger: a.log,
+		Relay:         a.conns,
+		Logger:        a.log,
+		ServerOptions: extra,
 	})
 }
 

@@ -309,10 +309,16 @@ func (c *Conn) scheduleSideRefresh(kinds []sideKind) {
 		defer c.background.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), c.opts.ConnectTimeout)
 		defer cancel()
+		changed := false
 		for _, k := range listed {
 			if _, err := c.side(ctx, k, true); err != nil {
 				c.log.Debug("refresh "+k.list().noun, "why", "list_changed", "error", err.Error())
+				continue
 			}
+			changed = true
+		}
+		if changed && c.opts.OnCatalogChanged != nil {
+			c.opts.OnCatalogChanged(c)
 		}
 	})
 }

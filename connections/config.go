@@ -62,6 +62,10 @@ type ServerConfig struct {
 	// Tools hides some of the server's tools. It is left out of the ID
 	// (see ToolFilter).
 	Tools ToolFilter `json:"-"`
+	// Expose names the server's tools listed to the agent beside
+	// proxy-dispatch under their own names (`expose = [...]`). Like Tools it
+	// only says what dispatch shows, so it is left out of the ID.
+	Expose []string `json:"-"`
 }
 
 // Validate reports the first thing that makes the config unusable.
@@ -100,7 +104,10 @@ func (c ServerConfig) Validate() error {
 	if c.Timeout < 0 {
 		return errors.New("timeout must not be negative")
 	}
-	return c.Tools.Validate()
+	if err := c.Tools.Validate(); err != nil {
+		return err
+	}
+	return validateExpose(c.Expose)
 }
 
 // quotedInURLErr matches what url.Parse quotes from the URL in its errors.
@@ -173,6 +180,7 @@ type fileServer struct {
 	ProtocolVersion string            `toml:"protocolVersion" json:"protocolVersion"`
 	Disabled        bool              `toml:"disabled" json:"disabled"`
 	Tools           *fileToolFilter   `toml:"tools" json:"tools"`
+	Expose          []string          `toml:"expose" json:"expose"`
 }
 
 // fileToolFilter is a server's tools table: [servers.NAME.tools] in TOML,
@@ -199,7 +207,7 @@ func fileServerKeys() []string {
 func (f fileServer) toConfig(section, name string) (ServerConfig, error) {
 	c := ServerConfig{
 		Name: name, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, InheritEnv: f.InheritEnv,
-		URL: f.URL, Headers: f.Headers, ProtocolVersion: f.ProtocolVersion,
+		URL: f.URL, Headers: f.Headers, ProtocolVersion: f.ProtocolVersion, Expose: f.Expose,
 	}
 	if f.Tools != nil {
 		c.Tools = ToolFilter{Allow: f.Tools.Allow, Deny: f.Tools.Deny, Entry: section + "." + tomlKey(name) + ".tools"}

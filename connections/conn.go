@@ -58,6 +58,14 @@ type Options struct {
 	// announced notifications/tools/list_changed and its catalog was
 	// fetched again.
 	OnToolsChanged func(c *Conn)
+	// OnCatalogChanged is called, outside any read loop, after a server's
+	// list_changed (tools, resources or prompts) and the list was fetched
+	// again: what --transparent shows follows it. It must not block.
+	OnCatalogChanged func(c *Conn)
+	// OnResourceUpdated receives a server's notifications/resources/updated
+	// (for a URI subscribed with Subscribe). It runs on the read loop and
+	// must not block or call back into the connection.
+	OnResourceUpdated func(c *Conn, uri string)
 	// RetireGrace bounds how long a connection that a new config removed
 	// or changed keeps running for the calls already in flight on it
 	// (Set.Update); a server's own, longer call timeout extends it.
@@ -172,6 +180,7 @@ type Conn struct {
 	info       ServerInfo
 	tools      []json.RawMessage // every tool the server published
 	filter     ToolFilter
+	expose     []string          // the config's expose list, as it is now
 	visible    []json.RawMessage // tools that filter lets through
 	catalog    string            // where tools came from
 	toolsStale bool              // the server announced a change since
@@ -218,6 +227,7 @@ func newConn(alias string, cfg ServerConfig, opts Options, hub *relayHub) *Conn 
 		stderr:     newTailBuffer(opts.StderrLimit),
 		status:     StatusIdle,
 		filter:     cfg.Tools,
+		expose:     cfg.Expose,
 		sessions:   make(map[*session]struct{}),
 		progress:   make(map[string]func(map[string]any)),
 		hub:        hub,
@@ -536,6 +546,9 @@ func (c *Conn) refreshInBackground(why string) {
 	if c.opts.OnToolsChanged != nil {
 		c.opts.OnToolsChanged(c)
 	}
+	if c.opts.OnCatalogChanged != nil {
+		c.opts.OnCatalogChanged(c)
+	}
 }
 
 // dial starts the server and runs the initialize handshake, within the
@@ -633,6 +646,8 @@ func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
 		c.relayLog(n)
 	case string(mcp.MethodNotificationCancelled):
 		c.serverCancelled(n)
+	case string(mcp.MethodNotificationResourceUpdated):
+		c.resourceUpdated(n.Params.AdditionalFields)
 	}
 }
 

