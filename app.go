@@ -118,6 +118,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		}
 	}
 	conns, err := connections.NewSet(configs, connections.Options{
+		Tokens:               g.tokenFile(redactor, log),
 		Cache:                cache,
 		MaxMessageBytes:      int(maxMessage),
 		StdinTimeout:         g.StdinTimeout,

@@ -757,6 +757,7 @@ func TestLoadFile_TOMLUnknownKeyListsEveryAcceptedKey(t *testing.T) {
 		{"protocolVersion", `protocolVersion = "2025-06-18"`},
 		{"disabled", `disabled = false`},
 		{"tools", `tools = { allow = ["x*"] }`},
+		{"oauth", `oauth = { clientId = "x" }`},
 	}
 	_, err := LoadFile(writeConfig(t, "servers.toml", "[servers.a]\ncommand = \"a\"\ncomand = \"typo\"\n"), envLookup(nil))
 	if err == nil {

@@ -168,3 +168,27 @@ func TestLogin_BrowserNeverComesBack(t *testing.T) {
 		t.Errorf("after an abandoned login: want needs-auth, got %v", err)
 	}
 }
+
+func TestLoadFile_OAuthKeys(t *testing.T) {
+	toml := "[servers.gh]\nurl = \"https://example.com/mcp\"\noauth = { clientId = \"id1\", clientSecret = \"s3cret-value\", scopes = [\"repo\", \"read:org\"], redirectPort = 8765 }\n"
+	json := `{"mcpServers": {"gh": {"type": "http", "url": "https://example.com/mcp", "oauth": {"clientId": "id1", "callbackPort": 8765, "scopes": "repo read:org"}}}}`
+	for name, path := range map[string]string{"toml": writeConfig(t, "s.toml", toml), "json": writeConfig(t, "s.json", json)} {
+		t.Run(name, func(t *testing.T) {
+			configs, err := LoadFile(path, envLookup(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := configs[0].OAuth
+			if o == nil || o.ClientID != "id1" || o.RedirectPort != 8765 || strings.Join(o.Scopes, " ") != "repo read:org" {
+				t.Fatalf("oauth = %+v", o)
+			}
+		})
+	}
+	bad := writeConfig(t, "bad.toml", "[servers.gh]\nurl = \"https://example.com/mcp\"\noauth = { redirectPort = 70000 }\n")
+	if _, err := LoadFile(bad, envLookup(nil)); err == nil || !strings.Contains(err.Error(), "redirectPort") {
+		t.Errorf("redirectPort 70000: want an error naming it, got %v", err)
+	}
+	if r := NewRedactor(ServerConfig{OAuth: &OAuthSettings{ClientID: "id1", ClientSecret: "s3cret-value"}}); strings.Contains(r.String("x s3cret-value"), "s3cret") {
+		t.Error("the client secret is not masked")
+	}
+}
