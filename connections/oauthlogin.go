@@ -2,6 +2,7 @@ package connections
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -93,6 +94,9 @@ func Login(ctx context.Context, cfg ServerConfig, tokens *TokenFile, opts LoginO
 				break
 			}
 		}
+	}
+	if len(scopes) == 0 {
+		scopes = scopesSupported(ctx, cfg.URL, challenge)
 	}
 	handler := transport.NewOAuthHandler(transport.OAuthConfig{
 		ClientID:     settings.ClientID,
@@ -264,4 +268,51 @@ func awaitRedirect(ctx context.Context, listener net.Listener, state, authURL st
 	case <-ctx.Done():
 		return "", &LoginError{Step: "authorization", Err: fmt.Errorf("no redirect within %s: %w", opts.Timeout, ctx.Err()), Hint: "the server stays needs-auth; run dispatch auth login again"}
 	}
+}
+
+// scopesSupported returns the protected resource metadata's
+// scopes_supported, the spec's second choice of scopes (mcp-go asks for
+// none when none are configured). The metadata is read from the URL the
+// challenge named when it is on the server's own origin, else from the
+// well-known URLs; nil when none answers.
+func scopesSupported(ctx context.Context, serverURL string, challenge *http.Response) []string {
+	server, err := url.Parse(serverURL)
+	if err != nil {
+		return nil
+	}
+	var candidates []string
+	if challenge != nil {
+		for _, v := range challenge.Header.Values("WWW-Authenticate") {
+			if m := challengeParam(v, "resource_metadata"); m != "" {
+				if u, err := url.Parse(m); err == nil && u.Scheme == server.Scheme && u.Host == server.Host {
+					candidates = append(candidates, m)
+				}
+			}
+		}
+	}
+	root := &url.URL{Scheme: server.Scheme, Host: server.Host, Path: "/.well-known/oauth-protected-resource"}
+	if p := strings.TrimSuffix(server.Path, "/"); p != "" {
+		candidates = append(candidates, root.String()+p)
+	}
+	candidates = append(candidates, root.String())
+	client := &http.Client{Timeout: OAuthHTTPTimeout}
+	for _, c := range candidates {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c, nil)
+		if err != nil {
+			continue
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			continue
+		}
+		var prm struct {
+			ScopesSupported []string `json:"scopes_supported"`
+		}
+		decodeErr := json.NewDecoder(io.LimitReader(resp.Body, maxChallengeBody)).Decode(&prm)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK && decodeErr == nil {
+			return prm.ScopesSupported
+		}
+	}
+	return nil
 }
