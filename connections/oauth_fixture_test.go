@@ -34,6 +34,9 @@ type authServer struct {
 	resources []string             // resource parameters seen at the token endpoint
 }
 
+// The client pre-registered at every authServer.
+const fixtureClientID, fixtureClientSecret = "machine-client", "machine-secret-0123456789"
+
 type authGrant struct{ challenge, redirect, clientID string }
 
 func randomToken(t *testing.T, prefix string) string {
@@ -104,6 +107,12 @@ func newAuthServer(t *testing.T) *authServer {
 			sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
 			if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge || r.PostForm.Get("redirect_uri") != g.redirect {
 				writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
+				return
+			}
+		case "client_credentials":
+			id, secret, ok := r.BasicAuth()
+			if !ok || id != fixtureClientID || secret != fixtureClientSecret {
+				writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
 				return
 			}
 		case "refresh_token":

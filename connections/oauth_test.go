@@ -192,3 +192,30 @@ func TestLoadFile_OAuthKeys(t *testing.T) {
 		t.Error("the client secret is not masked")
 	}
 }
+
+func TestLogin_ClientCredentials(t *testing.T) {
+	as := newAuthServer(t)
+	cfg := ServerConfig{Name: "machine", Transport: TransportHTTP, URL: protectedServer(t, as),
+		OAuth: &OAuthSettings{ClientID: fixtureClientID, ClientSecret: fixtureClientSecret, GrantType: GrantClientCredentials}}
+	r := NewRedactor(cfg)
+	tokens := NewTokenFile(filepath.Join(t.TempDir(), TokenFileName), r)
+	// No browser: a machine client never opens one.
+	err := Login(context.Background(), cfg, tokens, LoginOptions{Open: func(context.Context, string) error {
+		t.Error("client_credentials opened a browser")
+		return nil
+	}, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatalf("login: %v", err)
+	}
+	if got, err := callEcho(t, oauthConn(t, cfg, tokens, r), "m"); err != nil || got != "m" {
+		t.Fatalf("call: %q, %v", got, err)
+	}
+
+	wrong := cfg
+	wrong.OAuth = &OAuthSettings{ClientID: fixtureClientID, ClientSecret: "wrong-secret-value", GrantType: GrantClientCredentials}
+	err = Login(context.Background(), wrong, NewTokenFile(filepath.Join(t.TempDir(), TokenFileName), nil), LoginOptions{})
+	var le *LoginError
+	if !errors.As(err, &le) || le.Step != "token" || strings.Contains(err.Error(), "wrong-secret-value") {
+		t.Errorf("wrong secret: want a token-step error without the secret, got %v", err)
+	}
+}

@@ -20,6 +20,9 @@ type OAuthSettings struct {
 	// (http://127.0.0.1:PORT/callback); 0 picks a free one, which only
 	// works with servers that register clients dynamically.
 	RedirectPort int `json:"redirectPort,omitempty"`
+	// GrantType is "authorization_code" (the default, a person in a
+	// browser) or "client_credentials" (a machine client with a secret).
+	GrantType string `json:"grantType,omitempty"`
 }
 
 // fileOAuth is the oauth table as written in a TOML file or an mcpServers
@@ -32,13 +35,19 @@ type fileOAuth struct {
 	Scope        string `toml:"scope" json:"scope"`
 	RedirectPort int    `toml:"redirectPort" json:"redirectPort"`
 	CallbackPort int    `toml:"callbackPort" json:"callbackPort"`
+	GrantType    string `toml:"grantType" json:"grantType"`
 }
 
 func (f *fileOAuth) toSettings() (*OAuthSettings, error) {
 	if f == nil {
 		return nil, nil
 	}
-	s := &OAuthSettings{ClientID: f.ClientID, ClientSecret: f.ClientSecret, RedirectPort: f.RedirectPort}
+	s := &OAuthSettings{ClientID: f.ClientID, ClientSecret: f.ClientSecret, RedirectPort: f.RedirectPort, GrantType: f.GrantType}
+	switch f.GrantType {
+	case "", "authorization_code", GrantClientCredentials:
+	default:
+		return nil, fmt.Errorf("oauth.grantType %q: want authorization_code or client_credentials", f.GrantType)
+	}
 	if s.RedirectPort == 0 {
 		s.RedirectPort = f.CallbackPort
 	}

@@ -114,6 +114,12 @@ func Login(ctx context.Context, cfg ServerConfig, tokens *TokenFile, opts LoginO
 	base.RawQuery, base.Fragment = "", ""
 	handler.SetBaseURL(base.String())
 	handler.HandleUnauthorizedResponse(challenge)
+	if settings.GrantType == GrantClientCredentials {
+		if err := clientCredentials(ctx, handler, settings, scopes, base.String(), serverTokens{file: tokens, cfg: cfg}); err != nil {
+			return err
+		}
+		return tokens.update(cfg, func(e *TokenEntry) { e.ClientID, e.ClientSecret = settings.ClientID, settings.ClientSecret })
+	}
 	if _, err := handler.GetServerMetadata(ctx); err != nil {
 		return &LoginError{Step: "metadata", Err: err, Hint: "check the server's URL; its authorization server could not be discovered"}
 	}

@@ -30,8 +30,7 @@ declare -A EXPECTED_FAIL=(
   [auth/2025-03-26-oauth-metadata-backcompat]="same discovery gap as metadata-var2"
   [auth/basic-cimd]="Client ID Metadata Documents are not implemented (dynamic registration is used instead)"
   [auth/scope-step-up]="403 insufficient_scope step-up is not implemented"
-  [auth/client-credentials-jwt]="the client_credentials grant is not implemented"
-  [auth/client-credentials-basic]="the client_credentials grant is not implemented"
+  [auth/client-credentials-jwt]="client_credentials with private-key JWT client authentication is not implemented (only a client secret)"
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)

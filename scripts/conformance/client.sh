@@ -25,6 +25,7 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
         const oauth = {};
         if (c.client_id) oauth.clientId = c.client_id;
         if (c.client_secret) oauth.clientSecret = c.client_secret;
+        if (c.name.startsWith("auth/client-credentials")) oauth.grantType = "client_credentials";
         console.log(JSON.stringify({mcpServers: {remote: {type: "http", url: process.env.URL, oauth}}}));
       ' >"$cfg"
       d=("$DISPATCH_BIN" --no-cache --config "$cfg")
