@@ -90,7 +90,8 @@ func (c *AuthLoginCmd) Run(ctx context.Context, g *Globals) error {
 	err = connections.Login(ctx, cfg, tokens, connections.LoginOptions{
 		Open: openBrowser,
 		ShowURL: func(u string) {
-			fmt.Fprintf(os.Stderr, "dispatch: to authorize %s, open this URL in a browser:\n  %s\n", dashName(cfg), u)
+			// The URL comes from the server's metadata: no control characters reach the terminal.
+			fmt.Fprintf(os.Stderr, "dispatch: to authorize %s, open this URL in a browser:\n  %s\n", escapeControls(dashName(cfg), false), escapeControls(u, false))
 		},
 		Timeout: c.Timeout,
 	})

@@ -599,7 +599,7 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 		}
 		if dialCtx.Err() != nil {
 			err = fmt.Errorf("%w: no initialize answer within %s (--connect-timeout)", ErrTimeout, c.opts.ConnectTimeout)
-		} else if authErr := needsAuth(c.authName(), err); authErr != err {
+		} else if authErr := needsAuth(c.authName(), err); authErr != err && (useOAuth || !hasAuthorizationHeader(c.Config.Headers)) {
 			err = authErr
 		} else {
 			err = explainInitErr(c.Config, sess, err)

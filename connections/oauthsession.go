@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -83,4 +84,15 @@ func needsAuth(name string, err error) error {
 		return &NeedsAuthError{Server: name, Reason: "the server answered 401"}
 	}
 	return err
+}
+
+// hasAuthorizationHeader reports whether headers set Authorization: a 401
+// then means those credentials are wrong, not that OAuth is wanted.
+func hasAuthorizationHeader(headers map[string]string) bool {
+	for name := range headers {
+		if strings.EqualFold(name, "Authorization") {
+			return true
+		}
+	}
+	return false
 }
