@@ -1,8 +1,10 @@
 package connections
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,8 +124,15 @@ func TestOAuth_RevokedRefreshNeedsAuth(t *testing.T) {
 	secrets := secretsOf(t, tokens, cfg)
 	as.revokeAll()
 
-	c := oauthConn(t, cfg, tokens, r)
-	_, err := callEcho(t, c, "x")
+	var logs bytes.Buffer
+	set, err := NewSet([]ServerConfig{cfg}, Options{ConnectTimeout: 10 * time.Second, Tokens: tokens, Redactor: r,
+		Logger: slog.New(NewRedactingHandler(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}), r))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	c := set.Conns()[0]
+	_, err = callEcho(t, c, "x")
 	if !errors.Is(err, ErrNeedsAuth) {
 		t.Fatalf("call with a revoked refresh token: want needs-auth, got %v", err)
 	}
@@ -133,6 +142,9 @@ func TestOAuth_RevokedRefreshNeedsAuth(t *testing.T) {
 	for _, s := range secrets {
 		if strings.Contains(err.Error(), s) || strings.Contains(c.State().LastError, s) {
 			t.Error("a token appears in the error")
+		}
+		if strings.Contains(logs.String(), s) {
+			t.Error("a token appears in the log")
 		}
 	}
 }
