@@ -150,6 +150,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 			default: // one pending signal says it all
 			}
 		},
+		Tokens:               g.tokenFile(redactor, log),
 		Cache:                cache,
 		MaxMessageBytes:      int(maxMessage),
 		StdinTimeout:         g.StdinTimeout,

@@ -455,7 +455,7 @@ func incompleteAnswer(resp any) error {
 	switch r := resp.(type) {
 	case *dispatch.ListResponse:
 		for _, c := range r.Connections {
-			if c.Status == string(connections.StatusFailed) {
+			if c.Status == string(connections.StatusFailed) || c.Status == string(connections.StatusNeedsAuth) {
 				down.errs = append(down.errs, c.Error)
 			}
 		}

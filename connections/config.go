@@ -53,6 +53,8 @@ type ServerConfig struct {
 
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
+	// OAuth is the server's oauth table; nil when it has none.
+	OAuth *OAuthSettings `json:"oauth,omitempty"`
 
 	// Timeout bounds each call to this server; zero means the global default.
 	Timeout time.Duration `json:"timeout,omitempty"`
@@ -181,6 +183,7 @@ type fileServer struct {
 	Disabled        bool              `toml:"disabled" json:"disabled"`
 	Tools           *fileToolFilter   `toml:"tools" json:"tools"`
 	Expose          []string          `toml:"expose" json:"expose"`
+	OAuth           *fileOAuth        `toml:"oauth" json:"oauth"`
 }
 
 // fileToolFilter is a server's tools table: [servers.NAME.tools] in TOML,
@@ -209,6 +212,11 @@ func (f fileServer) toConfig(section, name string) (ServerConfig, error) {
 		Name: name, Command: f.Command, Args: f.Args, Env: f.Env, Cwd: f.Cwd, InheritEnv: f.InheritEnv,
 		URL: f.URL, Headers: f.Headers, ProtocolVersion: f.ProtocolVersion, Expose: f.Expose,
 	}
+	oauth, err := f.OAuth.toSettings()
+	if err != nil {
+		return ServerConfig{}, err
+	}
+	c.OAuth = oauth
 	if f.Tools != nil {
 		c.Tools = ToolFilter{Allow: f.Tools.Allow, Deny: f.Tools.Deny, Entry: section + "." + tomlKey(name) + ".tools"}
 	}

@@ -758,6 +758,7 @@ func TestLoadFile_TOMLUnknownKeyListsEveryAcceptedKey(t *testing.T) {
 		{"disabled", `disabled = false`},
 		{"tools", `tools = { allow = ["x*"] }`},
 		{"expose", `expose = ["x"]`},
+		{"oauth", `oauth = { clientId = "x" }`},
 	}
 	_, err := LoadFile(writeConfig(t, "servers.toml", "[servers.a]\ncommand = \"a\"\ncomand = \"typo\"\n"), envLookup(nil))
 	if err == nil {

@@ -72,6 +72,10 @@ type Options struct {
 	// Zero: DefaultRetireGrace.
 	RetireGrace time.Duration
 
+	// Tokens, when set, is the OAuth token file: servers with an oauth
+	// table or a login in it get OAuth; without it no server does.
+	Tokens *TokenFile
+
 	// generations numbers catalog changes across the whole set.
 	generations *atomic.Uint64
 }
@@ -381,6 +385,15 @@ func (c *Conn) fail(op string, err error, withStderr bool) error {
 	return &ConnError{Alias: c.Alias, Op: op, msg: c.opts.Redactor.String(msg), err: err}
 }
 
+// authName is the name `dispatch auth login` takes for this server: its
+// config name, else its URL.
+func (c *Conn) authName() string {
+	if c.Config.Name != "" {
+		return c.Config.Name
+	}
+	return publicURL(c.Config.URL)
+}
+
 // Connect starts the server if it is not running, and returns when it is
 // ready or failed to start.
 func (c *Conn) Connect(ctx context.Context) error {
@@ -483,7 +496,13 @@ func (c *Conn) ensure(ctx context.Context) (*session, error) {
 	if err != nil {
 		c.status = StatusFailed
 		c.lastErr = err
-		c.failures++
+		if errors.Is(err, ErrNeedsAuth) {
+			// Not a failure to back off from: the next use after
+			// `dispatch auth login` must start it at once.
+			c.status = StatusNeedsAuth
+		} else {
+			c.failures++
+		}
 		c.lastFailure = time.Now()
 		level := slog.LevelWarn
 		if c.opts.StartFailuresReported {
@@ -560,7 +579,14 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 
 	declared := c.hub.capabilities()
 	listen := !sameCapabilities(declared, mcp.ClientCapabilities{})
-	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout, inheritEnv: c.opts.InheritEnv}, listen)
+	oauth, useOAuth, err := oauthConfigFor(c.Config, c.opts.Tokens)
+	if err != nil {
+		return nil, ServerInfo{}, c.fail("start", fmt.Errorf("oauth: %w", err), false)
+	}
+	if !useOAuth {
+		oauth = transport.OAuthConfig{}
+	}
+	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout, inheritEnv: c.opts.InheritEnv}, listen, oauth)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:
@@ -599,6 +625,8 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 		}
 		if dialCtx.Err() != nil {
 			err = fmt.Errorf("%w: no initialize answer within %s (--connect-timeout)", ErrTimeout, c.opts.ConnectTimeout)
+		} else if authErr := needsAuth(c.authName(), err); authErr != err && (useOAuth || !hasAuthorizationHeader(c.Config.Headers)) {
+			err = authErr
 		} else {
 			err = explainInitErr(c.Config, sess, err)
 		}

@@ -55,6 +55,9 @@ func (r *Redactor) Learn(c ServerConfig) {
 	}
 	found = append(found, urlSecrets(c.URL)...)
 	found = append(found, argSecrets(c.Args)...)
+	if c.OAuth != nil && c.OAuth.ClientSecret != "" {
+		found = append(found, c.OAuth.ClientSecret)
+	}
 	r.add(found)
 }
 
@@ -91,6 +94,12 @@ func (r *Redactor) LearnEnviron(environ []string) {
 		}
 	}
 	r.add(found)
+}
+
+// LearnSecrets adds values dispatch itself created or received, such as
+// OAuth tokens, so that they are masked from the moment they exist.
+func (r *Redactor) LearnSecrets(values ...string) {
+	r.add(values)
 }
 
 func (r *Redactor) add(values []string) {

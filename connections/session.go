@@ -55,7 +55,7 @@ type session struct {
 // opens the server's GET stream, where mcp-go servers send their requests
 // to the client (sampling, elicitation, roots) and what they say while no
 // call is in flight.
-func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, stdioOpts stdioOptions, listen bool) (*session, error) {
+func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, stdioOpts stdioOptions, listen bool, oauth transport.OAuthConfig) (*session, error) {
 	sess := &session{}
 	// The transport's streams live as long as the session, not as long as
 	// the call that happened to start it.
@@ -78,14 +78,22 @@ func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, 
 		if listen {
 			opts = append(opts, transport.WithContinuousListening())
 		}
+		if oauth.TokenStore != nil {
+			opts = append(opts, transport.WithHTTPOAuth(oauth))
+		}
 		sess.transport, err = transport.NewStreamableHTTP(cfg.URL, opts...)
 	case TransportSSE:
 		var httpClient *http.Client
 		httpClient, sess.http = newHTTPClient()
-		sess.transport, err = transport.NewSSE(cfg.URL,
+		sseOpts := []transport.ClientOption{
 			transport.WithHTTPClient(httpClient),
 			transport.WithHeaders(cfg.Headers),
-			transport.WithSSELogger(slog.New(slog.DiscardHandler)))
+			transport.WithSSELogger(slog.New(slog.DiscardHandler)),
+		}
+		if oauth.TokenStore != nil {
+			sseOpts = append(sseOpts, transport.WithOAuth(oauth))
+		}
+		sess.transport, err = transport.NewSSE(cfg.URL, sseOpts...)
 	default:
 		err = fmt.Errorf("unknown transport %q", cfg.Transport)
 	}

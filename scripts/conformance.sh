@@ -30,6 +30,26 @@ SERVER_SCENARIOS=(server-initialize logging-set-level ping completion-complete t
   prompts-get-embedded-resource prompts-get-with-image dns-rebinding-protection)
 # Server scenarios dispatch must pass in its default one-tool mode.
 DEFAULT_MODE_SCENARIOS=(server-initialize ping dns-rebinding-protection)
+# The auth suite's client scenarios: dispatch auth login URL with a $BROWSER
+# that follows the redirect (scripts/conformance/browser.sh), then list.
+AUTH_SCENARIOS=(
+  auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
+  auth/basic-cimd
+  auth/scope-from-www-authenticate auth/scope-from-scopes-supported
+  auth/scope-omitted-when-undefined auth/scope-step-up auth/scope-retry-limit
+  auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
+  auth/pre-registration
+  auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
+  auth/client-credentials-jwt auth/client-credentials-basic
+)
+# Scenarios known to fail, and why; they are reported, not counted.
+declare -A EXPECTED_FAIL=(
+  [auth/metadata-var2]="authorization server metadata at this variant's location is not found by mcp-go v1.2.1's discovery, which then falls back to /register"
+  [auth/2025-03-26-oauth-metadata-backcompat]="same discovery gap as metadata-var2"
+  [auth/basic-cimd]="Client ID Metadata Documents are not implemented (dynamic registration is used instead)"
+  [auth/scope-step-up]="403 insufficient_scope step-up is not implemented"
+  [auth/client-credentials-jwt]="client_credentials with private-key JWT client authentication is not implemented (only a client secret)"
+)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${DISPATCH_CONFORMANCE_CACHE:-$root/scripts/.cache/conformance}
@@ -79,11 +99,19 @@ export DISPATCH_BIN=$work/dispatch
 
 failures=0
 printf '%-40s %s\n' SCENARIO RESULT
-for scenario in "${CLIENT_SCENARIOS[@]}"; do
-  log=$work/$scenario.log
+expected=0
+for scenario in "${CLIENT_SCENARIOS[@]}" "${AUTH_SCENARIOS[@]}"; do
+  log=$work/${scenario//\//_}.log
   if "$suite" client --command "$root/scripts/conformance/client.sh" --scenario "$scenario" >"$log" 2>&1; then
     result=$(grep -Eo 'Passed: [0-9]+/[0-9]+' "$log" | tail -1)
     printf '%-40s ok   (%s)\n' "client/$scenario" "$result"
+    if [ -n "${EXPECTED_FAIL[$scenario]:-}" ]; then
+      echo "     | passes although listed as an expected failure: remove it from EXPECTED_FAIL"
+    fi
+  elif [ -n "${EXPECTED_FAIL[$scenario]:-}" ]; then
+    result=$(grep -Eo 'Passed: [0-9]+/[0-9]+' "$log" | tail -1)
+    printf '%-40s xfail (%s): %s\n' "client/$scenario" "${result:-no result}" "${EXPECTED_FAIL[$scenario]}"
+    expected=$((expected + 1))
   else
     printf '%-40s FAIL\n' "client/$scenario"
     sed 's/^/     | /' "$log" | tail -25
@@ -159,4 +187,4 @@ if [ "$failures" -gt 0 ]; then
   echo "conformance: $failures check(s) failed"
   exit 1
 fi
-echo "conformance: all ${#CLIENT_SCENARIOS[@]} client scenarios passed; every server scenario that passes against mcp-go's server passes through dispatch"
+echo "conformance: every client scenario passed but $expected expected failure(s); every server scenario that passes against mcp-go's server passes through dispatch"

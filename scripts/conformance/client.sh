@@ -10,5 +10,29 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
   initialize) exec "${d[@]}" list ;;
   tools_call) exec "${d[@]}" call add_numbers a:=2 b:=3 ;;
   sse-retry) exec "${d[@]}" call test_reconnection ;;
+  auth/*)
+    # A private state directory per scenario: tokens of one never serve another.
+    XDG_STATE_HOME=$(mktemp -d)
+    export XDG_STATE_HOME BROWSER="$(dirname "$0")/browser.sh"
+    trap 'rm -rf "$XDG_STATE_HOME"' EXIT
+    name=$url
+    if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
+      # Pre-registered credentials come in the scenario's context: they go
+      # in a config file's oauth table, as a user would write them.
+      cfg=$XDG_STATE_HOME/servers.json
+      URL=$url node -e '
+        const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT);
+        const oauth = {};
+        if (c.client_id) oauth.clientId = c.client_id;
+        if (c.client_secret) oauth.clientSecret = c.client_secret;
+        if (c.name.startsWith("auth/client-credentials")) oauth.grantType = "client_credentials";
+        console.log(JSON.stringify({mcpServers: {remote: {type: "http", url: process.env.URL, oauth}}}));
+      ' >"$cfg"
+      d=("$DISPATCH_BIN" --no-cache --config "$cfg")
+      name=remote
+    fi
+    "${d[@]}" auth login "$name" --browser-timeout 30s
+    "${d[@]}" list
+    ;;
   *) echo "client.sh: no client for scenario ${MCP_CONFORMANCE_SCENARIO:-?}" >&2; exit 2 ;;
 esac

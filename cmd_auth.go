@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"dispatch/connections"
+)
+
+// AuthCmd groups the OAuth commands.
+type AuthCmd struct {
+	Login  AuthLoginCmd  `cmd:"" help:"Authorize dispatch to a server that needs OAuth: opens the authorization page ($BROWSER, else the platform's opener) and keeps the tokens."`
+	Status AuthStatusCmd `cmd:"" help:"Show which http(s) servers dispatch holds OAuth tokens for (never the tokens)."`
+	Logout AuthLogoutCmd `cmd:"" help:"Forget a server's OAuth client and tokens."`
+}
+
+// AuthLoginCmd is dispatch auth login NAME.
+type AuthLoginCmd struct {
+	Server  string        `arg:"" name:"NAME" help:"The server's config name, or its URL for an --mcp server."`
+	Timeout time.Duration `name:"browser-timeout" default:"5m" help:"How long to wait for the browser to come back with the authorization."`
+}
+
+// AuthStatusCmd is dispatch auth status.
+type AuthStatusCmd struct{}
+
+// AuthLogoutCmd is dispatch auth logout NAME.
+type AuthLogoutCmd struct {
+	Server string `arg:"" name:"NAME" help:"The server's config name, or its URL for an --mcp server."`
+}
+
+// tokenFile is the OAuth token file, or nil (no OAuth) when no state
+// directory can be found.
+func (g *Globals) tokenFile(r *connections.Redactor, log *slog.Logger) *connections.TokenFile {
+	path, err := connections.DefaultTokenFile()
+	if err != nil {
+		log.Warn("oauth disabled", "error", err.Error())
+		return nil
+	}
+	return connections.NewTokenFile(path, r)
+}
+
+// authServer finds the http(s) server called name (or with that URL).
+func (g *Globals) authServer(name string) (connections.ServerConfig, *connections.TokenFile, error) {
+	configs, err := g.loadConfigs()
+	if err != nil {
+		return connections.ServerConfig{}, nil, err
+	}
+	r := connections.NewRedactor(configs...)
+	tokens := g.tokenFile(r, slog.New(slog.DiscardHandler))
+	if tokens == nil {
+		return connections.ServerConfig{}, nil, errors.New("no directory for the token file: set XDG_STATE_HOME or HOME")
+	}
+	var names []string
+	for _, c := range configs {
+		if c.Transport == connections.TransportStdio {
+			continue
+		}
+		if c.Name == name || (c.Name == "" && (c.URL == name || connections.SanitizeURL(c.URL) == name)) {
+			return c, tokens, nil
+		}
+		names = append(names, dashName(c))
+	}
+	if len(names) == 0 {
+		return connections.ServerConfig{}, nil, &usageErr{fmt.Errorf("no http(s) server is configured: give one with --config FILE or --mcp URL")}
+	}
+	return connections.ServerConfig{}, nil, &usageErr{fmt.Errorf("no http(s) server %q; the configured ones are: %s", escapeControls(name, true), strings.Join(names, ", "))}
+}
+
+func dashName(c connections.ServerConfig) string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return connections.SanitizeURL(c.URL)
+}
+
+func (c *AuthLoginCmd) Run(ctx context.Context, g *Globals) error {
+	cfg, tokens, err := g.authServer(c.Server)
+	if err != nil {
+		return err
+	}
+	err = connections.Login(ctx, cfg, tokens, connections.LoginOptions{
+		Open: openBrowser,
+		ShowURL: func(u string) {
+			// The URL comes from the server's metadata: no control characters reach the terminal.
+			fmt.Fprintf(os.Stderr, "dispatch: to authorize %s, open this URL in a browser:\n  %s\n", escapeControls(dashName(cfg), false), escapeControls(u, false))
+		},
+		Timeout: c.Timeout,
+	})
+	if err != nil {
+		return fmt.Errorf("login to %s: %w", dashName(cfg), err)
+	}
+	fmt.Fprintf(os.Stdout, "dispatch: authorized %s; tokens kept in %s\n", dashName(cfg), tokens.Path())
+	return nil
+}
+
+func (c *AuthLogoutCmd) Run(g *Globals) error {
+	cfg, tokens, err := g.authServer(c.Server)
+	if err != nil {
+		return err
+	}
+	removed, err := tokens.Remove(cfg)
+	if err != nil {
+		return err
+	}
+	if !removed {
+		fmt.Fprintf(os.Stdout, "dispatch: no tokens kept for %s\n", dashName(cfg))
+		return nil
+	}
+	fmt.Fprintf(os.Stdout, "dispatch: forgot the tokens of %s\n", dashName(cfg))
+	return nil
+}
+
+func (c *AuthStatusCmd) Run(g *Globals) error {
+	configs, err := g.loadConfigs()
+	if err != nil {
+		return err
+	}
+	tokens := g.tokenFile(connections.NewRedactor(configs...), slog.New(slog.DiscardHandler))
+	if tokens == nil {
+		return errors.New("no directory for the token file: set XDG_STATE_HOME or HOME")
+	}
+	return writeAuthStatus(os.Stdout, configs, tokens)
+}
+
+func writeAuthStatus(w io.Writer, configs []connections.ServerConfig, tokens *connections.TokenFile) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERVER\tURL\tOAUTH")
+	for _, c := range configs {
+		if c.Transport == connections.TransportStdio {
+			continue
+		}
+		e, err := tokens.Entry(c)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", cell(dashName(c)), cell(connections.SanitizeURL(c.URL)), describeToken(e, c))
+	}
+	fmt.Fprintf(tw, "\ntokens: %s\n", tokens.Path())
+	return tw.Flush()
+}
+
+func describeToken(e *connections.TokenEntry, c connections.ServerConfig) string {
+	switch {
+	case e == nil || e.Token == nil:
+		if c.OAuth != nil {
+			return "not logged in (run dispatch auth login " + dashName(c) + ")"
+		}
+		return "-"
+	case e.Token.ExpiresAt.IsZero():
+		return "logged in"
+	case time.Until(e.Token.ExpiresAt) > 0:
+		return "logged in; access token expires in " + time.Until(e.Token.ExpiresAt).Round(time.Second).String()
+	case e.Token.RefreshToken != "":
+		return "logged in; access token expired, refreshed on next use"
+	default:
+		return "expired (run dispatch auth login " + dashName(c) + ")"
+	}
+}
+
+// openBrowser opens u with the command in $BROWSER (its %s replaced by the
+// URL, else the URL appended), else the platform's opener.
+func openBrowser(ctx context.Context, u string) error {
+	var argv []string
+	if b := os.Getenv("BROWSER"); b != "" {
+		words, err := connections.SplitCommandLine(b)
+		if err != nil || len(words) == 0 {
+			return fmt.Errorf("$BROWSER: %v", err)
+		}
+		replaced := false
+		for i, w := range words {
+			if strings.Contains(w, "%s") {
+				words[i], replaced = strings.ReplaceAll(w, "%s", u), true
+			}
+		}
+		if !replaced {
+			words = append(words, u)
+		}
+		argv = words
+	} else {
+		switch runtime.GOOS {
+		case "darwin":
+			argv = []string{"open", u}
+		case "windows":
+			argv = []string{"rundll32", "url.dll,FileProtocolHandler", u}
+		default:
+			argv = []string{"xdg-open", u}
+		}
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd.Run()
+}

@@ -1,0 +1,196 @@
+package connections
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// authServer is a real OAuth 2.1 authorization server on loopback:
+// metadata, dynamic registration, authorization with PKCE, tokens and
+// refresh, with revocation for tests.
+type authServer struct {
+	t   *testing.T
+	URL string
+
+	mu        sync.Mutex
+	expiresIn int                  // seconds, for new access tokens
+	clients   map[string]bool      // registered client ids
+	codes     map[string]authGrant // code -> grant
+	access    map[string]bool      // valid access tokens
+	refresh   map[string]bool      // valid refresh tokens
+	refreshes int                  // refresh grants served
+	resources []string             // resource parameters seen at the token endpoint
+}
+
+// The client pre-registered at every authServer.
+const fixtureClientID, fixtureClientSecret = "machine-client", "machine-secret-0123456789"
+
+type authGrant struct{ challenge, redirect, clientID string }
+
+func randomToken(t *testing.T, prefix string) string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return prefix + hex.EncodeToString(b)
+}
+
+func newAuthServer(t *testing.T) *authServer {
+	a := &authServer{t: t, expiresIn: 3600, clients: map[string]bool{}, codes: map[string]authGrant{}, access: map[string]bool{}, refresh: map[string]bool{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{
+			"issuer":                                a.URL,
+			"authorization_endpoint":                a.URL + "/authorize",
+			"token_endpoint":                        a.URL + "/token",
+			"registration_endpoint":                 a.URL + "/register",
+			"code_challenge_methods_supported":      []string{"S256"},
+			"token_endpoint_auth_methods_supported": []string{"none"},
+			"response_types_supported":              []string{"code"},
+		})
+	})
+	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		id := randomToken(t, "client-")
+		a.mu.Lock()
+		a.clients[id] = true
+		a.mu.Unlock()
+		writeJSON(w, http.StatusCreated, map[string]any{"client_id": id, "token_endpoint_auth_method": "none"})
+	})
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		a.mu.Lock()
+		known := a.clients[q.Get("client_id")]
+		a.mu.Unlock()
+		if !known || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
+			http.Error(w, "bad authorization request", http.StatusBadRequest)
+			return
+		}
+		code := randomToken(t, "code-")
+		a.mu.Lock()
+		a.codes[code] = authGrant{challenge: q.Get("code_challenge"), redirect: q.Get("redirect_uri"), clientID: q.Get("client_id")}
+		a.mu.Unlock()
+		to, err := url.Parse(q.Get("redirect_uri"))
+		if err != nil {
+			http.Error(w, "bad redirect_uri", http.StatusBadRequest)
+			return
+		}
+		back := to.Query()
+		back.Set("code", code)
+		back.Set("state", q.Get("state"))
+		to.RawQuery = back.Encode()
+		http.Redirect(w, r, to.String(), http.StatusFound)
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
+			return
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.resources = append(a.resources, r.PostForm.Get("resource"))
+		switch r.PostForm.Get("grant_type") {
+		case "authorization_code":
+			g, ok := a.codes[r.PostForm.Get("code")]
+			delete(a.codes, r.PostForm.Get("code"))
+			sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+			if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge || r.PostForm.Get("redirect_uri") != g.redirect {
+				writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
+				return
+			}
+		case "client_credentials":
+			id, secret, ok := r.BasicAuth()
+			if !ok || id != fixtureClientID || secret != fixtureClientSecret {
+				writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
+				return
+			}
+		case "refresh_token":
+			if !a.refresh[r.PostForm.Get("refresh_token")] {
+				writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "refresh token revoked"})
+				return
+			}
+			delete(a.refresh, r.PostForm.Get("refresh_token")) // rotation
+			a.refreshes++
+		default:
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
+			return
+		}
+		access, refresh := randomToken(t, "at-"), randomToken(t, "rt-")
+		a.access[access], a.refresh[refresh] = true, true
+		writeJSON(w, http.StatusOK, map[string]any{"access_token": access, "token_type": "Bearer", "refresh_token": refresh, "expires_in": a.expiresIn})
+	})
+	a.URL = serveLoopback(t, mux)
+	return a
+}
+
+func (a *authServer) valid(token string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.access[token]
+}
+
+// revokeAll forgets every token it issued, as a user revoking the app does.
+func (a *authServer) revokeAll() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.access, a.refresh = map[string]bool{}, map[string]bool{}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// protectedServer serves an MCP server with an echo tool at /mcp that
+// accepts only bearer tokens of as, and its protected resource metadata.
+func protectedServer(t *testing.T, as *authServer) string {
+	mcpSrv := server.NewMCPServer("protected", "1", server.WithToolCapabilities(false))
+	mcpSrv.AddTool(mcp.NewTool("echo", mcp.WithString("message")),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(req.GetString("message", "")), nil
+		})
+	streamable := server.NewStreamableHTTPServer(mcpSrv)
+	var base string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"resource": base + "/mcp", "authorization_servers": []string{as.URL}})
+	})
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		const prefix = "Bearer "
+		h := r.Header.Get("Authorization")
+		if len(h) <= len(prefix) || !as.valid(h[len(prefix):]) {
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp", scope="echo"`, base))
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		streamable.ServeHTTP(w, r)
+	})
+	base = serveLoopback(t, mux)
+	return base + "/mcp"
+}
+
+// followBrowser is a $BROWSER without a person: it GETs the authorization
+// URL and follows the redirects to the loopback callback.
+func followBrowser(ctx context.Context, authURL string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}

@@ -1,0 +1,98 @@
+package connections
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// StatusNeedsAuth: the server wants OAuth authorization that nobody gave
+// yet (or that was revoked); `dispatch auth login NAME` gives it.
+const StatusNeedsAuth Status = "needs-auth"
+
+// OAuthHTTPTimeout bounds each request to an authorization server.
+const OAuthHTTPTimeout = 30 * time.Second
+
+// ErrNeedsAuth is wrapped by errors of servers that need authorization.
+var ErrNeedsAuth = errors.New("authorization needed")
+
+// NeedsAuthError says which server needs authorization and how to give it.
+type NeedsAuthError struct {
+	Server string // the name to pass to dispatch auth login
+	Reason string
+}
+
+func (e *NeedsAuthError) Error() string {
+	name := e.Server
+	if name == "" {
+		name = "URL"
+	}
+	return fmt.Sprintf("%s needs OAuth authorization (%s): run `dispatch auth login %s` in a terminal (with the same --config/--mcp), then retry", e.Server, e.Reason, name)
+}
+
+func (e *NeedsAuthError) Unwrap() error { return ErrNeedsAuth }
+
+// oauthConfigFor returns the mcp-go OAuth configuration for cfg, and false
+// when cfg does not use OAuth: it has no oauth table and nobody logged in
+// to it.
+func oauthConfigFor(cfg ServerConfig, tokens *TokenFile) (transport.OAuthConfig, bool, error) {
+	if tokens == nil || cfg.Transport == TransportStdio {
+		return transport.OAuthConfig{}, false, nil
+	}
+	entry, err := tokens.Entry(cfg)
+	if err != nil {
+		return transport.OAuthConfig{}, false, err
+	}
+	if cfg.OAuth == nil && entry == nil {
+		return transport.OAuthConfig{}, false, nil
+	}
+	settings := OAuthSettings{}
+	if cfg.OAuth != nil {
+		settings = *cfg.OAuth
+	}
+	oc := transport.OAuthConfig{
+		ClientID:     settings.ClientID,
+		ClientSecret: settings.ClientSecret,
+		Scopes:       settings.Scopes,
+		RedirectURI:  redirectURI(settings.RedirectPort),
+		PKCEEnabled:  true,
+		TokenStore:   serverTokens{file: tokens, cfg: cfg},
+		HTTPClient:   &http.Client{Timeout: OAuthHTTPTimeout},
+	}
+	if entry != nil {
+		// A dynamically registered client: refreshing needs its id.
+		if oc.ClientID == "" {
+			oc.ClientID, oc.ClientSecret = entry.ClientID, entry.ClientSecret
+		}
+		oc.TokenEndpointAuthMethod = entry.AuthMethod
+	}
+	return oc, true, nil
+}
+
+// needsAuth turns mcp-go's "authorization required" and a bare 401 into a
+// NeedsAuthError for the server called name; other errors are returned as
+// they are.
+func needsAuth(name string, err error) error {
+	switch {
+	case errors.Is(err, transport.ErrOAuthAuthorizationRequired):
+		return &NeedsAuthError{Server: name, Reason: "no valid token: never logged in, or the refresh token was refused"}
+	case errors.Is(err, transport.ErrUnauthorized), errors.Is(err, transport.ErrAuthorizationRequired):
+		return &NeedsAuthError{Server: name, Reason: "the server answered 401"}
+	}
+	return err
+}
+
+// hasAuthorizationHeader reports whether headers set Authorization: a 401
+// then means those credentials are wrong, not that OAuth is wanted.
+func hasAuthorizationHeader(headers map[string]string) bool {
+	for name := range headers {
+		if strings.EqualFold(name, "Authorization") {
+			return true
+		}
+	}
+	return false
+}

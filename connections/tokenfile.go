@@ -1,0 +1,269 @@
+package connections
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// MaxTokenFileBytes bounds the token file dispatch reads: it holds a few
+// entries per configured server, far below this.
+const MaxTokenFileBytes = 4 << 20
+
+// TokenRefreshMargin is how long before its expiry an access token is
+// refreshed.
+const TokenRefreshMargin = 30 * time.Second
+
+// TokenFileName is the token file's name in the state directory.
+const TokenFileName = "oauth-tokens.json"
+
+// DefaultTokenFile is where tokens live: $XDG_STATE_HOME/dispatch, else
+// ~/.local/state/dispatch; %LocalAppData%\dispatch on Windows.
+func DefaultTokenFile() (string, error) {
+	if runtime.GOOS == "windows" {
+		dir, err := os.UserCacheDir() // %LocalAppData%
+		if err != nil {
+			return "", fmt.Errorf("find the token directory: %w", err)
+		}
+		return filepath.Join(dir, "dispatch", TokenFileName), nil
+	}
+	if dir := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "dispatch", TokenFileName), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the token directory: %w (set XDG_STATE_HOME)", err)
+	}
+	return filepath.Join(home, ".local", "state", "dispatch", TokenFileName), nil
+}
+
+// TokenEntry is what is kept for one server URL and client: the client
+// (given, or registered dynamically) and its tokens.
+type TokenEntry struct {
+	URL          string           `json:"url"`
+	ClientID     string           `json:"clientId"`
+	ClientSecret string           `json:"clientSecret,omitempty"`
+	AuthMethod   string           `json:"tokenEndpointAuthMethod,omitempty"`
+	Token        *transport.Token `json:"token,omitempty"`
+}
+
+type tokenFileData struct {
+	Version int                    `json:"version"`
+	Entries map[string]*TokenEntry `json:"entries"`
+}
+
+// TokenFile is the 0600 JSON file of OAuth clients and tokens, keyed by
+// server URL and configured client. Every write replaces the file
+// atomically; every secret read or written is taught to the redactor.
+type TokenFile struct {
+	path     string
+	redactor *Redactor
+	mu       sync.Mutex
+}
+
+// NewTokenFile returns the token file at path; r learns every secret in it.
+func NewTokenFile(path string, r *Redactor) *TokenFile {
+	if r == nil {
+		r = NewRedactor()
+	}
+	return &TokenFile{path: path, redactor: r}
+}
+
+// Path is the file's location.
+func (f *TokenFile) Path() string { return f.path }
+
+// tokenKey names a server's entry: its URL and the configured client id
+// ("" for a dynamically registered client, whose id is only known later).
+func tokenKey(cfg ServerConfig) string {
+	clientID := ""
+	if cfg.OAuth != nil {
+		clientID = cfg.OAuth.ClientID
+	}
+	return cfg.URL + "\n" + clientID
+}
+
+func (f *TokenFile) readLocked() (tokenFileData, error) {
+	data := tokenFileData{Version: 1, Entries: map[string]*TokenEntry{}}
+	file, err := os.Open(f.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return data, nil
+	}
+	if err != nil {
+		return data, fmt.Errorf("read token file: %w", err)
+	}
+	defer file.Close()
+	raw, err := io.ReadAll(io.LimitReader(file, MaxTokenFileBytes+1))
+	if err != nil {
+		return data, fmt.Errorf("read token file %s: %w", f.path, err)
+	}
+	if len(raw) > MaxTokenFileBytes {
+		return data, fmt.Errorf("token file %s is larger than %d bytes: delete it and run dispatch auth login again", f.path, MaxTokenFileBytes)
+	}
+	if err := json.Unmarshal(raw, &data); err != nil {
+		return data, fmt.Errorf("token file %s is not valid JSON (%v): delete it and run dispatch auth login again", f.path, err)
+	}
+	if data.Entries == nil {
+		data.Entries = map[string]*TokenEntry{}
+	}
+	for _, e := range data.Entries {
+		f.learn(e)
+	}
+	return data, nil
+}
+
+func (f *TokenFile) learn(e *TokenEntry) {
+	if e == nil {
+		return
+	}
+	f.redactor.LearnSecrets(e.ClientSecret)
+	if e.Token != nil {
+		f.redactor.LearnSecrets(e.Token.AccessToken, e.Token.RefreshToken)
+	}
+}
+
+func (f *TokenFile) writeLocked(data tokenFileData) error {
+	raw, err := json.MarshalIndent(data, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode token file: %w", err)
+	}
+	dir := filepath.Dir(f.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create token directory: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".oauth-tokens-*")
+	if err != nil {
+		return fmt.Errorf("write token file: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing left to remove
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write token file: %w", err)
+	}
+	if _, err := tmp.Write(raw); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write token file: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write token file: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write token file: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), f.path); err != nil {
+		return fmt.Errorf("write token file: %w", err)
+	}
+	return nil
+}
+
+// Entry returns cfg's entry, or nil.
+func (f *TokenFile) Entry(cfg ServerConfig) (*TokenEntry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	data, err := f.readLocked()
+	if err != nil {
+		return nil, err
+	}
+	return data.Entries[tokenKey(cfg)], nil
+}
+
+// update changes cfg's entry (creating it) under the lock.
+func (f *TokenFile) update(cfg ServerConfig, change func(e *TokenEntry)) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	data, err := f.readLocked()
+	if err != nil {
+		return err
+	}
+	key := tokenKey(cfg)
+	e := data.Entries[key]
+	if e == nil {
+		e = &TokenEntry{URL: cfg.URL}
+		data.Entries[key] = e
+	}
+	change(e)
+	f.learn(e)
+	return f.writeLocked(data)
+}
+
+// Remove deletes cfg's entry; it reports whether there was one.
+func (f *TokenFile) Remove(cfg ServerConfig) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	data, err := f.readLocked()
+	if err != nil {
+		return false, err
+	}
+	key := tokenKey(cfg)
+	if _, ok := data.Entries[key]; !ok {
+		return false, nil
+	}
+	delete(data.Entries, key)
+	return true, f.writeLocked(data)
+}
+
+// URLs lists the server URLs that have an entry, sorted.
+func (f *TokenFile) URLs() ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	data, err := f.readLocked()
+	if err != nil {
+		return nil, err
+	}
+	var urls []string
+	for _, e := range data.Entries {
+		urls = append(urls, e.URL)
+	}
+	sort.Strings(urls)
+	return urls, nil
+}
+
+// serverTokens is one server's view of the file, as mcp-go's OAuth handler
+// reads and saves tokens.
+type serverTokens struct {
+	file *TokenFile
+	cfg  ServerConfig
+}
+
+var _ transport.TokenStore = serverTokens{}
+
+func (s serverTokens) GetToken(ctx context.Context) (*transport.Token, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e, err := s.file.Entry(s.cfg)
+	if err != nil {
+		return nil, err
+	}
+	if e == nil || e.Token == nil {
+		return nil, transport.ErrNoToken
+	}
+	token := *e.Token
+	// Refreshed a little before it expires, so that a call started just
+	// before expiry does not reach the server with a dead token.
+	if !token.ExpiresAt.IsZero() && time.Until(token.ExpiresAt) < TokenRefreshMargin {
+		token.ExpiresAt = time.Now().Add(-time.Second)
+	}
+	return &token, nil
+}
+
+func (s serverTokens) SaveToken(ctx context.Context, token *transport.Token) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Learned before the write, so that no error about the write can
+	// carry it unmasked.
+	s.file.redactor.LearnSecrets(token.AccessToken, token.RefreshToken)
+	return s.file.update(s.cfg, func(e *TokenEntry) { e.Token = token })
+}
