@@ -28,6 +28,9 @@ SERVER_SCENARIOS=(server-initialize logging-set-level ping completion-complete t
   resources-read-text resources-read-binary resources-templates-read resources-subscribe
   resources-unsubscribe prompts-list prompts-get-simple prompts-get-with-args
   prompts-get-embedded-resource prompts-get-with-image dns-rebinding-protection)
+# More runs through dispatch of a scenario that passed directly but failed
+# through dispatch, before it counts as broken by dispatch.
+SERVER_RETRIES=8
 # Server scenarios dispatch must pass in its default one-tool mode.
 DEFAULT_MODE_SCENARIOS=(server-initialize ping dns-rebinding-protection)
 # The auth suite's client scenarios: dispatch auth login URL with a $BROWSER
@@ -159,8 +162,21 @@ for scenario in "${SERVER_SCENARIOS[@]}"; do
   fi
   note=""
   if [ "$d" = pass ] && [ "$t" = fail ]; then
-    note="  <- passes directly, fails through dispatch"
-    failures=$((failures + 1))
+    # mcp-go's server itself is flaky on some scenarios (its streamable
+    # HTTP forwarder can drop a call's last log: tools-call-with-logging
+    # passes about half the time directly). A scenario that passed directly
+    # counts as broken by dispatch only if it never passes through dispatch
+    # in SERVER_RETRIES more runs (a 50% flake fails them all 1 time in 512).
+    for attempt in $(seq 1 "$SERVER_RETRIES"); do
+      if server_scenario "$through" "$scenario" "$work/through-$scenario.$attempt.log"; then
+        t="pass (flaky: run $((attempt + 1)) of $((SERVER_RETRIES + 1)))"
+        break
+      fi
+    done
+    if [ "$t" = fail ]; then
+      note="  <- passes directly, fails through dispatch in all $((SERVER_RETRIES + 1)) runs"
+      failures=$((failures + 1))
+    fi
   fi
   printf '%-34s %-8s %s%s\n' "$scenario" "$d" "$t" "$note"
   if [ -n "$note" ]; then
