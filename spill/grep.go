@@ -134,7 +134,18 @@ func (l Limits) Grep(f *os.File, opts GrepOptions) (*GrepResult, error) {
 		lastShown = ln.Number
 		return true
 	}
-	for lr.next() {
+	skip := newPrefilter(re.String())
+	for {
+		if skip != nil && (afterLeft == 0 || stopped != "") {
+			var ring *lineRing
+			if stopped == "" {
+				ring = before
+			}
+			lr.skipToCandidate(skip, ring)
+		}
+		if !lr.next() {
+			break
+		}
 		if lr.match {
 			res.TotalMatches++
 		}
@@ -216,15 +227,20 @@ func (r *lineRing) push(lr *lineReader) {
 	if len(r.slots) == 0 {
 		return
 	}
+	s := r.slot()
+	s.number, s.offset, s.cut = lr.num, lr.start, lr.n-int64(len(lr.buf))
+	s.text = append(s.text[:0], lr.buf...)
+}
+
+// slot returns the slot for a new line, dropping the oldest when full.
+func (r *lineRing) slot() *ringSlot {
 	i := (r.start + r.n) % len(r.slots)
 	if r.n == len(r.slots) {
 		r.start = (r.start + 1) % len(r.slots)
 	} else {
 		r.n++
 	}
-	s := &r.slots[i]
-	s.number, s.offset, s.cut = lr.num, lr.start, lr.n-int64(len(lr.buf))
-	s.text = append(s.text[:0], lr.buf...)
+	return &r.slots[i]
 }
 
 // line returns the i-th oldest line.
