@@ -15,14 +15,20 @@ import (
 // be shown as context before the following match.
 func (lr *lineReader) skipToCandidate(p *prefilter, ring *lineRing) {
 	for lr.err == nil {
-		data, err := lr.r.Peek(readBufSize)
-		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-			lr.err = err
-			return
-		}
+		// Search what is buffered first: filling the buffer moves its
+		// unread bytes to the front and reads, which per match would cost
+		// more than the search.
+		data, err := lr.r.Peek(lr.r.Buffered())
 		last := bytes.LastIndexByte(data, '\n')
 		if last < 0 {
-			return
+			data, err = lr.r.Peek(readBufSize)
+			if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+				lr.err = err
+				return
+			}
+			if last = bytes.LastIndexByte(data, '\n'); last < 0 {
+				return
+			}
 		}
 		lines := data[:last+1]
 		skip := len(lines)
