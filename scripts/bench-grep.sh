@@ -54,10 +54,12 @@ cat "$big" >/dev/null # warm the page cache for every run
 for pattern in '"name": "item-4242424"' 'STATUS": "ERROR' '"item-4242\d\d\d",'; do
 	echo
 	echo "== pattern '$pattern'"
-	flag=-F
-	case $pattern in *'\d'*) flag=-P ;; esac
+	# grep -F for literals; for the regular expression grep -E, with \d
+	# written [0-9] (grep -P is several times slower than -E).
+	flag=-F gpattern=$pattern
+	case $pattern in *'\d'*) flag=-E gpattern=${pattern//\\d/[0-9]} ;; esac
 	# To a file: GNU grep stops at the first match when its output is /dev/null.
-	measure "$work/grep.out" grep -n -i $flag -e "$pattern" "$big"
+	measure "$work/grep.out" grep -n -i $flag -e "$gpattern" "$big"
 	g_wall=$wall g_rss=$rss g_count=$(wc -l <"$work/grep.out")
 	rm -f "$work/grep.out"
 	printf "  %-32s %7.2f s %6s MiB  %s matches\n" "grep -n -i $flag" "$g_wall" "$g_rss" "$g_count"

@@ -69,6 +69,10 @@ func (r *GrepResult) String() string { return r.Text() }
 // every matching line, but shows at most MaxMatches of them, MaxLines lines
 // in all (context included) and MaxOutputBytes of text; every such cut is
 // stated in the notes with how to go on.
+//
+// When every match must contain some literal text (see newPrefilter), the
+// buffered lines are searched for it chunk-wise and the lines without it
+// are only counted; the others are matched one by one as before.
 func (l Limits) Grep(f *os.File, opts GrepOptions) (*GrepResult, error) {
 	l = l.withDefaults()
 	path := f.Name()
