@@ -69,6 +69,10 @@ func (r *GrepResult) String() string { return r.Text() }
 // every matching line, but shows at most MaxMatches of them, MaxLines lines
 // in all (context included) and MaxOutputBytes of text; every such cut is
 // stated in the notes with how to go on.
+//
+// When every match must contain some literal text (see newPrefilter), the
+// buffered lines are searched for it chunk-wise and the lines without it
+// are only counted; the others are matched one by one as before.
 func (l Limits) Grep(f *os.File, opts GrepOptions) (*GrepResult, error) {
 	l = l.withDefaults()
 	path := f.Name()
@@ -134,7 +138,18 @@ func (l Limits) Grep(f *os.File, opts GrepOptions) (*GrepResult, error) {
 		lastShown = ln.Number
 		return true
 	}
-	for lr.next() {
+	skip := newPrefilter(re.String())
+	for {
+		if skip != nil && (afterLeft == 0 || stopped != "") {
+			var ring *lineRing
+			if stopped == "" {
+				ring = before
+			}
+			lr.skipToCandidate(skip, ring)
+		}
+		if !lr.next() {
+			break
+		}
 		if lr.match {
 			res.TotalMatches++
 		}
@@ -216,15 +231,20 @@ func (r *lineRing) push(lr *lineReader) {
 	if len(r.slots) == 0 {
 		return
 	}
+	s := r.slot()
+	s.number, s.offset, s.cut = lr.num, lr.start, lr.n-int64(len(lr.buf))
+	s.text = append(s.text[:0], lr.buf...)
+}
+
+// slot returns the slot for a new line, dropping the oldest when full.
+func (r *lineRing) slot() *ringSlot {
 	i := (r.start + r.n) % len(r.slots)
 	if r.n == len(r.slots) {
 		r.start = (r.start + 1) % len(r.slots)
 	} else {
 		r.n++
 	}
-	s := &r.slots[i]
-	s.number, s.offset, s.cut = lr.num, lr.start, lr.n-int64(len(lr.buf))
-	s.text = append(s.text[:0], lr.buf...)
+	return &r.slots[i]
 }
 
 // line returns the i-th oldest line.
