@@ -108,6 +108,13 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		g.serveIn(w, r.WithContext(context.WithValue(r.Context(), openedKey{}, sess)), sess)
+		// An initialize refused (bad JSON, bad params, bad headers) never
+		// gave the client the id, so nobody could end or use the session:
+		// it would hold a --max-sessions place and a directory until
+		// --session-idle.
+		if w.Header().Get(server.HeaderKeySessionID) != sess.id {
+			g.sessions.end(sess.id, "its initialize failed")
+		}
 	case method == "server/discover" && id == "":
 		// Asks which protocol versions are served; it needs no session.
 		g.next.ServeHTTP(w, r)
