@@ -255,3 +255,21 @@ deny = [%[2]s]
 		t.Errorf("added_later = %s", r.text())
 	}
 }
+
+// A server's tool whose name MCP does not allow (here: terminal escapes)
+// is not listed beside proxy-dispatch: a model API given it would refuse
+// the agent's whole tool list. The valid ones still are.
+func TestTransparent_InvalidToolNameNotListed(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--escape-tools"), "--transparent")
+	tools := tc.listNames("tools/list", "tools", "name")
+	if !slices.Contains(tools, "echo") || !slices.Contains(tools, "proxy-dispatch") {
+		t.Fatalf("tools/list lacks echo or proxy-dispatch: %q", tools)
+	}
+	for _, name := range tools {
+		if name == "" || strings.ContainsFunc(name, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.')
+		}) {
+			t.Errorf("tools/list has the invalid tool name %q", name)
+		}
+	}
+}

@@ -291,6 +291,24 @@ func TestServeHTTP_Refusals(t *testing.T) {
 	}
 }
 
+// TestServeHTTP_FailedInitializeHoldsNoSession: an initialize mcp-go
+// refuses gives the client no session id, so nobody could end that
+// session; it must not keep a --max-sessions place until --session-idle.
+func TestServeHTTP_FailedInitializeHoldsNoSession(t *testing.T) {
+	d := startHTTPDispatch(t, nil, "--max-sessions", "1")
+	for range 3 {
+		// A body not sent as application/json is refused.
+		resp, body := rawPost(t, d.url, map[string]string{"Content-Type": "text/plain"}, initializeBody)
+		if resp.StatusCode == http.StatusOK || resp.Header.Get("Mcp-Session-Id") != "" {
+			t.Fatalf("a broken initialize was accepted: %d %q", resp.StatusCode, body)
+		}
+	}
+	resp, body := rawPost(t, d.url, nil, initializeBody)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+		t.Errorf("after broken initializes a good one got %d %.300q; want 200 and a session", resp.StatusCode, body)
+	}
+}
+
 // TestServeHTTP_NonLoopbackNeedsToken: listening for other machines
 // without a token is a usage error saying how to add one.
 func TestServeHTTP_NonLoopbackNeedsToken(t *testing.T) {

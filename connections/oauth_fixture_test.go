@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 
@@ -32,6 +33,10 @@ type authServer struct {
 	refresh   map[string]bool      // valid refresh tokens
 	refreshes int                  // refresh grants served
 	resources []string             // resource parameters seen at the token endpoint
+	// endlessRegister makes /register answer with a JSON string that never
+	// ends; registerSent counts the bytes it got out.
+	endlessRegister bool
+	registerSent    int64
 }
 
 // The client pre-registered at every authServer.
@@ -62,6 +67,13 @@ func newAuthServer(t *testing.T) *authServer {
 		})
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		endless := a.endlessRegister
+		a.mu.Unlock()
+		if endless {
+			a.sendEndless(w, r)
+			return
+		}
 		id := randomToken(t, "client-")
 		a.mu.Lock()
 		a.clients[id] = true
@@ -132,6 +144,25 @@ func newAuthServer(t *testing.T) *authServer {
 	})
 	a.URL = serveLoopback(t, mux)
 	return a
+}
+
+// sendEndless writes a JSON string that never ends, until the client goes.
+func (a *authServer) sendEndless(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	chunk := []byte(strings.Repeat("a", 64<<10))
+	if _, err := w.Write([]byte(`{"client_id":"`)); err != nil {
+		return
+	}
+	for r.Context().Err() == nil {
+		n, err := w.Write(chunk)
+		a.mu.Lock()
+		a.registerSent += int64(n)
+		a.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (a *authServer) valid(token string) bool {

@@ -181,6 +181,27 @@ func TestLogin_BrowserNeverComesBack(t *testing.T) {
 	}
 }
 
+// A hostile authorization server answering registration with no end must
+// not be read until the timeout: the answer is cut at maxOAuthResponse.
+func TestLogin_EndlessRegistrationAnswerIsCut(t *testing.T) {
+	as := newAuthServer(t)
+	as.endlessRegister = true
+	cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: protectedServer(t, as)}
+	tokens := NewTokenFile(filepath.Join(t.TempDir(), TokenFileName), nil)
+	err := Login(context.Background(), cfg, tokens, LoginOptions{Timeout: 5 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("want an error naming the bound, got %v", err)
+	}
+	as.mu.Lock()
+	sent := as.registerSent
+	as.mu.Unlock()
+	// Kernel buffers hold some more than was read; far less than the
+	// gigabytes read in OAuthHTTPTimeout without the bound.
+	if sent > 64*maxOAuthResponse {
+		t.Errorf("the client took %d bytes of an endless answer", sent)
+	}
+}
+
 func TestLoadFile_OAuthKeys(t *testing.T) {
 	toml := "[servers.gh]\nurl = \"https://example.com/mcp\"\noauth = { clientId = \"id1\", clientSecret = \"s3cret-value\", scopes = [\"repo\", \"read:org\"], redirectPort = 8765 }\n"
 	json := `{"mcpServers": {"gh": {"type": "http", "url": "https://example.com/mcp", "oauth": {"clientId": "id1", "callbackPort": 8765, "scopes": "repo read:org"}}}}`

@@ -105,7 +105,7 @@ func Login(ctx context.Context, cfg ServerConfig, tokens *TokenFile, opts LoginO
 		RedirectURI:  redirectURI(port),
 		PKCEEnabled:  true,
 		TokenStore:   serverTokens{file: tokens, cfg: cfg},
-		HTTPClient:   &http.Client{Timeout: OAuthHTTPTimeout},
+		HTTPClient:   newOAuthHTTPClient(),
 	})
 	base, err := url.Parse(cfg.URL)
 	if err != nil {

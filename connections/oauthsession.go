@@ -3,7 +3,6 @@ package connections
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -61,7 +60,7 @@ func oauthConfigFor(cfg ServerConfig, tokens *TokenFile) (transport.OAuthConfig,
 		RedirectURI:  redirectURI(settings.RedirectPort),
 		PKCEEnabled:  true,
 		TokenStore:   serverTokens{file: tokens, cfg: cfg},
-		HTTPClient:   &http.Client{Timeout: OAuthHTTPTimeout},
+		HTTPClient:   newOAuthHTTPClient(),
 	}
 	if entry != nil {
 		// A dynamically registered client: refreshing needs its id.

@@ -101,10 +101,35 @@ func (s *Service) Surface(ctx context.Context, opts ExposeOptions) Surface {
 	} else {
 		out.Tools, out.Problems = s.exposedTools(ctx, opts.Tools, conns)
 	}
+	out.Tools, out.Problems = dropInvalidToolNames(out.Tools, out.Problems)
 	nameTools(out.Tools, connectionPrefixes(conns))
 	namePrompts(out.Prompts, connectionPrefixes(conns))
 	nameResources(out.Resources, connectionPrefixes(conns))
 	return out
+}
+
+// MaxToolNameLength is the longest tool name listed beside
+// proxy-dispatch, as MCP allows (1 to 128 characters).
+const MaxToolNameLength = 128
+
+// dropInvalidToolNames leaves out the tools whose names MCP does not allow
+// (characters other than letters, digits, "_", "-", "."; empty or longer
+// than MaxToolNameLength): one such name from a hostile server, shown
+// verbatim, would make many agents' model APIs refuse the whole tool list.
+// Each is a warning; the tool is still called through proxy-dispatch.
+func dropInvalidToolNames(tools []SurfaceTool, problems []*ExposeProblem) ([]SurfaceTool, []*ExposeProblem) {
+	kept := tools[:0]
+	for _, t := range tools {
+		if t.Tool != "" && len(t.Tool) <= MaxToolNameLength && toolNameChars(t.Tool) == t.Tool {
+			kept = append(kept, t)
+			continue
+		}
+		problems = append(problems, &ExposeProblem{
+			Entry: fmt.Sprintf("%s: tool %q", t.Connection, t.Tool),
+			Err:   fmt.Errorf("its name is not a valid MCP tool name (1 to %d letters, digits, \"_\", \"-\", \".\"), so it is not listed; call it through proxy-dispatch", MaxToolNameLength),
+		})
+	}
+	return kept, problems
 }
 
 // exposeEntry is one tool an expose list asks for.

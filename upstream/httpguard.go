@@ -12,7 +12,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -23,13 +25,16 @@ import (
 // bounds on requests in flight. Each refusal is an HTTP error saying what
 // was wrong and a log line.
 type guard struct {
-	next     http.Handler
-	token    []byte // nil: none configured
-	hosts    hostRule
-	maxBody  int64
-	sessions *registry
-	global   chan struct{} // one per request in flight, all sessions
-	log      *slog.Logger
+	next    http.Handler
+	token   []byte // nil: none configured
+	hosts   hostRule
+	maxBody int64
+	// bodyTimeout bounds reading a body: the request holds a slot of
+	// global meanwhile.
+	bodyTimeout time.Duration
+	sessions    *registry
+	global      chan struct{} // one per request in flight, all sessions
+	log         *slog.Logger
 }
 
 func (g *guard) refuse(w http.ResponseWriter, r *http.Request, status int, text string) {
@@ -73,11 +78,14 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	var method string
 	if r.Method == http.MethodPost {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.maxBody))
+		body, err := g.readBody(w, r)
 		var tooLarge *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooLarge):
 			g.refuse(w, r, http.StatusRequestEntityTooLarge, tooLargeText(g.maxBody))
+			return
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			g.refuse(w, r, http.StatusRequestTimeout, fmt.Sprintf("the request body did not arrive within %s: send the whole body at once", g.bodyTimeout))
 			return
 		case err != nil:
 			g.refuse(w, r, http.StatusBadRequest, "could not read the request body: "+err.Error())
@@ -100,6 +108,13 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		g.serveIn(w, r.WithContext(context.WithValue(r.Context(), openedKey{}, sess)), sess)
+		// An initialize refused (bad JSON, bad params, bad headers) never
+		// gave the client the id, so nobody could end or use the session:
+		// it would hold a --max-sessions place and a directory until
+		// --session-idle.
+		if w.Header().Get(server.HeaderKeySessionID) != sess.id {
+			g.sessions.end(sess.id, "its initialize failed")
+		}
 	case method == "server/discover" && id == "":
 		// Asks which protocol versions are served; it needs no session.
 		g.next.ServeHTTP(w, r)
@@ -113,6 +128,26 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		g.serveIn(w, r, sess)
 	}
+}
+
+// readBody reads a POST's body within maxBody and bodyTimeout. The
+// deadline is lifted only when the body came whole, so that the answer's
+// stream is not cut; after a failed read it stays, or net/http would wait
+// for the rest of the body before writing the refusal.
+func (g *guard) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(g.bodyTimeout)); err != nil {
+		g.log.Debug("cannot bound the body's read time", "error", err.Error())
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.maxBody))
+	if err != nil {
+		w.Header().Set("Connection", "close")
+		return nil, err
+	}
+	if err := rc.SetReadDeadline(time.Time{}); err != nil {
+		g.log.Debug("cannot lift the body's read deadline", "error", err.Error())
+	}
+	return body, nil
 }
 
 // serveIn serves a request of sess within its in-flight bound.

@@ -39,6 +39,14 @@ const (
 	// readHeaderTimeout bounds reading a request's headers: a client that
 	// opens connections and sends nothing must not hold them.
 	readHeaderTimeout = 10 * time.Second
+	// DefaultBodyReadTimeout bounds reading one request's body: a client
+	// that trickles a body must not hold one of the --max-http-in-flight
+	// slots (and everyone else out) for ever.
+	DefaultBodyReadTimeout = 30 * time.Second
+	// DefaultIdleConnTimeout closes a keep-alive connection with no
+	// request for this long: idle connections cost a file descriptor each,
+	// and anyone who can connect (no token needed) could pile them up.
+	DefaultIdleConnTimeout = 2 * time.Minute
 )
 
 // sessionProtocolVersions are the protocol versions served over HTTP: the
@@ -67,6 +75,11 @@ type HTTPOptions struct {
 	MaxRequestBytes int64
 	// ShutdownTimeout bounds the graceful part of shutdown.
 	ShutdownTimeout time.Duration
+	// BodyReadTimeout bounds reading one request body
+	// (DefaultBodyReadTimeout); IdleConnTimeout a keep-alive connection
+	// with no request (DefaultIdleConnTimeout).
+	BodyReadTimeout time.Duration
+	IdleConnTimeout time.Duration
 	// NewStore opens a new private result directory: one per session.
 	NewStore func() (*spill.Store, error)
 	// Relay is the set of servers whose requests and logs reach sessions.
@@ -110,6 +123,12 @@ func NewHTTPServer(svc *dispatch.Service, version string, opts HTTPOptions) (*HT
 	if opts.ShutdownTimeout <= 0 {
 		opts.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	if opts.BodyReadTimeout <= 0 {
+		opts.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if opts.IdleConnTimeout <= 0 {
+		opts.IdleConnTimeout = DefaultIdleConnTimeout
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -132,7 +151,7 @@ func NewHTTPServer(svc *dispatch.Service, version string, opts HTTPOptions) (*HT
 		// Keeps an agent's listening stream open through proxies.
 		server.WithHeartbeatInterval(30*time.Second))
 	mux := http.NewServeMux()
-	mux.Handle(MCPPath, &guard{next: h.streamable, hosts: rule, maxBody: opts.MaxRequestBytes, sessions: h.sessions,
+	mux.Handle(MCPPath, &guard{next: h.streamable, hosts: rule, maxBody: opts.MaxRequestBytes, bodyTimeout: opts.BodyReadTimeout, sessions: h.sessions,
 		global: make(chan struct{}, opts.MaxHTTPInFlight), log: opts.Logger, token: tokenBytes(opts.Token)})
 	h.handler = mux
 	if opts.Relay != nil {
@@ -199,7 +218,8 @@ func (h *HTTPServer) InSession(ctx context.Context, run func(context.Context, *d
 // get ShutdownTimeout to finish, and every session's files are deleted.
 func (h *HTTPServer) Serve(ctx context.Context, l net.Listener) error {
 	srv := &http.Server{Handler: h.handler, ReadHeaderTimeout: readHeaderTimeout, MaxHeaderBytes: maxHeaderBytes,
-		ErrorLog: slog.NewLogLogger(h.log.Handler(), slog.LevelDebug)}
+		IdleTimeout: h.opts.IdleConnTimeout,
+		ErrorLog:    slog.NewLogLogger(h.log.Handler(), slog.LevelDebug)}
 	sweepCtx, stopSweeping := context.WithCancel(ctx)
 	swept := make(chan struct{})
 	go func() {
