@@ -375,3 +375,27 @@ type listResponse struct {
 	NextOffset int64
 	Hint       string
 }
+
+// spillAnswer is the JSON answer of a call whose result went to a file.
+type spillAnswer struct {
+	Connection      string
+	Tool            string
+	IsError         bool
+	Bytes           int64
+	EstimatedTokens int64
+	Arguments       json.RawMessage
+	Spill           *struct {
+		ResultFile       string
+		AutoSpilled      bool
+		Format           string
+		Bytes            int64
+		Size             string
+		EstimatedTokens  int64
+		Lines            int64
+		TopLevelKeys     []string
+		Elements         *int64
+		FirstElementKeys []string
+		Preview          string
+		Hint             string
+	}
+}
