@@ -25,7 +25,12 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cache="$root/scripts/.cache/toon-bench"
 count="${1:-300}"
-node="${NODE:-node}"
+# A path, never the bare name: the node function below would call itself.
+node="${NODE:-$(command -v node || true)}"
+if [ -z "$node" ]; then
+	echo "toon-bench: no node on PATH; install Node.js or set NODE=/path/to/node" >&2
+	exit 1
+fi
 runs="${WHOLE_RUNS:-9}"
 
 mkdir -p "$cache"
