@@ -187,6 +187,44 @@ func TestServeHTTP_SessionsAreIsolated(t *testing.T) {
 	}
 }
 
+// TestServeHTTP_ArgumentsFileStaysInItsSession: when the sessions'
+// result directories lie under an argument root (--spill-dir inside
+// --args-dir, or the default working directory), a session still cannot
+// be handed another's result file by naming it, absolute or relative.
+func TestServeHTTP_ArgumentsFileStaysInItsSession(t *testing.T) {
+	root := t.TempDir()
+	d := startHTTPDispatch(t, nil, "--spill-dir", filepath.Join(root, "spills"), "--args-dir", root)
+	a, b := d.session(t), d.session(t)
+	fileA, fileB := spillOver(t, a), spillOver(t, b)
+	ctx := context.Background()
+	relB, err := filepath.Rel(root, fileB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fileB, filepath.Join(root, ".", relB)} {
+		text, isErr := callText(ctx, t, a, map[string]any{"action": "call", "connection": "c1", "tool": "echo",
+			"argumentsFile": path, "argumentsPath": "@this|@tostr", "argumentsKey": "message"})
+		if !isErr || !strings.Contains(text, "not one of this session's result files") {
+			t.Errorf("session A was handed B's file %s: isError %v, %.300s", path, isErr, text)
+		}
+	}
+	// Its own file, and a file of the root outside any result directory,
+	// still work.
+	text, isErr := callText(ctx, t, a, map[string]any{"action": "call", "connection": "c1", "tool": "echo",
+		"argumentsFile": fileA, "argumentsPath": "@this|@tostr", "argumentsKey": "message"})
+	if isErr {
+		t.Errorf("session A cannot use its own result file: %.300s", text)
+	}
+	own := filepath.Join(root, "args.json")
+	if err := os.WriteFile(own, []byte(`{"message":"from the root"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	text, isErr = callText(ctx, t, a, map[string]any{"action": "call", "connection": "c1", "tool": "echo", "argumentsFile": own})
+	if isErr || !strings.Contains(text, "from the root") {
+		t.Errorf("a file under --args-dir was refused: isError %v, %.300s", isErr, text)
+	}
+}
+
 // TestServeHTTP_CancelStaysInItsSession: cancelling a call in one
 // session leaves another session's call running to its end.
 func TestServeHTTP_CancelStaysInItsSession(t *testing.T) {

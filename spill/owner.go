@@ -163,3 +163,24 @@ func storeDirPID(name string) (int, bool) {
 	}
 	return pid, true
 }
+
+// InStoreDir reports whether path lies inside a store directory that Open
+// made, this process's or any other's (named dispatch-spill-<pid>-<random>,
+// owned by this user, holding a matching owner marker). A dispatch serving
+// many sessions gives each its own store, often side by side under one
+// directory that is also an argument root (the working directory, or
+// --spill-dir beside --args-dir): a path check alone would let one session
+// read another's results by naming them.
+func InStoreDir(path string) bool {
+	dir := filepath.Dir(filepath.Clean(path))
+	for {
+		if _, ok := staleOwner(dir, filepath.Base(dir)); ok {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
+}

@@ -143,3 +143,29 @@ func TestStoreDirPID(t *testing.T) {
 		})
 	}
 }
+
+func TestInStoreDir(t *testing.T) {
+	parent := t.TempDir()
+	store, err := Open(Options{Dir: parent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	other := fakeStoreDir(t, parent, owner{PID: deadPID(t), Start: 1}, true)
+	unmarked := fakeStoreDir(t, parent, owner{PID: deadPID(t), Start: 1}, false)
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{filepath.Join(store.Dir(), "a.json"), true},
+		{filepath.Join(other, "abc.json"), true},
+		{filepath.Join(other, "sub", "..", "abc.json"), true},
+		{filepath.Join(unmarked, "abc.json"), false}, // a name alone is not a store
+		{filepath.Join(parent, "abc.json"), false},
+		{"relative.json", false},
+	} {
+		if got := InStoreDir(tc.path); got != tc.want {
+			t.Errorf("InStoreDir(%s) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}
