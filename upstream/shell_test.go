@@ -290,14 +290,15 @@ func waitUntil(t *testing.T, cond func() bool) bool {
 }
 
 // A forgotten session ends by itself after Idle without a request, and
-// one whose socket was deleted ends too, since nothing can reach it.
+// one whose socket was deleted ends too, since nothing can reach it (found
+// at the first check, long before its Idle).
 func TestShell_EndsIdleOrUnreachable(t *testing.T) {
 	idle := startShell(t, func(o *ShellOptions) { o.Idle = 200 * time.Millisecond })
 	if err := idle.wait(t); err != nil || !strings.Contains(idle.log.String(), "session idle") {
 		t.Fatalf("idle session: %v, log %q", err, idle.log.String())
 	}
 
-	orphan := startShell(t, func(o *ShellOptions) { o.Idle = 2 * time.Second })
+	orphan := startShell(t, func(o *ShellOptions) { o.Idle = 10 * time.Second })
 	if err := os.Remove(orphan.socket); err != nil {
 		t.Fatal(err)
 	}
