@@ -16,6 +16,7 @@ import (
 	"dispatch/connections"
 	"dispatch/dispatch"
 	"dispatch/spill"
+	"dispatch/upstream"
 )
 
 // Globals are the flags every command shares.
@@ -363,11 +364,14 @@ func classify(err error) int {
 		nf    *dispatch.ToolNotFoundError
 		down  *serversDownError
 		deny  *connections.ToolDeniedError
-		sess  *sessionError
+		sess  *upstream.ShellError
+		link  *upstream.ShellLinkError
 	)
 	switch {
 	case errors.As(err, &sess):
-		return sess.exit // the session classified it, as this process would have
+		return sess.Exit // the session classified it, as this process would have
+	case errors.As(err, &link):
+		return exitServer // the session is gone or did not answer in full
 	case errors.As(err, &tool):
 		return exitToolError
 	case errors.As(err, &down), errors.As(err, &nf) && len(nf.Unreachable) > 0:

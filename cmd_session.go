@@ -15,22 +15,21 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+
+	"dispatch/upstream"
 )
 
 // Limits of starting and stopping a session.
 const (
-	// sessionStartTimeout bounds the wait for a new session to answer.
-	sessionStartTimeout = 30 * time.Second
 	// sessionStopTimeout bounds the wait for a stopped session to be gone.
-	sessionStopTimeout = sessionShutdownGrace + 10*time.Second
+	sessionStopTimeout = upstream.ShellShutdownGrace + 10*time.Second
 	// maxSessionSettingsBytes bounds the settings a session reads at start.
 	maxSessionSettingsBytes = 1 << 20
 	// maxSessionLogBytes bounds a session's log file, which lives as long
 	// as the session: at --log-level info it grows by a line per call.
 	maxSessionLogBytes = 16 << 20
-	// sessionSocketName and sessionLogName are in the session's directory.
-	sessionSocketName = "socket"
-	sessionLogName    = "session.log"
+	// sessionLogName is the session's stderr, in its directory.
+	sessionLogName = "session.log"
 )
 
 // SessionCmd groups the shell session commands.
@@ -92,18 +91,18 @@ func (c *SessionStartCmd) Run(ctx context.Context, g *Globals) error {
 	if _, err := g.loadConfigs(); err != nil {
 		return err
 	}
-	base, err := sessionBaseDir()
+	base, err := upstream.ShellBaseDir()
 	if err != nil {
 		return err
 	}
-	swept, err := sweepSessions(base)
+	swept, err := upstream.SweepShellDirs(base)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dispatch: warning:", err)
 	}
 	if len(swept) > 0 && g.LogLevel == "debug" {
 		fmt.Fprintf(os.Stderr, "dispatch: removed %d directories of sessions that had died\n", len(swept))
 	}
-	dir, lock, err := newSessionDir(base)
+	dir, lock, err := upstream.NewShellDir(base)
 	if err != nil {
 		return err
 	}
@@ -113,7 +112,7 @@ func (c *SessionStartCmd) Run(ctx context.Context, g *Globals) error {
 		os.RemoveAll(dir)
 		return err
 	}
-	fmt.Print(c.set("DISPATCH_SESSION", filepath.Join(dir, sessionSocketName)))
+	fmt.Print(c.set("DISPATCH_SESSION", filepath.Join(dir, upstream.ShellSocketName)))
 	fmt.Printf("echo dispatch session pid %d;\n", pid)
 	return nil
 }
@@ -159,7 +158,7 @@ func (c *SessionStartCmd) spawn(ctx context.Context, g *Globals, dir string, loc
 		cmd.Process.Kill()
 		return 0, fmt.Errorf("pass settings to the session: %w", err)
 	}
-	if err := waitForSession(ctx, filepath.Join(dir, sessionSocketName), exited, logPath); err != nil {
+	if err := waitForSession(ctx, filepath.Join(dir, upstream.ShellSocketName), exited, logPath); err != nil {
 		cmd.Process.Kill()
 		return 0, err
 	}
@@ -167,9 +166,9 @@ func (c *SessionStartCmd) spawn(ctx context.Context, g *Globals, dir string, loc
 }
 
 // waitForSession waits until the session's socket accepts, or its process
-// ends (its log says why), or sessionStartTimeout passes.
+// ends (its log says why), or upstream.ShellStartTimeout passes.
 func waitForSession(ctx context.Context, socket string, exited <-chan error, logPath string) error {
-	ctx, cancel := context.WithTimeout(ctx, sessionStartTimeout)
+	ctx, cancel := context.WithTimeout(ctx, upstream.ShellStartTimeout)
 	defer cancel()
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
@@ -183,7 +182,7 @@ func waitForSession(ctx context.Context, socket string, exited <-chan error, log
 			return sessionStartFailed(err, logPath)
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fmt.Errorf("the session did not answer within %s; its log: %s", sessionStartTimeout, readLogTail(logPath))
+				return fmt.Errorf("the session did not answer within %s; its log: %s", upstream.ShellStartTimeout, readLogTail(logPath))
 			}
 			return ctx.Err()
 		case <-tick.C:
@@ -200,7 +199,7 @@ func sessionStartFailed(err error, logPath string) error {
 	if errors.As(err, &exit) && exit.ExitCode() > 0 {
 		code = exit.ExitCode()
 	}
-	return &sessionError{exit: code, msg: "session did not start: " + text}
+	return &upstream.ShellError{Exit: code, Message: "session did not start: " + text}
 }
 
 // readLogTail is the end of a session's log, for an error message.
@@ -241,23 +240,18 @@ func (c *SessionStatusCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	defer client.close()
-	resp, err := client.send(ctx, "GET", sessionStatusPath, nil)
+	defer client.Close()
+	st, err := client.Status(ctx)
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
-	var st sessionStatus
-	if err := decodeBounded(resp.Body, &st); err != nil {
-		return err
-	}
 	if g.JSON {
-		return g.render(os.Stdout, &st)
+		return g.render(os.Stdout, st)
 	}
-	return renderSessionStatus(os.Stdout, &st)
+	return renderSessionStatus(os.Stdout, st)
 }
 
-func renderSessionStatus(w io.Writer, st *sessionStatus) error {
+func renderSessionStatus(w io.Writer, st *upstream.ShellStatus) error {
 	fmt.Fprintf(w, "session  %s\npid      %d\nuptime   %s (idle %s; ends after %s idle)\nresults  %d files, %s\n\n",
 		cell(st.Socket), st.PID, st.Uptime, st.Idle, st.IdleLimit, st.ResultFiles, humanize.IBytes(uint64(max(st.ResultBytes, 0))))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -278,15 +272,13 @@ func (c *SessionStopCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
-	defer client.close()
-	var stopped struct {
-		PID int `json:"pid"`
-	}
-	if err := client.post(ctx, sessionStopPath, struct{}{}, &stopped); err != nil {
+	defer client.Close()
+	pid, err := client.Stop(ctx)
+	if err != nil {
 		return err
 	}
 	// The session deletes its directory last, after its servers and files.
-	dir := filepath.Dir(client.socket)
+	dir := filepath.Dir(client.Socket())
 	ctx, cancel := context.WithTimeout(ctx, sessionStopTimeout)
 	defer cancel()
 	tick := time.NewTicker(5 * time.Millisecond)
@@ -297,23 +289,23 @@ func (c *SessionStopCmd) Run(ctx context.Context, g *Globals) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("session (pid %d) was asked to stop but its directory %s is still there after %s; it may still be stopping its servers", stopped.PID, dir, sessionStopTimeout)
+			return fmt.Errorf("session (pid %d) was asked to stop but its directory %s is still there after %s; it may still be stopping its servers", pid, dir, sessionStopTimeout)
 		case <-tick.C:
 		}
 	}
 	fmt.Print(c.unset("DISPATCH_SESSION"))
-	fmt.Printf("echo dispatch session pid %d stopped;\n", stopped.PID)
+	fmt.Printf("echo dispatch session pid %d stopped;\n", pid)
 	return nil
 }
 
 // dialCurrentSession connects to the session DISPATCH_SESSION or
 // --session names.
-func (g *Globals) dialCurrentSession() (*sessionClient, error) {
+func (g *Globals) dialCurrentSession() (*upstream.ShellClient, error) {
 	socket := g.sessionSocket()
 	if socket == "" {
 		return nil, &usageErr{errors.New("no session: DISPATCH_SESSION is not set and no --session was given; start one with eval \"$(dispatch session start --mcp ...)\"")}
 	}
-	return dialSession(socket)
+	return upstream.NewShellClient(socket), nil
 }
 
 // sessionSocket is the session one-shot commands run in, or "".

@@ -64,7 +64,7 @@ func (c *SessionDaemonCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer a.close()
-	socket := filepath.Join(c.Dir, sessionSocketName)
+	socket := filepath.Join(c.Dir, upstream.ShellSocketName)
 	ln, err := upstream.Listen(upstream.UnixPrefix + socket)
 	if err != nil {
 		return fmt.Errorf("session socket: %w", err)
@@ -83,9 +83,17 @@ func (c *SessionDaemonCmd) Run(ctx context.Context, g *Globals) error {
 			<-watching
 		}()
 	}
-	d := &sessionDaemon{app: a, socket: socket, started: time.Now(), idle: c.Idle, maxBody: maxRequest,
-		slots: make(chan struct{}, g.MaxInFlight)}
-	return d.serve(ctx, onlyOwnUser(ln))
+	return upstream.ServeShell(ctx, a.svc, ln, upstream.ShellOptions{
+		Socket: socket, Idle: c.Idle, MaxRequestBytes: maxRequest, MaxInFlight: g.MaxInFlight,
+		Conns: a.conns, Store: a.store, Log: a.log, Explain: explainForShell,
+	})
+}
+
+// explainForShell words a request's error as the command line would,
+// with its exit code, for the session to send back.
+func explainForShell(err error) *upstream.ShellError {
+	err = shellError(err)
+	return &upstream.ShellError{Message: err.Error(), Exit: classify(err)}
 }
 
 // cappedWriter writes at most left bytes, then one line saying the rest

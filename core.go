@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 
 	"dispatch/dispatch"
+	"dispatch/upstream"
 )
 
 // core is where a one-shot command's requests run: a service in this
@@ -20,16 +23,44 @@ type core interface {
 
 var (
 	_ core = (*app)(nil)
-	_ core = (*sessionClient)(nil)
+	_ core = sessionCore{}
 )
 
 // openCore connects to the shell session when one is in effect, else
 // starts the servers in this process.
 func (g *Globals) openCore() (core, error) {
 	if socket := g.sessionSocket(); socket != "" {
-		return dialSession(socket)
+		return sessionCore{upstream.NewShellClient(socket)}, nil
 	}
 	return g.newApp(storeNone, userPaths)
+}
+
+// sessionCore is the shell session's client seen as a core.
+type sessionCore struct{ client *upstream.ShellClient }
+
+func (s sessionCore) do(ctx context.Context, req dispatch.Request) (any, error) {
+	return s.client.Do(ctx, req)
+}
+
+func (s sessionCore) savePayload(ctx context.Context, call *dispatch.CallResponse, path string) (*dispatch.SavedPayload, error) {
+	return s.client.SavePayload(ctx, call, path)
+}
+
+func (s sessionCore) saveMessages(ctx context.Context, prompt *dispatch.PromptResponse, path string) (*dispatch.SavedPayload, error) {
+	return s.client.SaveMessages(ctx, prompt, path)
+}
+
+func (s sessionCore) close() { s.client.Close() }
+
+// runInSession runs a pipeline in the session and prints each step's
+// result line as dispatch run does. Its result files stay in the session.
+func runInSession(ctx context.Context, socket string, steps []json.RawMessage) error {
+	c := upstream.NewShellClient(socket)
+	defer c.Close()
+	return c.Run(ctx, steps, func(line json.RawMessage) error {
+		_, err := os.Stdout.Write(append(line, '\n'))
+		return err
+	})
 }
 
 func (a *app) do(ctx context.Context, req dispatch.Request) (any, error) {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"dispatch/upstream"
 )
 
 // sessionEnv is an environment whose sessions live in a private runtime
@@ -81,13 +84,13 @@ func zombie(pid int) bool {
 }
 
 // sessionStatusOf reads dispatch session status --json.
-func sessionStatusOf(t *testing.T, env []string, socket string) sessionStatus {
+func sessionStatusOf(t *testing.T, env []string, socket string) upstream.ShellStatus {
 	t.Helper()
 	out, errOut, code := runIn(t, env, "", dispatchBin, "--session", socket, "--json", "session", "status")
 	if code != 0 {
 		t.Fatalf("session status: exit %d: %s", code, errOut)
 	}
-	var st sessionStatus
+	var st upstream.ShellStatus
 	if err := json.Unmarshal([]byte(out), &st); err != nil {
 		t.Fatalf("session status --json: %v\n%s", err, out)
 	}
@@ -293,11 +296,15 @@ func TestSession_HostileRequests(t *testing.T) {
 	env := sessionEnv(t)
 	socket := startSession(t, env, "--mcp", fixture("--demo"), "--max-request", "1KiB")
 	defer stopSession(t, env, socket)
-	client, err := dialSession(socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.close()
+	// A raw client, as a hostile peer would write one: the wire's path
+	// is spelled out rather than borrowed from the package that serves it.
+	client := &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socket)
+		},
+	}}
+	defer client.CloseIdleConnections()
 	for _, tc := range []struct {
 		name, body string
 		status     int
@@ -308,11 +315,11 @@ func TestSession_HostileRequests(t *testing.T) {
 		{"unknown action", `{"request": {"action": "format-disk"}}`, 200, "action"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			req, err := http.NewRequest(http.MethodPost, "http://session"+sessionDoPath, strings.NewReader(tc.body))
+			req, err := http.NewRequest(http.MethodPost, "http://session/dispatch/v1/do", strings.NewReader(tc.body))
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, err := client.http.Do(req)
+			resp, err := client.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"os/signal"
 	"syscall"
 )
@@ -22,4 +23,10 @@ func catchSigpipe() (stop func()) {
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	return func() { signal.Stop(sigpipe) }
+}
+
+// detach makes cmd a session leader: no controlling terminal, so the
+// shell's Ctrl-C, hang-up and job control do not reach it.
+func detach(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 }

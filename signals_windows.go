@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"syscall"
 )
 
@@ -17,3 +18,7 @@ func shutdownSignals() []os.Signal {
 // catchSigpipe does nothing: Windows has no SIGPIPE; a write to a closed
 // pipe fails with an error.
 func catchSigpipe() (stop func()) { return func() {} }
+
+// detach does nothing: shell sessions need a unix system, and session
+// start says so before it starts a process.
+func detach(*exec.Cmd) {}

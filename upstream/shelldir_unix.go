@@ -1,12 +1,11 @@
 //go:build unix
 
-package main
+package upstream
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,14 +13,11 @@ import (
 	"time"
 )
 
-// sessionDirPrefix starts the name of every session's directory.
-const sessionDirPrefix = "session-"
-
-// sessionBaseDir is the private directory that holds every session's own
+// ShellBaseDir is the private directory that holds every session's own
 // directory: $XDG_RUNTIME_DIR/dispatch as gpg-agent does, else
 // dispatch-UID in the temporary directory. It must be the user's own and
 // closed to others: in a shared /tmp, another user may have made it first.
-func sessionBaseDir() (string, error) {
+func ShellBaseDir() (string, error) {
 	base := filepath.Join(os.TempDir(), "dispatch-"+strconv.Itoa(os.Getuid()))
 	if runtime := os.Getenv("XDG_RUNTIME_DIR"); runtime != "" && filepath.IsAbs(runtime) {
 		base = filepath.Join(runtime, "dispatch")
@@ -45,16 +41,16 @@ func sessionBaseDir() (string, error) {
 	return base, nil
 }
 
-// newSessionDir makes a fresh 0700 directory for one session and locks
+// NewShellDir makes a fresh 0700 directory for one session and locks
 // it. The lock passes to the session's process and is held as long as it
 // lives, even killed with SIGKILL: the kernel drops it then, and that is
 // how the next start's sweep knows the directory is a dead session's.
-func newSessionDir(base string) (dir string, lock *os.File, err error) {
-	dir, err = os.MkdirTemp(base, sessionDirPrefix)
+func NewShellDir(base string) (dir string, lock *os.File, err error) {
+	dir, err = os.MkdirTemp(base, shellDirPrefix)
 	if err != nil {
 		return "", nil, fmt.Errorf("create session directory: %w", err)
 	}
-	lock, err = os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	lock, err = os.OpenFile(filepath.Join(dir, shellLockName), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err == nil {
 		err = syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	}
@@ -68,18 +64,18 @@ func newSessionDir(base string) (dir string, lock *os.File, err error) {
 	return dir, lock, nil
 }
 
-// sweepSessions removes the directories of sessions whose process has
+// SweepShellDirs removes the directories of sessions whose process has
 // died (a SIGKILL skips their own cleanup): their lock is free. A
 // directory without a lock yet may be a start under way; it is left alone
 // until it is older than a start may take.
-func sweepSessions(base string) (swept []string, err error) {
+func SweepShellDirs(base string) (swept []string, err error) {
 	entries, err := os.ReadDir(base)
 	if err != nil {
 		return nil, fmt.Errorf("sweep sessions: %w", err)
 	}
 	var errs []error
 	for _, e := range entries {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), sessionDirPrefix) {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), shellDirPrefix) {
 			continue
 		}
 		dir := filepath.Join(base, e.Name())
@@ -96,10 +92,10 @@ func sweepSessions(base string) (swept []string, err error) {
 }
 
 func sessionDead(dir string) bool {
-	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_RDWR, 0)
+	lock, err := os.OpenFile(filepath.Join(dir, shellLockName), os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		info, statErr := os.Stat(dir)
-		return statErr == nil && time.Since(info.ModTime()) > sessionStartTimeout
+		return statErr == nil && time.Since(info.ModTime()) > ShellStartTimeout
 	}
 	if err != nil {
 		return false
@@ -107,10 +103,4 @@ func sessionDead(dir string) bool {
 	defer lock.Close()
 	// Taking the lock proves no process holds it; closing the file drops it.
 	return syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil
-}
-
-// detach makes cmd a session leader: no controlling terminal, so the
-// shell's Ctrl-C, hang-up and job control do not reach it.
-func detach(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 }

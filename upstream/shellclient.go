@@ -1,4 +1,4 @@
-package main
+package upstream
 
 import (
 	"bufio"
@@ -18,45 +18,58 @@ import (
 	"dispatch/dispatch"
 )
 
-// maxSessionAnswerBytes bounds one answer read from a session: a session
+// maxShellAnswerBytes bounds one answer read from a session: a session
 // is the user's own process, but a bug or a huge inline result must not
 // make the command line allocate without limit. A larger answer is an
 // error that says to save large results to files (--threshold).
-const maxSessionAnswerBytes = 1 << 30
+const maxShellAnswerBytes = 1 << 30
 
-// sessionClient talks to a shell session over its unix socket.
-type sessionClient struct {
+// ShellClient is a one-shot command's side of a shell session: it sends
+// the requests the command would have run itself over the session's unix
+// socket, and makes the caller's relative paths absolute on the way, since
+// the session runs in another directory.
+type ShellClient struct {
 	socket string
 	http   *http.Client
 }
 
-// dialSession makes a client of the session at socket. It connects on
+// NewShellClient makes a client of the session at socket. It connects on
 // the first request, which says clearly when the session is gone: a
 // separate check first would cost every command a connection more.
-func dialSession(socket string) (*sessionClient, error) {
-	c := &sessionClient{socket: socket, http: &http.Client{Transport: &http.Transport{
+func NewShellClient(socket string) *ShellClient {
+	return &ShellClient{socket: socket, http: &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, "unix", socket)
 		},
 		DisableCompression: true,
 	}}}
-	return c, nil
 }
+
+// Socket is the path the client connects to.
+func (c *ShellClient) Socket() string { return c.socket }
+
+// Close drops the client's idle connection.
+func (c *ShellClient) Close() { c.http.CloseIdleConnections() }
+
+// ShellLinkError is a session that could not be asked or did not answer
+// in full: gone, refusing the request, or ended mid-answer. The command
+// line counts it as a server it could not reach.
+type ShellLinkError struct{ msg string }
+
+func (e *ShellLinkError) Error() string { return e.msg }
 
 // staleSessionError explains a session that does not answer.
 func staleSessionError(socket string, err error) error {
 	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
-		return &sessionError{exit: exitServer, msg: fmt.Sprintf(
+		return &ShellLinkError{msg: fmt.Sprintf(
 			"no dispatch session answers at %s (DISPATCH_SESSION or --session): it has ended; start one with eval \"$(dispatch session start --mcp ...)\", or unset DISPATCH_SESSION (or give --no-session) to run without one", socket)}
 	}
-	return &sessionError{exit: exitServer, msg: fmt.Sprintf("dispatch session at %s: %v", socket, err)}
+	return &ShellLinkError{msg: fmt.Sprintf("dispatch session at %s: %v", socket, err)}
 }
 
-func (c *sessionClient) close() { c.http.CloseIdleConnections() }
-
 // post sends body to path and decodes the JSON answer into out.
-func (c *sessionClient) post(ctx context.Context, path string, body any, out any) error {
+func (c *ShellClient) post(ctx context.Context, path string, body any, out any) error {
 	resp, err := c.send(ctx, http.MethodPost, path, body)
 	if err != nil {
 		return err
@@ -66,7 +79,7 @@ func (c *sessionClient) post(ctx context.Context, path string, body any, out any
 }
 
 // send makes a request; a session that is gone is a stale-session error.
-func (c *sessionClient) send(ctx context.Context, method, path string, body any) (*http.Response, error) {
+func (c *ShellClient) send(ctx context.Context, method, path string, body any) (*http.Response, error) {
 	var in io.Reader
 	if body != nil {
 		data, err := json.Marshal(body)
@@ -89,19 +102,20 @@ func (c *sessionClient) send(ctx context.Context, method, path string, body any)
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
+		// Not escaped here: the command line escapes every error it prints.
 		text, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return nil, &sessionError{exit: exitServer, msg: fmt.Sprintf("dispatch session at %s: %s: %s", c.socket, resp.Status, escapeControls(strings.TrimSpace(string(text)), true))}
+		return nil, &ShellLinkError{msg: fmt.Sprintf("dispatch session at %s: %s: %s", c.socket, resp.Status, strings.TrimSpace(string(text)))}
 	}
 	return resp, nil
 }
 
 func decodeBounded(r io.Reader, out any) error {
-	data, err := io.ReadAll(io.LimitReader(r, maxSessionAnswerBytes+1))
+	data, err := io.ReadAll(io.LimitReader(r, maxShellAnswerBytes+1))
 	if err != nil {
 		return fmt.Errorf("session: read answer: %w", err)
 	}
-	if len(data) > maxSessionAnswerBytes {
-		return fmt.Errorf("session: answer larger than %d MiB; start the session with a --threshold so large results go to files", maxSessionAnswerBytes>>20)
+	if len(data) > maxShellAnswerBytes {
+		return fmt.Errorf("session: answer larger than %d MiB; start the session with a --threshold so large results go to files", maxShellAnswerBytes>>20)
 	}
 	if err := json.Unmarshal(data, out); err != nil {
 		return fmt.Errorf("session: decode answer: %w", err)
@@ -109,7 +123,9 @@ func decodeBounded(r io.Reader, out any) error {
 	return nil
 }
 
-func (c *sessionClient) do(ctx context.Context, req dispatch.Request) (any, error) {
+// Do runs req in the session and returns the typed response the service
+// gave, or its error as a *ShellError.
+func (c *ShellClient) Do(ctx context.Context, req dispatch.Request) (any, error) {
 	var err error
 	saveTo := req.SaveTo
 	// Paths are the caller's: the session runs in another directory. An
@@ -122,8 +138,8 @@ func (c *sessionClient) do(ctx context.Context, req dispatch.Request) (any, erro
 			return nil, err
 		}
 	}
-	var ans sessionAnswer
-	if err := c.post(ctx, sessionDoPath, newSessionRequest(req), &ans); err != nil {
+	var ans shellAnswer
+	if err := c.post(ctx, shellDoPath, newShellRequest(req), &ans); err != nil {
 		return nil, err
 	}
 	resp, err := decodeAnswer(ans)
@@ -149,22 +165,26 @@ func namedAsGiven(saved *dispatch.SavedPayload, abs, given string) {
 	saved.Hint = strings.ReplaceAll(saved.Hint, abs, given)
 }
 
-func (c *sessionClient) savePayload(ctx context.Context, call *dispatch.CallResponse, path string) (*dispatch.SavedPayload, error) {
-	return c.save(ctx, sessionSave{Call: call, Path: path})
+// SavePayload has the session write a call's result to the user's file,
+// as dispatch.Service.SavePayload.
+func (c *ShellClient) SavePayload(ctx context.Context, call *dispatch.CallResponse, path string) (*dispatch.SavedPayload, error) {
+	return c.save(ctx, shellSave{Call: call, Path: path})
 }
 
-func (c *sessionClient) saveMessages(ctx context.Context, prompt *dispatch.PromptResponse, path string) (*dispatch.SavedPayload, error) {
-	return c.save(ctx, sessionSave{Prompt: prompt, Path: path})
+// SaveMessages has the session write a prompt's messages to the user's
+// file, as dispatch.Service.SaveMessages.
+func (c *ShellClient) SaveMessages(ctx context.Context, prompt *dispatch.PromptResponse, path string) (*dispatch.SavedPayload, error) {
+	return c.save(ctx, shellSave{Prompt: prompt, Path: path})
 }
 
-func (c *sessionClient) save(ctx context.Context, s sessionSave) (*dispatch.SavedPayload, error) {
+func (c *ShellClient) save(ctx context.Context, s shellSave) (*dispatch.SavedPayload, error) {
 	var err error
 	given := s.Path
 	if s.Path, err = callerPath(s.Path); err != nil {
 		return nil, err
 	}
-	var ans sessionAnswer
-	if err := c.post(ctx, sessionSavePath, s, &ans); err != nil {
+	var ans shellAnswer
+	if err := c.post(ctx, shellSavePath, s, &ans); err != nil {
 		return nil, err
 	}
 	resp, err := decodeAnswer(ans)
@@ -179,31 +199,33 @@ func (c *sessionClient) save(ctx context.Context, s sessionSave) (*dispatch.Save
 	return saved, nil
 }
 
-// run streams a pipeline's step results to emit, each line as dispatch
-// run prints it.
-func (c *sessionClient) run(ctx context.Context, steps []json.RawMessage, emit func(json.RawMessage) error) error {
+// Run runs a pipeline in the session and passes each step's result line
+// to emit as dispatch run prints it. Its result files stay in the
+// session. A step path that cannot be made absolute is a
+// *dispatch.UsageError.
+func (c *ShellClient) Run(ctx context.Context, steps []json.RawMessage, emit func(json.RawMessage) error) error {
 	for i, step := range steps {
 		abs, err := callerStepPaths(step)
 		if err != nil {
-			return &usageErr{fmt.Errorf("step %d: %w", i+1, err)}
+			return &dispatch.UsageError{Msg: fmt.Sprintf("step %d: %v", i+1, err)}
 		}
 		steps[i] = abs
 	}
-	resp, err := c.send(ctx, http.MethodPost, sessionRunPath, sessionRun{Steps: steps})
+	resp, err := c.send(ctx, http.MethodPost, shellRunPath, shellRun{Steps: steps})
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
 	lines := bufio.NewScanner(resp.Body)
-	lines.Buffer(make([]byte, 64<<10), maxSessionAnswerBytes)
+	lines.Buffer(make([]byte, 64<<10), maxShellAnswerBytes)
 	for lines.Scan() {
-		var line sessionRunLine
+		var line shellRunLine
 		if err := json.Unmarshal(lines.Bytes(), &line); err != nil {
 			return fmt.Errorf("session: decode run answer: %w", err)
 		}
 		switch {
 		case line.End && line.Error != nil:
-			return &sessionError{msg: line.Error.Message, exit: line.Error.Exit}
+			return line.Error
 		case line.End:
 			return nil
 		}
@@ -214,7 +236,31 @@ func (c *sessionClient) run(ctx context.Context, steps []json.RawMessage, emit f
 	if err := lines.Err(); err != nil {
 		return fmt.Errorf("session: read run answer: %w", err)
 	}
-	return &sessionError{exit: exitServer, msg: "dispatch session ended before the pipeline did"}
+	return &ShellLinkError{msg: "dispatch session ended before the pipeline did"}
+}
+
+// Status asks the session what dispatch session status shows.
+func (c *ShellClient) Status(ctx context.Context) (*ShellStatus, error) {
+	resp, err := c.send(ctx, http.MethodGet, shellStatusPath, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var st ShellStatus
+	if err := decodeBounded(resp.Body, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// Stop asks the session to end and returns its pid. The session answers
+// first, then stops its servers and deletes its directory, last.
+func (c *ShellClient) Stop(ctx context.Context) (pid int, err error) {
+	var stopped shellStopped
+	if err := c.post(ctx, shellStopPath, struct{}{}, &stopped); err != nil {
+		return 0, err
+	}
+	return stopped.PID, nil
 }
 
 // callerPath makes a relative path absolute against this process's
@@ -259,18 +305,4 @@ func callerStepPaths(step json.RawMessage) (json.RawMessage, error) {
 		return step, nil
 	}
 	return json.Marshal(fields)
-}
-
-// runInSession runs a pipeline in the session and prints each step's
-// result line as dispatch run does. Its result files stay in the session.
-func runInSession(ctx context.Context, socket string, steps []json.RawMessage) error {
-	c, err := dialSession(socket)
-	if err != nil {
-		return err
-	}
-	defer c.close()
-	return c.run(ctx, steps, func(line json.RawMessage) error {
-		_, err := os.Stdout.Write(append(line, '\n'))
-		return err
-	})
 }
