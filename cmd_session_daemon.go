@@ -32,6 +32,11 @@ func (c *SessionDaemonCmd) Run(ctx context.Context, g *Globals) error {
 		return errors.New("session daemon: no lock file; start a session with dispatch session start")
 	}
 	defer lock.Close()
+	// Inherited without close-on-exec, the lock would pass on to every
+	// server and what they start: one outliving a SIGKILLed session would
+	// keep the next start from sweeping its directory, and one that
+	// unlocked it would get this live session's directory swept.
+	closeOnExec(lock)
 	// Last of all, after the servers and result files are gone. A session
 	// that fails before it listens leaves its directory to session start,
 	// which shows its log and then deletes it.

@@ -408,3 +408,34 @@ func TestSession_OtherUserRefused(t *testing.T) {
 		t.Errorf("the owner after the refusal: exit %d: %q %s", code, out, errOut)
 	}
 }
+
+// The session's servers (and whatever they start) do not inherit its lock
+// file: a server holding it would keep a SIGKILLed session's directory
+// from being swept, and one that unlocked it would get a live session's
+// directory deleted by the next session start.
+func TestSession_ServersDoNotHoldTheLock(t *testing.T) {
+	env := sessionEnv(t)
+	marker := "sess-lock-" + strconv.Itoa(os.Getpid())
+	socket := startSession(t, env, "--mcp", fmt.Sprintf("%s --demo --name %s", fixtureBin, marker))
+	defer stopSession(t, env, socket)
+	if _, errOut, code := runIn(t, env, "", dispatchBin, "--session", socket, "call", "echo", "message=hi"); code != 0 {
+		t.Fatalf("call: exit %d: %s", code, errOut)
+	}
+	pids := markedProcesses(t, marker)
+	if len(pids) == 0 {
+		t.Fatal("the session's server is not running")
+	}
+	dir := filepath.Dir(socket)
+	for _, pid := range pids {
+		fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range fds {
+			target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name()))
+			if err == nil && strings.HasPrefix(target, dir) {
+				t.Errorf("server %d holds the session's %s as fd %s", pid, target, fd.Name())
+			}
+		}
+	}
+}

@@ -30,3 +30,6 @@ func catchSigpipe() (stop func()) {
 func detach(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 }
+
+// closeOnExec keeps f from the processes dispatch starts.
+func closeOnExec(f *os.File) { syscall.CloseOnExec(int(f.Fd())) }

@@ -22,3 +22,7 @@ func catchSigpipe() (stop func()) { return func() {} }
 // detach does nothing: shell sessions need a unix system, and session
 // start says so before it starts a process.
 func detach(*exec.Cmd) {}
+
+// closeOnExec is nothing on Windows, where handles are not inherited
+// unless asked for (and shell sessions do not run).
+func closeOnExec(*os.File) {}
