@@ -9,12 +9,17 @@ import (
 // is kept in blocks that are never copied while it is read, each at most
 // maxLineBlock, so that the waste is at most one block; it is copied once,
 // into a buffer of exactly its size, when it ends. Where the system allows
-// (see newLineBlock), the blocks live outside the Go heap and each is
-// unmapped as soon as it is copied, so the peak of that copy is the line
-// plus one block, not twice the line.
+// (see newLineBlock), the blocks past the first offHeapFrom bytes live
+// outside the Go heap and each is unmapped as soon as it is copied, so the
+// peak of that copy is the line plus one block, not twice the line.
 const (
 	minLineBlock = 64 << 10
 	maxLineBlock = 4 << 20
+	// offHeapFrom is how much of a line is held before its blocks come
+	// from newLineBlock: fresh pages cost a fault each, which only pays
+	// for lines large enough that twice their size matters, while smaller
+	// ones reuse warm heap memory.
+	offHeapFrom = 1 << 20
 )
 
 // readLine returns the next line without its newline. A line longer than
@@ -80,7 +85,11 @@ func (b *lineBlocks) write(p []byte) {
 			// bounds: few blocks for a large line, little waste for a
 			// small one.
 			size := min(max(b.size/4, minLineBlock), maxLineBlock)
-			buf, mapped := newLineBlock(size)
+			var buf []byte
+			mapped := false
+			if b.size >= offHeapFrom {
+				buf, mapped = newLineBlock(size)
+			}
 			if !mapped {
 				buf = make([]byte, 0, size)
 			}
