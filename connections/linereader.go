@@ -64,8 +64,8 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong int, err error) {
 }
 
 // lineBlocks gathers a long line without moving what it already holds.
-// Its blocks may be outside the Go heap: they never leave it, and join or
-// free gives them back.
+// Its blocks may be outside the Go heap, so no slice of them is handed out:
+// head and join copy, and join or free gives them back.
 type lineBlocks struct {
 	blocks []lineBlock
 	size   int
