@@ -8,10 +8,18 @@ import (
 // Block sizes of lineBlocks. A line that does not fit the reader's buffer
 // is kept in blocks that are never copied while it is read, each at most
 // maxLineBlock, so that the waste is at most one block; it is copied once,
-// into a buffer of exactly its size, when it ends.
+// into a buffer of exactly its size, when it ends. Where the system allows
+// (see newLineBlock), the blocks past the first offHeapFrom bytes live
+// outside the Go heap and each is unmapped as soon as it is copied, so the
+// peak of that copy is the line plus one block, not twice the line.
 const (
 	minLineBlock = 64 << 10
 	maxLineBlock = 4 << 20
+	// offHeapFrom is how much of a line is held before its blocks come
+	// from newLineBlock: fresh pages cost a fault each, which only pays
+	// for lines large enough that twice their size matters, while smaller
+	// ones reuse warm heap memory.
+	offHeapFrom = 1 << 20
 )
 
 // readLine returns the next line without its newline. A line longer than
@@ -21,7 +29,8 @@ const (
 // A line that fits r's buffer costs one allocation of its size. A longer
 // one is not grown by appending (which copies it again at every growth and
 // leaves several times its size to the garbage collector): it is gathered
-// in blocks and joined once, so the peak is twice its size, briefly.
+// in blocks and joined once, so the peak is its size plus one block (twice
+// its size, briefly, where blocks come from the heap).
 func readLine(r *bufio.Reader, max int) (line []byte, tooLong int, err error) {
 	chunk, err := r.ReadSlice('\n')
 	if err != bufio.ErrBufferFull {
@@ -39,7 +48,7 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong int, err error) {
 			tooLong = blocks.size + len(chunk)
 			line = blocks.head(4096)
 			line = append(line, chunk[:min(len(chunk), 4096-len(line))]...)
-			blocks = lineBlocks{}
+			blocks.free()
 		default:
 			blocks.write(chunk)
 		}
@@ -55,20 +64,38 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong int, err error) {
 }
 
 // lineBlocks gathers a long line without moving what it already holds.
+// Its blocks may be outside the Go heap, so no slice of them is handed out:
+// head and join copy, and join or free gives them back.
 type lineBlocks struct {
-	blocks [][]byte
+	blocks []lineBlock
 	size   int
+}
+
+// lineBlock is one block of a long line; mapped says it came from
+// newLineBlock and must be given back with freeLineBlock.
+type lineBlock struct {
+	buf    []byte
+	mapped bool
 }
 
 func (b *lineBlocks) write(p []byte) {
 	for len(p) > 0 {
-		if n := len(b.blocks); n == 0 || len(b.blocks[n-1]) == cap(b.blocks[n-1]) {
+		if n := len(b.blocks); n == 0 || len(b.blocks[n-1].buf) == cap(b.blocks[n-1].buf) {
 			// Each new block is a quarter of what is held so far, within
 			// bounds: few blocks for a large line, little waste for a
 			// small one.
-			b.blocks = append(b.blocks, make([]byte, 0, min(max(b.size/4, minLineBlock), maxLineBlock)))
+			size := min(max(b.size/4, minLineBlock), maxLineBlock)
+			var buf []byte
+			mapped := false
+			if b.size >= offHeapFrom {
+				buf, mapped = newLineBlock(size)
+			}
+			if !mapped {
+				buf = make([]byte, 0, size)
+			}
+			b.blocks = append(b.blocks, lineBlock{buf: buf, mapped: mapped})
 		}
-		last := &b.blocks[len(b.blocks)-1]
+		last := &b.blocks[len(b.blocks)-1].buf
 		k := min(len(p), cap(*last)-len(*last))
 		*last = append(*last, p[:k]...)
 		b.size += k
@@ -83,19 +110,36 @@ func (b *lineBlocks) head(n int) []byte {
 		if len(out) == n {
 			break
 		}
-		out = append(out, blk[:min(len(blk), n-len(out))]...)
+		out = append(out, blk.buf[:min(len(blk.buf), n-len(out))]...)
 	}
 	return out
 }
 
-// join copies the blocks into one buffer of exactly their size and lets
-// them go.
+// join copies the blocks into one buffer of exactly their size, giving
+// each back as soon as it is copied.
 func (b *lineBlocks) join() []byte {
 	out := make([]byte, 0, b.size)
-	for i, blk := range b.blocks {
-		out = append(out, blk...)
-		b.blocks[i] = nil
+	for i := range b.blocks {
+		out = append(out, b.blocks[i].buf...)
+		b.blocks[i].release()
 	}
 	b.blocks, b.size = nil, 0
 	return out
+}
+
+// free gives every block back without copying it.
+func (b *lineBlocks) free() {
+	for i := range b.blocks {
+		b.blocks[i].release()
+	}
+	b.blocks, b.size = nil, 0
+}
+
+// release gives the block back: unmapped at once if it is off the heap,
+// left to the collector otherwise.
+func (blk *lineBlock) release() {
+	if blk.mapped {
+		freeLineBlock(blk.buf)
+	}
+	*blk = lineBlock{}
 }

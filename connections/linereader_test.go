@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -15,7 +16,13 @@ import (
 // come back whole and exact; a line over the limit is consumed, measured
 // and cut to its head, and the next line is read as usual.
 func TestReadLine_BlocksJoinExactly(t *testing.T) {
-	long := strings.Repeat("0123456789abcdef", 1<<18) // 4 MiB: several blocks
+	// 4 MiB, several blocks, past offHeapFrom; numbered, so that a block
+	// out of place or cut would show.
+	var b strings.Builder
+	for i := 0; b.Len() < 4<<20; i++ {
+		fmt.Fprintf(&b, "%07d,", i)
+	}
+	long := b.String()
 	lines := []string{"small", strings.Repeat("b", 4096), strings.Repeat("c", 4096+1), long, "", "last"}
 	r := bufio.NewReaderSize(strings.NewReader(strings.Join(lines, "\n")+"\r\n"), 4096)
 	for i, want := range lines {
@@ -31,11 +38,13 @@ func TestReadLine_BlocksJoinExactly(t *testing.T) {
 		}
 	}
 	r = bufio.NewReaderSize(strings.NewReader(`{"id":"d1","result":"`+long+"\"}\nnext\n"), 4096)
-	head, tooLong, err := readLine(r, 1<<20)
-	if err != nil || tooLong != len(long)+len(`{"id":"d1","result":""}`)+1 || len(head) != 4096 || !bytes.HasPrefix(head, []byte(`{"id":"d1"`)) {
+	// The limit lies past offHeapFrom: the blocks held until it is
+	// crossed are given back.
+	head, tooLong, err := readLine(r, 3<<20)
+	if err != nil || tooLong != len(long)+len(`{"id":"d1","result":""}`)+1 || len(head) != 4096 || !bytes.HasPrefix(head, []byte(`{"id":"d1","result":"0000000,0000001,`)) {
 		t.Fatalf("too long line: head %d bytes, tooLong %d, %v", len(head), tooLong, err)
 	}
-	if next, _, _ := readLine(r, 1<<20); string(next) != "next" {
+	if next, _, _ := readLine(r, 3<<20); string(next) != "next" {
 		t.Fatalf("after the long line: %q", next)
 	}
 }

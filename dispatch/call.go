@@ -169,12 +169,24 @@ func fromFileEcho(path string) json.RawMessage {
 	return data
 }
 
-// spillResult writes the result's payload to a new spill file.
+// spillResult writes the result's payload to a new spill file. The result
+// is not read after: a lone text that may hold JSON is unescaped over the
+// message it arrived in.
 func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error) {
-	if token, ok := result.loneTextToken(); ok && !result.hasStructured() && !mayStartJSON(token) {
-		// A lone plain text is unescaped straight into its file, never
-		// held whole.
-		return s.spillWith(payloadText, spill.FormatText, func(w io.Writer) error { return writeUnescaped(w, token) }, nil, savedText, auto)
+	if token, ok := result.loneTextToken(); ok && !result.hasStructured() {
+		if !mayStartJSON(token) {
+			// A lone plain text is unescaped straight into its file, never
+			// held whole.
+			return s.spillWith(payloadText, spill.FormatText, func(w io.Writer) error { return writeUnescaped(w, token) }, nil, savedText, auto)
+		}
+		// One that may hold JSON must be held to be checked and indented:
+		// where it lies, not in a second copy beside the message.
+		text, err := unescapeInPlace(token)
+		if err != nil {
+			return nil, fmt.Errorf("decode its text: %w", err)
+		}
+		kind, data := textPayload(jsonView(text))
+		return s.spillPayload(kind, data, savedText, auto)
 	}
 	kind, data, part := result.payload()
 	return s.spillPayload(kind, data, part, auto)

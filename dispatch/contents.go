@@ -136,13 +136,19 @@ func (s *Service) saveText(text, mimeType string) (*spill.File, payloadKind, []b
 
 // saveTextToken is saveText for a text still in its JSON string token. A
 // text that cannot be JSON is unescaped straight into its file, never held
-// whole; one that may be is decoded and goes the way of saveText.
+// whole; one that may be is unescaped over the token itself (not into a
+// copy beside the message) and goes the way of saveText. The token is not
+// JSON after: the message it lies in must not be read again.
 func (s *Service) saveTextToken(token []byte, mimeType string) (*spill.File, payloadKind, []byte, error) {
 	if s.opts.Spill == nil {
 		return nil, 0, nil, ErrNoSpillStore
 	}
 	if isJSONType(mimeType) || mayStartJSON(token) {
-		return s.saveText(gjson.Parse(jsonView(token)).Str, mimeType)
+		text, err := unescapeInPlace(token)
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("decode the text: %w", err)
+		}
+		return s.saveText(jsonView(text), mimeType)
 	}
 	file, err := s.opts.Spill.Create(spill.FormatText, func(w io.Writer) error {
 		return writeUnescaped(w, token)

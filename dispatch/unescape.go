@@ -28,46 +28,87 @@ func writeUnescaped(w io.Writer, quoted []byte) error {
 			break
 		}
 		bw.Write(s[:i]) //nolint:errcheck // as above
-		s = s[i:]
-		if len(s) < 2 {
-			return fmt.Errorf("truncated escape in JSON string")
+		decoded, n, err := decodeEscape(s[i:], &r)
+		if err != nil {
+			return err
 		}
-		switch c := s[1]; c {
-		case '"', '\\', '/':
-			bw.WriteByte(c) //nolint:errcheck // as above
-		case 'b':
-			bw.WriteByte('\b') //nolint:errcheck // as above
-		case 'f':
-			bw.WriteByte('\f') //nolint:errcheck // as above
-		case 'n':
-			bw.WriteByte('\n') //nolint:errcheck // as above
-		case 'r':
-			bw.WriteByte('\r') //nolint:errcheck // as above
-		case 't':
-			bw.WriteByte('\t') //nolint:errcheck // as above
-		case 'u':
-			code, ok := hex4(s[2:])
-			if !ok {
-				return fmt.Errorf("invalid \\u escape in JSON string")
-			}
-			s = s[6:]
-			if utf16.IsSurrogate(code) {
-				if low, ok := hex4(s[min(len(s), 2):]); ok && len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
-					if pair := utf16.DecodeRune(code, low); pair != utf8.RuneError {
-						code = pair
-						s = s[6:]
-					}
-				}
-			}
-			n := utf8.EncodeRune(r[:], code)
-			bw.Write(r[:n]) //nolint:errcheck // as above
-			continue
-		default:
-			return fmt.Errorf("invalid escape \\%c in JSON string", c)
-		}
-		s = s[2:]
+		bw.Write(decoded) //nolint:errcheck // as above
+		s = s[i+n:]
 	}
 	return bw.Flush()
+}
+
+// unescapeInPlace unescapes the JSON string token quoted (with its quotes,
+// already checked as valid JSON) over its own bytes and returns the text,
+// a prefix of quoted: no escape is shorter than what it stands for, so the
+// text never overtakes what is still to be read. A large text that must be
+// held (to be parsed as JSON) costs no second copy; the token is gone
+// after. The text is the same as writeUnescaped's.
+func unescapeInPlace(quoted []byte) ([]byte, error) {
+	if len(quoted) < 2 || quoted[0] != '"' || quoted[len(quoted)-1] != '"' {
+		return nil, fmt.Errorf("not a JSON string")
+	}
+	out := quoted[:0]
+	var r [utf8.UTFMax]byte
+	for rd := 1; rd < len(quoted)-1; {
+		s := quoted[rd : len(quoted)-1]
+		i := bytes.IndexByte(s, '\\')
+		if i < 0 {
+			// append moves overlapping bytes correctly (memmove).
+			out = append(out, s...)
+			break
+		}
+		out = append(out, s[:i]...)
+		decoded, n, err := decodeEscape(s[i:], &r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, decoded...)
+		rd += i + n
+	}
+	return out, nil
+}
+
+// decodeEscape decodes the escape s starts with (a backslash), a pair of
+// \u escapes of a surrogate pair as one character, into r or a static
+// byte. It returns the bytes it stands for and how many bytes of s it took.
+func decodeEscape(s []byte, r *[utf8.UTFMax]byte) (decoded []byte, n int, err error) {
+	if len(s) < 2 {
+		return nil, 0, fmt.Errorf("truncated escape in JSON string")
+	}
+	switch c := s[1]; c {
+	case '"', '\\', '/':
+		r[0] = c
+	case 'b':
+		r[0] = '\b'
+	case 'f':
+		r[0] = '\f'
+	case 'n':
+		r[0] = '\n'
+	case 'r':
+		r[0] = '\r'
+	case 't':
+		r[0] = '\t'
+	case 'u':
+		code, ok := hex4(s[2:])
+		if !ok {
+			return nil, 0, fmt.Errorf("invalid \\u escape in JSON string")
+		}
+		n = 6
+		if utf16.IsSurrogate(code) {
+			rest := s[n:]
+			if low, ok := hex4(rest[min(len(rest), 2):]); ok && len(rest) >= 6 && rest[0] == '\\' && rest[1] == 'u' {
+				if pair := utf16.DecodeRune(code, low); pair != utf8.RuneError {
+					code = pair
+					n += 6
+				}
+			}
+		}
+		return r[:utf8.EncodeRune(r[:], code)], n, nil
+	default:
+		return nil, 0, fmt.Errorf("invalid escape \\%c in JSON string", c)
+	}
+	return r[:1], 2, nil
 }
 
 // hex4 decodes the four hex digits a \u escape starts with.

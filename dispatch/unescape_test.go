@@ -9,34 +9,43 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// The streaming unescaper writes what gjson (the decoder it replaces on
-// the spill path) gives for every kind of escape.
-func TestWriteUnescaped_MatchesGjson(t *testing.T) {
+// Both unescapers, streaming and in place, give what gjson (the decoder
+// they replace on the spill path) gives for every kind of escape.
+func TestUnescape_MatchesGjson(t *testing.T) {
+	var tokens []string
 	for _, text := range []string{
 		"", "plain", "line 1\nline 2\r\n\ttab", `quote " backslash \ slash /`,
 		"\b\f\x01 control", "é ü 中文 🎉 emoji", strings.Repeat("x\n", 100000),
+		strings.Repeat(`{"a":"\u003c\u0026"},`, 10000),
 	} {
 		quoted, err := json.Marshal(text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, token := range [][]byte{quoted, []byte(strings.ReplaceAll(string(quoted), "🎉", `\ud83c\udf89`))} {
-			var out bytes.Buffer
-			if err := writeUnescaped(&out, token); err != nil {
-				t.Fatalf("%q: %v", token, err)
-			}
-			if want := gjson.ParseBytes(token).Str; out.String() != want {
-				t.Errorf("writeUnescaped(%.60q) = %.60q; want %.60q", token, out.String(), want)
-			}
-		}
+		tokens = append(tokens, string(quoted), strings.ReplaceAll(string(quoted), "🎉", `\ud83c\udf89`))
 	}
-	for _, token := range []string{`"\ud83c"`, `"\ud83c\u0041"`, `"\udf89x"`, `"\u00e9\/"`} {
+	tokens = append(tokens, `"\ud83c"`, `"\ud83c\u0041"`, `"\udf89x"`, `"\u00e9\/"`, `"\u00e9\u4e2d\ud83c\udf89\\\""`)
+	for _, token := range tokens {
+		want := gjson.Parse(token).Str
 		var out bytes.Buffer
 		if err := writeUnescaped(&out, []byte(token)); err != nil {
-			t.Fatalf("%s: %v", token, err)
+			t.Fatalf("writeUnescaped(%.60q): %v", token, err)
 		}
-		if want := gjson.Parse(token).Str; out.String() != want {
-			t.Errorf("writeUnescaped(%s) = %q; want %q", token, out.String(), want)
+		if out.String() != want {
+			t.Errorf("writeUnescaped(%.60q) = %.60q; want %.60q", token, out.String(), want)
+		}
+		// In place, inside a message: what follows the token is untouched.
+		msg := []byte(`{"text":` + token + `,"after":1}`)
+		at := len(`{"text":`)
+		got, err := unescapeInPlace(msg[at : at+len(token)])
+		if err != nil {
+			t.Fatalf("unescapeInPlace(%.60q): %v", token, err)
+		}
+		if string(got) != want {
+			t.Errorf("unescapeInPlace(%.60q) = %.60q; want %.60q", token, got, want)
+		}
+		if rest := string(msg[at+len(token):]); rest != `,"after":1}` {
+			t.Errorf("unescapeInPlace(%.60q) wrote past its token: %q", token, rest)
 		}
 	}
 }

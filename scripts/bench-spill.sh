@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Speed and memory of result files, against baselines measured in the same run:
 #
-#  1. A 100 MB result: `dispatch call large` spilled to a file (--threshold 1MiB
-#     --spill-dir) versus the same call printed to /dev/null without spilling,
-#     and `cat` of the file it produced.
+#  1. A 100 MiB result, as plain text and as a text holding a JSON array:
+#     `dispatch call large` spilled to a file (--threshold 1MiB --spill-dir)
+#     versus the same call printed to /dev/null without spilling, and `cat`
+#     of the file it produced; dispatch's own peak RSS ÷ the payload. With
+#     BASE=<git revision> (e.g. BASE=main), dispatch built from that
+#     revision is measured too, for a before/after figure.
 #  2. grep over a 1 GB indented-JSON file: `dispatch readresult --op grep`
 #     (which scans the whole file, counts every match and shows 10) versus
 #     `grep -n -i` (prints every match) and `grep -c -i` (counts them), for a
@@ -16,7 +19,8 @@
 #
 # Needs /usr/bin/time; installs it with `apt-get install -y time` when missing
 # (as root, or with sudo). Needs ~1.2 GB of free disk in $TMPDIR; everything it
-# writes is deleted at exit. Usage: bash scripts/bench-spill.sh
+# writes is deleted at exit. Usage: [BASE=main] bash scripts/bench-spill.sh [1|2]
+# (one section only, when given).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
@@ -33,6 +37,11 @@ fi
 echo "== building dispatch and the fixture server"
 (cd "$root" && go build -o "$work/dispatch" . && go build -o "$work/fixture" ./testdata/fixture)
 d=("$work/dispatch" --no-cache --mcp "$work/fixture")
+if [ -n "${BASE:-}" ]; then
+	mkdir "$work/base"
+	git -C "$root" archive "$BASE" | tar -x -C "$work/base"
+	(cd "$work/base" && go build -o "$work/dispatch-base" .)
+fi
 
 # measure OUT CMD...: runs CMD with stdout to OUT and sets wall (seconds),
 # rss (MiB, process and reaped children) and own (MiB, the process itself).
@@ -62,23 +71,41 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else 
 row() { printf "  %-44s %8.2f s %8s MiB %8s MiB\n" "$1" "$2" "$3" "$4"; }
 header() { printf "  %-44s %10s %12s %12s\n" "" "wall" "peak RSS" "own RSS"; }
 
-echo
-echo "== 1. a 100 MB result (large {\"bytes\":100000000})"
-args='{"bytes":100000000}'
-measure /dev/null "${d[@]}" --threshold 1MiB --spill-dir "$work/spill" call large "$args"
-spill_wall=$wall spill_rss=$rss spill_own=$own
-file=$(ls "$work"/spill/*.json)
-measure /dev/null "${d[@]}" call large "$args"
-plain_wall=$wall plain_rss=$rss plain_own=$own
-measure /dev/null cat "$file"
-cat_wall=$wall cat_rss=$rss
-header
-row "dispatch call, spilled to a file" "$spill_wall" "$spill_rss" "$spill_own"
-row "dispatch call, printed to /dev/null" "$plain_wall" "$plain_rss" "$plain_own"
-row "cat of the spill file ($(($(stat -c %s "$file") / 1000000)) MB)" "$cat_wall" "$cat_rss" "-"
-echo "  spill / no spill: time $(ratio "$spill_wall" "$plain_wall"), peak RSS $(ratio "$spill_rss" "$plain_rss"), own RSS $(ratio "$spill_own" "$plain_own")"
-rm -rf "$work/spill"
+section=${1:-all}
+payload=104857600 # 100 MiB
+shapes=(text array)
+[ "$section" = all ] || [ "$section" = 1 ] || shapes=()
+for shape in "${shapes[@]}"; do
+	echo
+	echo "== 1. a 100 MiB result (large {\"bytes\":$payload,\"shape\":\"$shape\"})"
+	args="{\"bytes\":$payload,\"shape\":\"$shape\"}"
+	header
+	if [ -n "${BASE:-}" ]; then
+		measure /dev/null "$work/dispatch-base" --no-cache --mcp "$work/fixture" --threshold 1MiB --spill-dir "$work/spill-base" call large "$args"
+		row "dispatch $BASE call, spilled to a file" "$wall" "$rss" "$own"
+		base_own=$own
+		rm -rf "$work/spill-base"
+	fi
+	measure /dev/null "${d[@]}" --threshold 1MiB --spill-dir "$work/spill" call large "$args"
+	spill_wall=$wall spill_rss=$rss spill_own=$own
+	file=$(ls "$work"/spill/*.*)
+	measure /dev/null "${d[@]}" call large "$args"
+	plain_wall=$wall plain_rss=$rss plain_own=$own
+	measure /dev/null cat "$file"
+	cat_wall=$wall cat_rss=$rss
+	row "dispatch call, spilled to a file" "$spill_wall" "$spill_rss" "$spill_own"
+	row "dispatch call, printed to /dev/null" "$plain_wall" "$plain_rss" "$plain_own"
+	row "cat of the spill file ($(($(stat -c %s "$file") / 1000000)) MB)" "$cat_wall" "$cat_rss" "-"
+	echo "  spill / no spill: time $(ratio "$spill_wall" "$plain_wall"), peak RSS $(ratio "$spill_rss" "$plain_rss"), own RSS $(ratio "$spill_own" "$plain_own")"
+	echo "  own peak RSS spilling / payload: $(ratio "$spill_own" 100)$([ -z "${BASE:-}" ] || echo " ($BASE: $(ratio "$base_own" 100))")"
+	rm -rf "$work/spill"
+done
 
+if [ "$section" != all ] && [ "$section" != 2 ]; then
+	echo
+	echo "bench-spill finished"
+	exit 0
+fi
 echo
 echo "== 2. grep over a 1 GB spill-like file"
 big="$work/big.json"
