@@ -45,14 +45,9 @@ AUTH_SCENARIOS=(
   auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
   auth/client-credentials-jwt auth/client-credentials-basic
 )
-# Scenarios known to fail, and why; they are reported, not counted.
-declare -A EXPECTED_FAIL=(
-  [auth/metadata-var2]="authorization server metadata at this variant's location is not found by mcp-go v1.2.1's discovery, which then falls back to /register"
-  [auth/2025-03-26-oauth-metadata-backcompat]="same discovery gap as metadata-var2"
-  [auth/basic-cimd]="Client ID Metadata Documents are not implemented (dynamic registration is used instead)"
-  [auth/scope-step-up]="403 insufficient_scope step-up is not implemented"
-  [auth/client-credentials-jwt]="client_credentials with private-key JWT client authentication is not implemented (only a client secret)"
-)
+# Scenarios known to fail, and why; they are reported, not counted. None
+# today: every auth scenario above passes.
+declare -A EXPECTED_FAIL=()
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${DISPATCH_CONFORMANCE_CACHE:-$root/scripts/.cache/conformance}

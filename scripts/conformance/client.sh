@@ -15,24 +15,30 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
     XDG_STATE_HOME=$(mktemp -d)
     export XDG_STATE_HOME BROWSER="$(dirname "$0")/browser.sh"
     trap 'rm -rf "$XDG_STATE_HOME"' EXIT
-    name=$url
-    if [ -n "${MCP_CONFORMANCE_CONTEXT:-}" ]; then
-      # Pre-registered credentials come in the scenario's context: they go
-      # in a config file's oauth table, as a user would write them.
-      cfg=$XDG_STATE_HOME/servers.json
-      URL=$url node -e '
-        const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT);
-        const oauth = {};
-        if (c.client_id) oauth.clientId = c.client_id;
-        if (c.client_secret) oauth.clientSecret = c.client_secret;
-        if (c.name.startsWith("auth/client-credentials")) oauth.grantType = "client_credentials";
-        console.log(JSON.stringify({mcpServers: {remote: {type: "http", url: process.env.URL, oauth}}}));
-      ' >"$cfg"
-      d=("$DISPATCH_BIN" --no-cache --config "$cfg")
-      name=remote
-    fi
-    "${d[@]}" auth login "$name" --browser-timeout 30s
+    # The server goes in a config file's oauth table, as a user would write
+    # it: the suite's fixed Client ID Metadata Document URL (used only where
+    # the authorization server takes such documents), and the pre-registered
+    # credentials some scenarios give in their context.
+    cfg=$XDG_STATE_HOME/servers.json
+    URL=$url DIR=$XDG_STATE_HOME node -e '
+      const fs = require("fs");
+      const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}");
+      const oauth = {clientMetadataUrl: "https://conformance-test.local/client-metadata.json"};
+      if (c.client_id) oauth.clientId = c.client_id;
+      if (c.client_secret) oauth.clientSecret = c.client_secret;
+      if (c.private_key_pem) {
+        oauth.privateKeyFile = process.env.DIR + "/client-key.pem";
+        fs.writeFileSync(oauth.privateKeyFile, c.private_key_pem, {mode: 0o600});
+      }
+      if ((c.name || "").startsWith("auth/client-credentials")) oauth.grantType = "client_credentials";
+      console.log(JSON.stringify({mcpServers: {remote: {type: "http", url: process.env.URL, oauth}}}));
+    ' >"$cfg"
+    d=("$DISPATCH_BIN" --no-cache --config "$cfg")
+    "${d[@]}" auth login remote --browser-timeout 30s
     "${d[@]}" list
+    # A tool call: where the server wants a wider scope for it (step-up),
+    # dispatch asks for it through $BROWSER.
+    "${d[@]}" call test-tool '{}'
     ;;
   *) echo "client.sh: no client for scenario ${MCP_CONFORMANCE_SCENARIO:-?}" >&2; exit 2 ;;
 esac
