@@ -158,6 +158,8 @@ func describeToken(e *connections.TokenEntry, c connections.ServerConfig) string
 		return "logged in; access token expires in " + time.Until(e.Token.ExpiresAt).Round(time.Second).String()
 	case e.Token.RefreshToken != "":
 		return "logged in; access token expired, refreshed on next use"
+	case c.OAuth != nil && c.OAuth.GrantType == connections.GrantClientCredentials:
+		return "logged in; access token expired, fetched again on next use"
 	default:
 		return "expired (run dispatch auth login " + dashName(c) + ")"
 	}

@@ -35,12 +35,11 @@ func (c *Conn) stepUpAuthorizer(ctx context.Context) *LoginOptions {
 
 // agentAuthorizer sends the person at the agent to the authorization page
 // through elicitation in URL mode, when the agent session that made the
-// request declared it; nil otherwise.
+// request declared it; nil otherwise. Only a request of an agent session
+// asks: a server started in the background (--eager, a catalog refresh)
+// never puts a page in front of the user unasked.
 func (c *Conn) agentAuthorizer(ctx context.Context) *LoginOptions {
 	up := upstreamFrom(ctx)
-	if up == nil {
-		up = c.hub.upstream()
-	}
 	if up == nil {
 		return nil
 	}
