@@ -143,7 +143,8 @@ func newAuthServer(t *testing.T) *authServer {
 			a.ccGrants++
 		case "refresh_token":
 			if !a.refresh[r.PostForm.Get("refresh_token")] {
-				writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "refresh token revoked"})
+				// Echoes the token, as careless servers do: dispatch must mask it.
+				writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "refresh token " + r.PostForm.Get("refresh_token") + " revoked"})
 				return
 			}
 			scope = a.scopes[r.PostForm.Get("refresh_token")]
