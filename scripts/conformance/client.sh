@@ -2,7 +2,9 @@
 # The client under test for the conformance suite's client scenarios:
 # dispatch's shell commands against the scenario's server. The suite runs
 # this with the server's URL as the last argument and the scenario's name
-# in MCP_CONFORMANCE_SCENARIO; DISPATCH_BIN names the binary.
+# in MCP_CONFORMANCE_SCENARIO; DISPATCH_BIN names the binary. With
+# DISPATCH_AUTH_AGENT (the scripts/authcheck binary), an auth scenario is
+# played by an agent over dispatch serve instead of the shell commands.
 set -euo pipefail
 url=${*: -1}
 d=("$DISPATCH_BIN" --no-cache --mcp "$url")
@@ -34,6 +36,13 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
       console.log(JSON.stringify({mcpServers: {remote: {type: "http", url: process.env.URL, oauth}}}));
     ' >"$cfg"
     d=("$DISPATCH_BIN" --no-cache --config "$cfg")
+    if [ -n "${DISPATCH_AUTH_AGENT:-}" ]; then
+      # dispatch serve under an agent that declares URL elicitation
+      # (scripts/authcheck): no login, no $BROWSER; the agent's user is
+      # sent to the authorization page.
+      unset BROWSER
+      exec "$DISPATCH_AUTH_AGENT" "${d[@]}"
+    fi
     "${d[@]}" auth login remote --browser-timeout 30s
     "${d[@]}" list
     # A tool call: where the server wants a wider scope for it (step-up),
