@@ -133,7 +133,14 @@ func (c *oauthClient) renew(ctx context.Context, stale string) (*transport.Token
 	if token.RefreshToken == "" {
 		token.RefreshToken = e.Token.RefreshToken // not rotated: still good
 	}
-	if err := c.save(func(e *TokenEntry) { e.Token = token }); err != nil {
+	err = c.save(func(e *TokenEntry) {
+		e.Token = token
+		// An entry from before they were kept: discovered once more, then kept.
+		if e.AuthServer == nil {
+			e.AuthServer, e.Resource = meta, resource
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
 	return token, nil

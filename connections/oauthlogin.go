@@ -26,8 +26,10 @@ const maxChallengeBody = 64 << 10
 
 // LoginOptions say how the person is sent to the authorization page.
 type LoginOptions struct {
-	// Open opens the authorization URL (a browser). Its failure is not
-	// fatal: ShowURL has already shown the URL to copy by hand.
+	// Open opens the authorization URL (a browser, or the agent's user
+	// through URL elicitation). Its failure is not fatal, ShowURL has
+	// already shown the URL to copy by hand, unless it is
+	// ErrAuthorizationDeclined: the person said no.
 	Open func(ctx context.Context, authURL string) error
 	// ShowURL shows the authorization URL, always, before Open runs.
 	ShowURL func(authURL string)
