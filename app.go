@@ -152,6 +152,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 			}
 		},
 		Tokens:               g.tokenFile(redactor, log),
+		Browser:              stepUpBrowser(paths == userPaths),
 		Cache:                cache,
 		MaxMessageBytes:      int(maxMessage),
 		StdinTimeout:         g.StdinTimeout,

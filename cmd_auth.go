@@ -88,11 +88,8 @@ func (c *AuthLoginCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	err = connections.Login(ctx, cfg, tokens, connections.LoginOptions{
-		Open: openBrowser,
-		ShowURL: func(u string) {
-			// The URL comes from the server's metadata: no control characters reach the terminal.
-			fmt.Fprintf(os.Stderr, "dispatch: to authorize %s, open this URL in a browser:\n  %s\n", escapeControls(dashName(cfg), false), escapeControls(u, false))
-		},
+		Open:    openBrowser,
+		ShowURL: showAuthURL("to authorize " + dashName(cfg)),
 		Timeout: c.Timeout,
 	})
 	if err != nil {
@@ -161,8 +158,33 @@ func describeToken(e *connections.TokenEntry, c connections.ServerConfig) string
 		return "logged in; access token expires in " + time.Until(e.Token.ExpiresAt).Round(time.Second).String()
 	case e.Token.RefreshToken != "":
 		return "logged in; access token expired, refreshed on next use"
+	case c.OAuth != nil && c.OAuth.GrantType == connections.GrantClientCredentials:
+		return "logged in; access token expired, fetched again on next use"
 	default:
 		return "expired (run dispatch auth login " + dashName(c) + ")"
+	}
+}
+
+// showAuthURL prints an authorization URL to stderr after why.
+func showAuthURL(why string) func(u string) {
+	return func(u string) {
+		// The URL comes from the server's metadata: no control characters reach the terminal.
+		fmt.Fprintf(os.Stderr, "dispatch: %s, open this URL in a browser:\n  %s\n", escapeControls(why, false), escapeControls(u, false))
+	}
+}
+
+// stepUpBrowser is how a command's request that needs a wider OAuth scope
+// is authorized: in the browser, when the command is a person's (person)
+// at a terminal or $BROWSER says how to open one; else nil, and the
+// request fails telling to run dispatch auth login.
+func stepUpBrowser(person bool) *connections.LoginOptions {
+	if !person || (os.Getenv("BROWSER") == "" && !isTerminal(os.Stdin)) {
+		return nil
+	}
+	return &connections.LoginOptions{
+		Open:    openBrowser,
+		ShowURL: showAuthURL("a server asks for a wider scope; to authorize it"),
+		Timeout: connections.DefaultLoginTimeout,
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,11 @@ type Options struct {
 	// Tokens, when set, is the OAuth token file: servers with an oauth
 	// table or a login in it get OAuth; without it no server does.
 	Tokens *TokenFile
+	// Browser, when set, opens the authorization page of a request that
+	// needs a wider scope (403 insufficient_scope) in the shell's browser;
+	// without it, and without an agent that takes URL elicitation, such a
+	// request fails telling to run dispatch auth login.
+	Browser *LoginOptions
 
 	// generations numbers catalog changes across the whole set.
 	generations *atomic.Uint64
@@ -166,6 +172,9 @@ type Conn struct {
 	log    *slog.Logger
 	stderr *tailBuffer
 	seq    atomic.Uint64
+
+	// authMu lets one authorization through the agent run at a time.
+	authMu sync.Mutex
 
 	mu          sync.Mutex
 	status      Status
@@ -401,7 +410,13 @@ func (c *Conn) Connect(ctx context.Context) error {
 	return err
 }
 
+// ensure returns the live session, starting the server if needed (and
+// authorizing it through the agent when it needs that and the agent can).
 func (c *Conn) ensure(ctx context.Context) (*session, error) {
+	return c.ensureAuthorized(ctx)
+}
+
+func (c *Conn) ensureOnce(ctx context.Context) (*session, error) {
 	c.mu.Lock()
 	for {
 		if c.status == StatusClosed {
@@ -579,12 +594,13 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 
 	declared := c.hub.capabilities()
 	listen := !sameCapabilities(declared, mcp.ClientCapabilities{})
-	oauth, useOAuth, err := oauthConfigFor(c.Config, c.opts.Tokens)
+	useOAuth, err := usesOAuth(c.Config, c.opts.Tokens)
 	if err != nil {
 		return nil, ServerInfo{}, c.fail("start", fmt.Errorf("oauth: %w", err), false)
 	}
-	if !useOAuth {
-		oauth = transport.OAuthConfig{}
+	var oauth func(http.RoundTripper) http.RoundTripper
+	if useOAuth {
+		oauth = c.oauthWrapper()
 	}
 	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout, inheritEnv: c.opts.InheritEnv}, listen, oauth)
 	if err != nil {
@@ -886,9 +902,14 @@ func (c *Conn) wrapRequestErr(op string, ctx context.Context, expired bool, time
 		rpc  *RPCError
 		conn *ConnError
 	)
+	var needsAuth *NeedsAuthError
 	switch {
 	case errors.As(err, &conn):
 		return err
+	case errors.As(err, &needsAuth):
+		// The OAuth client's (a refused refresh, a wider scope wanted):
+		// the session is fine, the request lacks authorization.
+		return c.fail(op, needsAuth, false)
 	case errors.As(err, &rpc), errors.Is(err, ErrTaskCancelled):
 		return c.fail(op, err, false)
 	case ctx.Err() != nil:

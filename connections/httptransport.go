@@ -36,8 +36,14 @@ type httpRoundTripper struct {
 	lastBody   string
 }
 
-func newHTTPClient() (*http.Client, *httpRoundTripper) {
-	rt := &httpRoundTripper{base: http.DefaultTransport}
+// newHTTPClient is the client of an http(s) server's transport; wrap, when
+// set, puts the OAuth client under it.
+func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper) (*http.Client, *httpRoundTripper) {
+	var base http.RoundTripper = http.DefaultTransport
+	if wrap != nil {
+		base = wrap(base)
+	}
+	rt := &httpRoundTripper{base: base}
 	return &http.Client{Transport: rt}, rt
 }
 

@@ -2,17 +2,21 @@ package connections
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"math/big"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -33,6 +37,13 @@ type authServer struct {
 	refresh   map[string]bool      // valid refresh tokens
 	refreshes int                  // refresh grants served
 	resources []string             // resource parameters seen at the token endpoint
+	scopes    map[string]string    // access or refresh token -> its scope
+	authScope []string             // scope of each authorization request
+	ccGrants  int                  // client_credentials grants served
+	// jwtKey, when set, is the public key of the pre-registered client's
+	// private_key_jwt assertions; assertions counts those verified.
+	jwtKey     *ecdsa.PublicKey
+	assertions int
 	// endlessRegister makes /register answer with a JSON string that never
 	// ends; registerSent counts the bytes it got out.
 	endlessRegister bool
@@ -42,7 +53,7 @@ type authServer struct {
 // The client pre-registered at every authServer.
 const fixtureClientID, fixtureClientSecret = "machine-client", "machine-secret-0123456789"
 
-type authGrant struct{ challenge, redirect, clientID string }
+type authGrant struct{ challenge, redirect, clientID, scope string }
 
 func randomToken(t *testing.T, prefix string) string {
 	b := make([]byte, 16)
@@ -53,7 +64,7 @@ func randomToken(t *testing.T, prefix string) string {
 }
 
 func newAuthServer(t *testing.T) *authServer {
-	a := &authServer{t: t, expiresIn: 3600, clients: map[string]bool{}, codes: map[string]authGrant{}, access: map[string]bool{}, refresh: map[string]bool{}}
+	a := &authServer{t: t, expiresIn: 3600, clients: map[string]bool{}, codes: map[string]authGrant{}, access: map[string]bool{}, refresh: map[string]bool{}, scopes: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{
@@ -91,7 +102,8 @@ func newAuthServer(t *testing.T) *authServer {
 		}
 		code := randomToken(t, "code-")
 		a.mu.Lock()
-		a.codes[code] = authGrant{challenge: q.Get("code_challenge"), redirect: q.Get("redirect_uri"), clientID: q.Get("client_id")}
+		a.codes[code] = authGrant{challenge: q.Get("code_challenge"), redirect: q.Get("redirect_uri"), clientID: q.Get("client_id"), scope: q.Get("scope")}
+		a.authScope = append(a.authScope, q.Get("scope"))
 		a.mu.Unlock()
 		to, err := url.Parse(q.Get("redirect_uri"))
 		if err != nil {
@@ -112,6 +124,7 @@ func newAuthServer(t *testing.T) *authServer {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		a.resources = append(a.resources, r.PostForm.Get("resource"))
+		scope := r.PostForm.Get("scope")
 		switch r.PostForm.Get("grant_type") {
 		case "authorization_code":
 			g, ok := a.codes[r.PostForm.Get("code")]
@@ -121,17 +134,20 @@ func newAuthServer(t *testing.T) *authServer {
 				writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
 				return
 			}
+			scope = g.scope
 		case "client_credentials":
-			id, secret, ok := r.BasicAuth()
-			if !ok || id != fixtureClientID || secret != fixtureClientSecret {
+			if !a.clientAuthenticated(r) {
 				writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "invalid_client"})
 				return
 			}
+			a.ccGrants++
 		case "refresh_token":
 			if !a.refresh[r.PostForm.Get("refresh_token")] {
-				writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "refresh token revoked"})
+				// Echoes the token, as careless servers do: dispatch must mask it.
+				writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "refresh token " + r.PostForm.Get("refresh_token") + " revoked"})
 				return
 			}
+			scope = a.scopes[r.PostForm.Get("refresh_token")]
 			delete(a.refresh, r.PostForm.Get("refresh_token")) // rotation
 			a.refreshes++
 		default:
@@ -140,6 +156,7 @@ func newAuthServer(t *testing.T) *authServer {
 		}
 		access, refresh := randomToken(t, "at-"), randomToken(t, "rt-")
 		a.access[access], a.refresh[refresh] = true, true
+		a.scopes[access], a.scopes[refresh] = scope, scope
 		writeJSON(w, http.StatusOK, map[string]any{"access_token": access, "token_type": "Bearer", "refresh_token": refresh, "expires_in": a.expiresIn})
 	})
 	a.URL = serveLoopback(t, mux)
@@ -171,6 +188,59 @@ func (a *authServer) valid(token string) bool {
 	return a.access[token]
 }
 
+// revokeAccess forgets the access tokens it issued and keeps the refresh
+// tokens, as a server that rotates its signing keys does.
+func (a *authServer) revokeAccess() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.access = map[string]bool{}
+}
+
+// scopeOf is the scope token was issued for.
+func (a *authServer) scopeOf(token string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.scopes[token]
+}
+
+// clientAuthenticated checks the pre-registered client's credentials of a
+// token request: client_secret_basic, or a private_key_jwt assertion
+// signed by jwtKey for this server. Called with mu held.
+func (a *authServer) clientAuthenticated(r *http.Request) bool {
+	if a.jwtKey == nil {
+		id, secret, ok := r.BasicAuth()
+		return ok && id == fixtureClientID && secret == fixtureClientSecret
+	}
+	if r.PostForm.Get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" {
+		return false
+	}
+	parts := strings.Split(r.PostForm.Get("client_assertion"), ".")
+	if len(parts) != 3 {
+		return false
+	}
+	var header struct{ Alg string }
+	var claims struct {
+		Iss, Sub, Aud string
+		Exp           int64
+	}
+	h, errH := base64.RawURLEncoding.DecodeString(parts[0])
+	c, errC := base64.RawURLEncoding.DecodeString(parts[1])
+	sig, errS := base64.RawURLEncoding.DecodeString(parts[2])
+	if errH != nil || errC != nil || errS != nil || json.Unmarshal(h, &header) != nil || json.Unmarshal(c, &claims) != nil || len(sig) != 64 {
+		return false
+	}
+	digest := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	rr, ss := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])
+	if header.Alg != "ES256" || !ecdsa.Verify(a.jwtKey, digest[:], rr, ss) {
+		return false
+	}
+	if claims.Iss != fixtureClientID || claims.Sub != fixtureClientID || claims.Aud != a.URL || claims.Exp < time.Now().Unix() {
+		return false
+	}
+	a.assertions++
+	return true
+}
+
 // revokeAll forgets every token it issued, as a user revoking the app does.
 func (a *authServer) revokeAll() {
 	a.mu.Lock()
@@ -187,6 +257,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // protectedServer serves an MCP server with an echo tool at /mcp that
 // accepts only bearer tokens of as, and its protected resource metadata.
 func protectedServer(t *testing.T, as *authServer) string {
+	return protectedServerWith(t, as, protectedOptions{})
+}
+
+// protectedOptions vary protectedServer.
+type protectedOptions struct {
+	// callScope, when set, is the scope tools/call needs: a token without
+	// it gets 403 insufficient_scope asking for "echo callScope".
+	callScope string
+}
+
+func protectedServerWith(t *testing.T, as *authServer, opts protectedOptions) string {
 	mcpSrv := server.NewMCPServer("protected", "1", server.WithToolCapabilities(false))
 	mcpSrv.AddTool(mcp.NewTool("echo", mcp.WithString("message")),
 		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -205,6 +286,19 @@ func protectedServer(t *testing.T, as *authServer) string {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp", scope="echo"`, base))
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
+		}
+		if opts.callScope != "" && !strings.Contains(" "+as.scopeOf(h[len(prefix):])+" ", " "+opts.callScope+" ") {
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, "read", http.StatusBadRequest)
+				return
+			}
+			if strings.Contains(string(body), `"tools/call"`) {
+				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="echo %s", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, opts.callScope, base))
+				writeJSON(w, http.StatusForbidden, map[string]string{"error": "insufficient_scope"})
+				return
+			}
+			r.Body = io.NopCloser(strings.NewReader(string(body)))
 		}
 		streamable.ServeHTTP(w, r)
 	})

@@ -133,8 +133,8 @@ func TestOAuth_RevokedRefreshNeedsAuth(t *testing.T) {
 	defer set.Close()
 	c := set.Conns()[0]
 	_, err = callEcho(t, c, "x")
-	if !errors.Is(err, ErrNeedsAuth) {
-		t.Fatalf("call with a revoked refresh token: want needs-auth, got %v", err)
+	if !errors.Is(err, ErrNeedsAuth) || !strings.Contains(err.Error(), "refused the refresh token") || !strings.Contains(err.Error(), "revoked") {
+		t.Fatalf("call with a revoked refresh token: want needs-auth quoting the refusal, got %v", err)
 	}
 	if st := c.State(); st.Status != StatusNeedsAuth {
 		t.Errorf("status = %s, want %s", st.Status, StatusNeedsAuth)

@@ -21,8 +21,17 @@ type OAuthSettings struct {
 	// works with servers that register clients dynamically.
 	RedirectPort int `json:"redirectPort,omitempty"`
 	// GrantType is "authorization_code" (the default, a person in a
-	// browser) or "client_credentials" (a machine client with a secret).
+	// browser) or "client_credentials" (a machine client with a secret
+	// or a private key).
 	GrantType string `json:"grantType,omitempty"`
+	// ClientMetadataURL is the https URL of a Client ID Metadata Document
+	// describing dispatch as a client: used as the client id with
+	// authorization servers that support such documents, instead of
+	// registering dynamically.
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+	// PrivateKeyFile is a PEM private key: the client authenticates at the
+	// token endpoint with a JWT signed by it (private_key_jwt).
+	PrivateKeyFile string `json:"privateKeyFile,omitempty"`
 }
 
 // fileOAuth is the oauth table as written in a TOML file or an mcpServers
@@ -36,13 +45,17 @@ type fileOAuth struct {
 	RedirectPort int    `toml:"redirectPort" json:"redirectPort"`
 	CallbackPort int    `toml:"callbackPort" json:"callbackPort"`
 	GrantType    string `toml:"grantType" json:"grantType"`
+	// clientMetadataUrl: Claude Code and the TypeScript SDK spell it so.
+	ClientMetadataURL string `toml:"clientMetadataUrl" json:"clientMetadataUrl"`
+	PrivateKeyFile    string `toml:"privateKeyFile" json:"privateKeyFile"`
 }
 
 func (f *fileOAuth) toSettings() (*OAuthSettings, error) {
 	if f == nil {
 		return nil, nil
 	}
-	s := &OAuthSettings{ClientID: f.ClientID, ClientSecret: f.ClientSecret, RedirectPort: f.RedirectPort, GrantType: f.GrantType}
+	s := &OAuthSettings{ClientID: f.ClientID, ClientSecret: f.ClientSecret, RedirectPort: f.RedirectPort, GrantType: f.GrantType,
+		ClientMetadataURL: f.ClientMetadataURL, PrivateKeyFile: f.PrivateKeyFile}
 	switch f.GrantType {
 	case "", "authorization_code", GrantClientCredentials:
 	default:
@@ -72,6 +85,20 @@ func (f *fileOAuth) toSettings() (*OAuthSettings, error) {
 	s.Scopes = append(s.Scopes, strings.Fields(f.Scope)...)
 	if s.ClientSecret != "" && s.ClientID == "" {
 		return nil, fmt.Errorf("oauth.clientSecret without oauth.clientId: give the client id the secret belongs to")
+	}
+	if s.PrivateKeyFile != "" && s.ClientID == "" {
+		return nil, fmt.Errorf("oauth.privateKeyFile without oauth.clientId: give the client id the key belongs to")
+	}
+	if s.GrantType == GrantClientCredentials && (s.ClientID == "" || (s.ClientSecret == "" && s.PrivateKeyFile == "")) {
+		return nil, fmt.Errorf("oauth.grantType client_credentials needs oauth.clientId and either oauth.clientSecret or oauth.privateKeyFile")
+	}
+	if s.ClientMetadataURL != "" {
+		// A Client ID Metadata Document's URL is the client id: https,
+		// with a path (draft-ietf-oauth-client-id-metadata-document §3).
+		u, err := url.Parse(s.ClientMetadataURL)
+		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" || u.Fragment != "" {
+			return nil, fmt.Errorf("oauth.clientMetadataUrl %q: want an https URL with a path, where dispatch's client metadata document is served", s.ClientMetadataURL)
+		}
 	}
 	return s, nil
 }

@@ -7,12 +7,12 @@ import (
 )
 
 // maxOAuthResponse bounds every answer of an authorization server (its
-// metadata, registration, token endpoints) read through mcp-go's OAuth
-// handler, which reads them whole with no bound of its own: a hostile
-// server could otherwise make dispatch allocate until OAuthHTTPTimeout.
+// metadata, registration, token endpoints): a hostile server could
+// otherwise make dispatch allocate until OAuthHTTPTimeout.
 const maxOAuthResponse = 1 << 20
 
-// newOAuthHTTPClient is the HTTP client given to mcp-go's OAuth handler.
+// newOAuthHTTPClient is the HTTP client of every request to an
+// authorization server.
 func newOAuthHTTPClient() *http.Client {
 	return &http.Client{Timeout: OAuthHTTPTimeout, Transport: boundedAnswers{next: http.DefaultTransport, max: maxOAuthResponse}}
 }
@@ -44,7 +44,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		if n, err := b.body.Read(one[:]); n == 0 {
 			return 0, err
 		}
-		return 0, fmt.Errorf("the answer of %s is larger than %d KiB, more than any authorization server sends: it is not read further; check the server's OAuth configuration", b.host, b.max>>10)
+		return 0, &answerTooLargeError{host: b.host, max: b.max}
 	}
 	if int64(len(p)) > b.left {
 		p = p[:b.left]
@@ -55,3 +55,13 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 }
 
 func (b *boundedBody) Close() error { return b.body.Close() }
+
+// answerTooLargeError: an authorization server's answer passed maxOAuthResponse.
+type answerTooLargeError struct {
+	host string
+	max  int64
+}
+
+func (e *answerTooLargeError) Error() string {
+	return fmt.Sprintf("the answer of %s is larger than %d KiB, more than any authorization server sends: it is not read further; check the server's OAuth configuration", e.host, e.max>>10)
+}

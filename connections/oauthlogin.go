@@ -2,13 +2,13 @@ package connections
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,8 +26,10 @@ const maxChallengeBody = 64 << 10
 
 // LoginOptions say how the person is sent to the authorization page.
 type LoginOptions struct {
-	// Open opens the authorization URL (a browser). Its failure is not
-	// fatal: ShowURL has already shown the URL to copy by hand.
+	// Open opens the authorization URL (a browser, or the agent's user
+	// through URL elicitation). Its failure is not fatal, ShowURL has
+	// already shown the URL to copy by hand, unless it is
+	// ErrAuthorizationDeclined: the person said no.
 	Open func(ctx context.Context, authURL string) error
 	// ShowURL shows the authorization URL, always, before Open runs.
 	ShowURL func(authURL string)
@@ -35,6 +37,8 @@ type LoginOptions struct {
 	Timeout time.Duration
 	// ClientName is the name registered dynamically.
 	ClientName string
+	// Completed, when set, is called once the tokens are kept.
+	Completed func()
 }
 
 // LoginError names the step of a login that failed.
@@ -53,80 +57,76 @@ func (e *LoginError) Error() string {
 }
 func (e *LoginError) Unwrap() error { return e.Err }
 
-// Login authorizes dispatch to cfg's server: it discovers the server's
-// authorization server (mcp-go's handler does the metadata discovery, client
-// registration, PKCE and token exchange), runs the authorization code flow
-// through a loopback redirect, and keeps the client and tokens in tokens.
-// mcp-go has no login flow of its own (its examples leave the redirect
-// listener to the application), so the listener and the probe are here.
+// Login authorizes dispatch to cfg's server and keeps the client and
+// tokens in tokens: it discovers the server's authorization server
+// (oauthdiscover.go), gets a client (configured, a Client ID Metadata
+// Document, or registered dynamically), and runs the authorization code
+// flow with PKCE through a loopback redirect; a client_credentials client
+// gets its token directly.
 func Login(ctx context.Context, cfg ServerConfig, tokens *TokenFile, opts LoginOptions) error {
 	if cfg.Transport == TransportStdio {
 		return errors.New("oauth applies to http(s) servers only; this one is a command")
 	}
+	return newOAuthClient(cfg, "", tokens).login(ctx, opts, nil)
+}
+
+// login runs the authorization; extra are scopes to ask for beyond the
+// usual choice (a step-up).
+func (c *oauthClient) login(ctx context.Context, opts LoginOptions, extra []string) error {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultLoginTimeout
 	}
 	if opts.ClientName == "" {
 		opts.ClientName = "dispatch"
 	}
-	settings := OAuthSettings{}
-	if cfg.OAuth != nil {
-		settings = *cfg.OAuth
-	}
-	listener, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(settings.RedirectPort)))
-	if err != nil {
-		return &LoginError{Step: "authorization", Err: fmt.Errorf("listen for the redirect: %w", err), Hint: "free the port or change oauth.redirectPort"}
-	}
-	defer listener.Close()
-	port := listener.Addr().(*net.TCPAddr).Port
-
-	challenge, err := probe(ctx, cfg)
+	settings := c.settings()
+	entry, err := c.tokens.Entry(c.cfg)
 	if err != nil {
 		return err
 	}
-	scopes := settings.Scopes
-	if len(scopes) == 0 && challenge != nil {
-		// The challenge's scope is the spec's first choice; mcp-go falls
-		// back to scopes_supported itself.
-		for _, v := range challenge.Header.Values("WWW-Authenticate") {
-			if s := challengeParam(v, "scope"); s != "" {
-				scopes = strings.Fields(s)
-				break
-			}
+	var listener net.Listener
+	if settings.GrantType != GrantClientCredentials {
+		// Before the probe: a port taken by something else fails at once.
+		listener, err = net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(settings.RedirectPort)))
+		if err != nil {
+			return &LoginError{Step: "authorization", Err: fmt.Errorf("listen for the redirect: %w", err), Hint: "free the port or change oauth.redirectPort"}
 		}
+		defer listener.Close()
 	}
-	if len(scopes) == 0 {
-		scopes = scopesSupported(ctx, cfg.URL, challenge)
-	}
-	handler := transport.NewOAuthHandler(transport.OAuthConfig{
-		ClientID:     settings.ClientID,
-		ClientSecret: settings.ClientSecret,
-		Scopes:       scopes,
-		RedirectURI:  redirectURI(port),
-		PKCEEnabled:  true,
-		TokenStore:   serverTokens{file: tokens, cfg: cfg},
-		HTTPClient:   newOAuthHTTPClient(),
-	})
-	base, err := url.Parse(cfg.URL)
+	challenge, err := probe(ctx, c.cfg)
 	if err != nil {
-		return fmt.Errorf("server URL: %w", err)
+		return err
 	}
-	base.RawQuery, base.Fragment = "", ""
-	handler.SetBaseURL(base.String())
-	handler.HandleUnauthorizedResponse(challenge)
-	if settings.GrantType == GrantClientCredentials {
-		if err := clientCredentials(ctx, handler, settings, scopes, base.String(), serverTokens{file: tokens, cfg: cfg}); err != nil {
-			return err
-		}
-		return tokens.update(cfg, func(e *TokenEntry) { e.ClientID, e.ClientSecret = settings.ClientID, settings.ClientSecret })
-	}
-	if _, err := handler.GetServerMetadata(ctx); err != nil {
+	target, err := discover(ctx, c.hc, c.cfg.URL, challenge)
+	if err != nil {
 		return &LoginError{Step: "metadata", Err: err, Hint: "check the server's URL; its authorization server could not be discovered"}
 	}
-	if handler.GetClientID() == "" {
-		if err := handler.RegisterClient(ctx, opts.ClientName); err != nil {
-			return &LoginError{Step: "registration", Err: err, Hint: "the server does not register clients dynamically: set oauth.clientId (and clientSecret) in its config"}
+	scopes := chooseScopes(settings, challenge, target)
+	if entry != nil {
+		scopes = union(scopes, entry.StepUpScopes)
+	}
+	scopes = union(scopes, extra)
+	if settings.GrantType == GrantClientCredentials {
+		// Discovered now: the entry keeps them for every later re-fetch.
+		err := c.save(func(e *TokenEntry) { e.AuthServer, e.Resource = &target.Server, target.Resource })
+		if err != nil {
+			return err
 		}
+		fresh, err := c.tokens.Entry(c.cfg)
+		if err != nil {
+			return err
+		}
+		_, err = c.clientCredentials(ctx, fresh, scopes)
+		return err
+	}
+	meta := &target.Server
+	if len(meta.CodeChallengeMethodsSupported) > 0 && !slices.Contains(meta.CodeChallengeMethodsSupported, "S256") {
+		return &LoginError{Step: "metadata", Err: fmt.Errorf("the authorization server does not support PKCE with S256 (it lists %s)", strings.Join(meta.CodeChallengeMethodsSupported, ", ")), Hint: "MCP requires it; the server cannot be used"}
+	}
+	redirect := redirectURI(listener.Addr().(*net.TCPAddr).Port)
+	creds, err := c.loginClient(ctx, settings, meta, redirect, scopes, opts.ClientName)
+	if err != nil {
+		return err
 	}
 	verifier, err := transport.GenerateCodeVerifier()
 	if err != nil {
@@ -136,7 +136,7 @@ func Login(ctx context.Context, cfg ServerConfig, tokens *TokenFile, opts LoginO
 	if err != nil {
 		return fmt.Errorf("oauth: %w", err)
 	}
-	authURL, err := handler.GetAuthorizationURL(ctx, state, transport.GenerateCodeChallenge(verifier))
+	authURL, err := authorizationURL(meta, creds.ID, redirect, scopes, state, transport.GenerateCodeChallenge(verifier), target.Resource)
 	if err != nil {
 		return &LoginError{Step: "authorization", Err: err}
 	}
@@ -144,19 +144,98 @@ func Login(ctx context.Context, cfg ServerConfig, tokens *TokenFile, opts LoginO
 	if err != nil {
 		return err
 	}
-	if err := handler.ProcessAuthorizationResponse(ctx, code, state, verifier); err != nil {
+	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirect}, "code_verifier": {verifier}}
+	if target.Resource != "" {
+		form.Set("resource", target.Resource)
+	}
+	token, err := requestToken(ctx, c.hc, meta, creds, form)
+	if err != nil {
 		return &LoginError{Step: "token", Err: err, Hint: "run dispatch auth login again"}
 	}
-	return tokens.update(cfg, func(e *TokenEntry) {
-		e.ClientID, e.ClientSecret = handler.GetClientID(), handler.GetClientSecret()
-		e.AuthMethod = handler.GetTokenEndpointAuthMethod()
+	err = c.save(func(e *TokenEntry) {
+		e.ClientID, e.ClientSecret, e.AuthMethod = creds.ID, creds.Secret, creds.Method
+		e.AuthServer, e.Resource, e.Scopes, e.StepUpScopes, e.Token = meta, target.Resource, scopes, nil, token
 	})
+	if err == nil && opts.Completed != nil {
+		opts.Completed()
+	}
+	return err
 }
 
-// probe sends initialize without a token and returns the server's answer
-// when it is a 401 (its WWW-Authenticate names the resource metadata and
-// perhaps the scope), else nil.
-func probe(ctx context.Context, cfg ServerConfig) (*http.Response, error) {
+// loginClient is the client that asks for authorization: the configured
+// one; else the Client ID Metadata Document's URL when the authorization
+// server takes such documents; else one registered dynamically.
+func (c *oauthClient) loginClient(ctx context.Context, settings OAuthSettings, meta *AuthServerMetadata, redirect string, scopes []string, name string) (clientCreds, error) {
+	if settings.ClientID != "" {
+		return c.creds(nil)
+	}
+	if settings.ClientMetadataURL != "" && meta.ClientIDMetadataDocumentSupported {
+		return clientCreds{ID: settings.ClientMetadataURL, Method: authNone}, nil
+	}
+	creds, err := registerClient(ctx, c.hc, meta, name, redirect, scopes)
+	if err != nil {
+		hint := "the server does not register clients dynamically: set oauth.clientId (and clientSecret) in its config"
+		if meta.ClientIDMetadataDocumentSupported {
+			hint = "the server takes Client ID Metadata Documents: set oauth.clientMetadataUrl, or oauth.clientId"
+		}
+		return clientCreds{}, &LoginError{Step: "registration", Err: err, Hint: hint}
+	}
+	return creds, nil
+}
+
+// chooseScopes picks the scopes to ask for, in the spec's order: the
+// configured ones, else the challenge's scope, else the protected resource
+// metadata's scopes_supported, else none.
+func chooseScopes(settings OAuthSettings, challenge http.Header, target *authTarget) []string {
+	if len(settings.Scopes) > 0 {
+		return slices.Clone(settings.Scopes)
+	}
+	for _, v := range challenge.Values("WWW-Authenticate") {
+		if s := challengeParam(v, "scope"); s != "" {
+			return strings.Fields(s)
+		}
+	}
+	return slices.Clone(target.ScopesSupported)
+}
+
+// union is a with the elements of b it lacks appended.
+func union(a, b []string) []string {
+	for _, s := range b {
+		if !slices.Contains(a, s) {
+			a = append(a, s)
+		}
+	}
+	return a
+}
+
+// authorizationURL is the authorization request (PKCE S256, RFC 8707
+// resource).
+func authorizationURL(meta *AuthServerMetadata, clientID, redirect string, scopes []string, state, challenge, resource string) (string, error) {
+	u, err := url.Parse(meta.AuthorizationEndpoint)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", fmt.Errorf("the authorization endpoint %q is not an http(s) URL", meta.AuthorizationEndpoint)
+	}
+	q := u.Query()
+	q.Set("response_type", "code")
+	q.Set("client_id", clientID)
+	q.Set("redirect_uri", redirect)
+	q.Set("state", state)
+	q.Set("code_challenge", challenge)
+	q.Set("code_challenge_method", "S256")
+	if len(scopes) > 0 {
+		q.Set("scope", strings.Join(scopes, " "))
+	}
+	if resource != "" {
+		q.Set("resource", resource)
+	}
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// probe sends initialize without a token and returns the headers of the
+// server's answer when it is a 401 (its WWW-Authenticate names the
+// resource metadata and perhaps the scope), else nil.
+func probe(ctx context.Context, cfg ServerConfig) (http.Header, error) {
 	body := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + DefaultProtocolVersion + `","capabilities":{},"clientInfo":{"name":"dispatch","version":"login"}}}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.URL, strings.NewReader(body))
 	if err != nil {
@@ -180,7 +259,7 @@ func probe(ctx context.Context, cfg ServerConfig) (*http.Response, error) {
 		// want a token later; discovery then uses the well-known URLs.
 		return nil, nil
 	}
-	return resp, nil
+	return resp.Header, nil
 }
 
 // challengeParam returns param's value in a WWW-Authenticate challenge.
@@ -259,11 +338,16 @@ func awaitRedirect(ctx context.Context, listener net.Listener, state, authURL st
 	if opts.ShowURL != nil {
 		opts.ShowURL(authURL)
 	}
+	declined := make(chan error, 1)
 	if opts.Open != nil {
 		opened := make(chan struct{})
 		go func() {
 			defer close(opened)
-			_ = opts.Open(ctx, authURL) // the URL was shown: a missing browser is not fatal
+			// The URL was shown: a missing browser is not fatal, but a
+			// person who declined will not come back.
+			if err := opts.Open(ctx, authURL); errors.Is(err, ErrAuthorizationDeclined) {
+				declined <- err
+			}
 		}()
 		// The opener ends with ctx at the latest.
 		defer func() { cancel(); <-opened }()
@@ -271,54 +355,9 @@ func awaitRedirect(ctx context.Context, listener net.Listener, state, authURL st
 	select {
 	case res := <-results:
 		return res.code, res.err
+	case err := <-declined:
+		return "", &LoginError{Step: "authorization", Err: err, Hint: "the server stays needs-auth; run dispatch auth login in a terminal, or retry and accept"}
 	case <-ctx.Done():
 		return "", &LoginError{Step: "authorization", Err: fmt.Errorf("no redirect within %s: %w", opts.Timeout, ctx.Err()), Hint: "the server stays needs-auth; run dispatch auth login again"}
 	}
-}
-
-// scopesSupported returns the protected resource metadata's
-// scopes_supported, the spec's second choice of scopes (mcp-go asks for
-// none when none are configured). The metadata is read from the URL the
-// challenge named when it is on the server's own origin, else from the
-// well-known URLs; nil when none answers.
-func scopesSupported(ctx context.Context, serverURL string, challenge *http.Response) []string {
-	server, err := url.Parse(serverURL)
-	if err != nil {
-		return nil
-	}
-	var candidates []string
-	if challenge != nil {
-		for _, v := range challenge.Header.Values("WWW-Authenticate") {
-			if m := challengeParam(v, "resource_metadata"); m != "" {
-				if u, err := url.Parse(m); err == nil && u.Scheme == server.Scheme && u.Host == server.Host {
-					candidates = append(candidates, m)
-				}
-			}
-		}
-	}
-	root := &url.URL{Scheme: server.Scheme, Host: server.Host, Path: "/.well-known/oauth-protected-resource"}
-	if p := strings.TrimSuffix(server.Path, "/"); p != "" {
-		candidates = append(candidates, root.String()+p)
-	}
-	candidates = append(candidates, root.String())
-	client := &http.Client{Timeout: OAuthHTTPTimeout}
-	for _, c := range candidates {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c, nil)
-		if err != nil {
-			continue
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			continue
-		}
-		var prm struct {
-			ScopesSupported []string `json:"scopes_supported"`
-		}
-		decodeErr := json.NewDecoder(io.LimitReader(resp.Body, maxChallengeBody)).Decode(&prm)
-		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK && decodeErr == nil {
-			return prm.ScopesSupported
-		}
-	}
-	return nil
 }

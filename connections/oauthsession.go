@@ -35,48 +35,15 @@ func (e *NeedsAuthError) Error() string {
 
 func (e *NeedsAuthError) Unwrap() error { return ErrNeedsAuth }
 
-// oauthConfigFor returns the mcp-go OAuth configuration for cfg, and false
-// when cfg does not use OAuth: it has no oauth table and nobody logged in
-// to it.
-func oauthConfigFor(cfg ServerConfig, tokens *TokenFile) (transport.OAuthConfig, bool, error) {
-	if tokens == nil || cfg.Transport == TransportStdio {
-		return transport.OAuthConfig{}, false, nil
-	}
-	entry, err := tokens.Entry(cfg)
-	if err != nil {
-		return transport.OAuthConfig{}, false, err
-	}
-	if cfg.OAuth == nil && entry == nil {
-		return transport.OAuthConfig{}, false, nil
-	}
-	settings := OAuthSettings{}
-	if cfg.OAuth != nil {
-		settings = *cfg.OAuth
-	}
-	oc := transport.OAuthConfig{
-		ClientID:     settings.ClientID,
-		ClientSecret: settings.ClientSecret,
-		Scopes:       settings.Scopes,
-		RedirectURI:  redirectURI(settings.RedirectPort),
-		PKCEEnabled:  true,
-		TokenStore:   serverTokens{file: tokens, cfg: cfg},
-		HTTPClient:   newOAuthHTTPClient(),
-	}
-	if entry != nil {
-		// A dynamically registered client: refreshing needs its id.
-		if oc.ClientID == "" {
-			oc.ClientID, oc.ClientSecret = entry.ClientID, entry.ClientSecret
-		}
-		oc.TokenEndpointAuthMethod = entry.AuthMethod
-	}
-	return oc, true, nil
-}
-
 // needsAuth turns mcp-go's "authorization required" and a bare 401 into a
 // NeedsAuthError for the server called name; other errors are returned as
 // they are.
 func needsAuth(name string, err error) error {
+	var own *NeedsAuthError
 	switch {
+	case errors.As(err, &own):
+		// dispatch's own (oauthTransport), under mcp-go's wrapping.
+		return own
 	case errors.Is(err, transport.ErrOAuthAuthorizationRequired):
 		return &NeedsAuthError{Server: name, Reason: "no valid token: never logged in, or the refresh token was refused"}
 	case errors.Is(err, transport.ErrUnauthorized), errors.Is(err, transport.ErrAuthorizationRequired):

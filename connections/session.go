@@ -55,7 +55,10 @@ type session struct {
 // opens the server's GET stream, where mcp-go servers send their requests
 // to the client (sampling, elicitation, roots) and what they say while no
 // call is in flight.
-func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, stdioOpts stdioOptions, listen bool, oauth transport.OAuthConfig) (*session, error) {
+//
+// oauth, when set, wraps the HTTP transport of an http(s) server with its
+// OAuth client (oauthTransport).
+func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, stdioOpts stdioOptions, listen bool, oauth func(http.RoundTripper) http.RoundTripper) (*session, error) {
 	sess := &session{}
 	// The transport's streams live as long as the session, not as long as
 	// the call that happened to start it.
@@ -69,7 +72,7 @@ func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, 
 		sess.transport = sess.stdio
 	case TransportHTTP:
 		var httpClient *http.Client
-		httpClient, sess.http = newHTTPClient()
+		httpClient, sess.http = newHTTPClient(oauth)
 		opts := []transport.StreamableHTTPCOption{
 			transport.WithHTTPBasicClient(httpClient),
 			transport.WithHTTPHeaders(cfg.Headers),
@@ -78,20 +81,14 @@ func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, 
 		if listen {
 			opts = append(opts, transport.WithContinuousListening())
 		}
-		if oauth.TokenStore != nil {
-			opts = append(opts, transport.WithHTTPOAuth(oauth))
-		}
 		sess.transport, err = transport.NewStreamableHTTP(cfg.URL, opts...)
 	case TransportSSE:
 		var httpClient *http.Client
-		httpClient, sess.http = newHTTPClient()
+		httpClient, sess.http = newHTTPClient(oauth)
 		sseOpts := []transport.ClientOption{
 			transport.WithHTTPClient(httpClient),
 			transport.WithHeaders(cfg.Headers),
 			transport.WithSSELogger(slog.New(slog.DiscardHandler)),
-		}
-		if oauth.TokenStore != nil {
-			sseOpts = append(sseOpts, transport.WithOAuth(oauth))
 		}
 		sess.transport, err = transport.NewSSE(cfg.URL, sseOpts...)
 	default:

@@ -1,7 +1,6 @@
 package connections
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +21,8 @@ import (
 const MaxTokenFileBytes = 4 << 20
 
 // TokenRefreshMargin is how long before its expiry an access token is
-// refreshed.
+// refreshed, so that a call started just before expiry does not reach the
+// server with a dead token.
 const TokenRefreshMargin = 30 * time.Second
 
 // TokenFileName is the token file's name in the state directory.
@@ -56,6 +56,15 @@ type TokenEntry struct {
 	ClientSecret string           `json:"clientSecret,omitempty"`
 	AuthMethod   string           `json:"tokenEndpointAuthMethod,omitempty"`
 	Token        *transport.Token `json:"token,omitempty"`
+	// AuthServer and Resource are what the login discovered: a refresh
+	// goes there without discovering again.
+	AuthServer *AuthServerMetadata `json:"authServer,omitempty"`
+	Resource   string              `json:"resource,omitempty"`
+	// Scopes were asked for at the last authorization; StepUpScopes are
+	// the wider ones a server asked for since (403 insufficient_scope),
+	// which the next login asks for.
+	Scopes       []string `json:"scopes,omitempty"`
+	StepUpScopes []string `json:"stepUpScopes,omitempty"`
 }
 
 type tokenFileData struct {
@@ -227,43 +236,4 @@ func (f *TokenFile) URLs() ([]string, error) {
 	}
 	sort.Strings(urls)
 	return urls, nil
-}
-
-// serverTokens is one server's view of the file, as mcp-go's OAuth handler
-// reads and saves tokens.
-type serverTokens struct {
-	file *TokenFile
-	cfg  ServerConfig
-}
-
-var _ transport.TokenStore = serverTokens{}
-
-func (s serverTokens) GetToken(ctx context.Context) (*transport.Token, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	e, err := s.file.Entry(s.cfg)
-	if err != nil {
-		return nil, err
-	}
-	if e == nil || e.Token == nil {
-		return nil, transport.ErrNoToken
-	}
-	token := *e.Token
-	// Refreshed a little before it expires, so that a call started just
-	// before expiry does not reach the server with a dead token.
-	if !token.ExpiresAt.IsZero() && time.Until(token.ExpiresAt) < TokenRefreshMargin {
-		token.ExpiresAt = time.Now().Add(-time.Second)
-	}
-	return &token, nil
-}
-
-func (s serverTokens) SaveToken(ctx context.Context, token *transport.Token) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	// Learned before the write, so that no error about the write can
-	// carry it unmasked.
-	s.file.redactor.LearnSecrets(token.AccessToken, token.RefreshToken)
-	return s.file.update(s.cfg, func(e *TokenEntry) { e.Token = token })
 }

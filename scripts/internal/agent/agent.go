@@ -17,6 +17,12 @@ import (
 // it as the client name, on protocol 2025-11-25. opts add what the agent
 // declares, such as sampling or roots handlers.
 func Connect(ctx context.Context, name, bin string, args []string, opts ...client.ClientOption) (*client.Client, error) {
+	return ConnectDeclaring(ctx, name, bin, args, mcp.ClientCapabilities{}, opts...)
+}
+
+// ConnectDeclaring is Connect for an agent that declares caps beyond what
+// its handlers imply, such as elicitation in URL mode.
+func ConnectDeclaring(ctx context.Context, name, bin string, args []string, caps mcp.ClientCapabilities, opts ...client.ClientOption) (*client.Client, error) {
 	tr := transport.NewStdio(bin, nil, args...)
 	if err := tr.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start dispatch: %w", err)
@@ -28,6 +34,7 @@ func Connect(ctx context.Context, name, bin string, args []string, opts ...clien
 	var init mcp.InitializeRequest
 	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
 	init.Params.ClientInfo = mcp.Implementation{Name: name, Version: "1"}
+	init.Params.Capabilities = caps
 	if _, err := c.Initialize(ctx, init); err != nil {
 		_ = c.Close()
 		return nil, fmt.Errorf("initialize: %w", err)
