@@ -348,6 +348,11 @@ func TestServeHTTP_IdleSessionExpires(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("the expired session's id got %d %.200q, want 404", resp.StatusCode, body)
 	}
+	// The log says why it ended: it expired, the agent sent no DELETE.
+	log := d.stderr.String()
+	if !strings.Contains(log, `why="idle past --session-idle"`) || strings.Contains(log, "the agent ended it") {
+		t.Errorf("the expired session's end is logged with the wrong reason:\n%s", log)
+	}
 }
 
 // TestServeHTTP_ShutdownDeletesEverySessionsFiles: SIGINT ends dispatch

@@ -292,12 +292,14 @@ func (h *HTTPServer) expire(id string) {
 	if sess := h.sessions.get(id); sess != nil {
 		sess.log.Info("session idle too long; ending it", "idle", h.opts.SessionIdle.String())
 	}
-	req, err := http.NewRequest(http.MethodDelete, MCPPath, nil)
+	const why = "idle past --session-idle"
+	ctx := context.WithValue(context.Background(), endingKey{}, why)
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, MCPPath, nil)
 	if err == nil {
 		req.Header.Set(server.HeaderKeySessionID, id)
 		h.streamable.ServeHTTP(discardResponse{header: http.Header{}}, req)
 	}
-	h.sessions.end(id, "idle past --session-idle")
+	h.sessions.end(id, why)
 }
 
 // discardResponse takes the answer to a request dispatch makes to itself.
