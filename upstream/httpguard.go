@@ -68,6 +68,12 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not served: MCP streamable HTTP uses POST, GET and DELETE", r.Method))
 		return
 	}
+	if r.Method == http.MethodGet {
+		// A listening stream lasts as long as its agent wants: counted
+		// against --max-http-in-flight, a few would lock everyone out.
+		g.serveListening(w, r)
+		return
+	}
 	select {
 	case g.global <- struct{}{}:
 		defer func() { <-g.global }()
@@ -123,11 +129,34 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		sess := g.sessions.get(id)
 		if sess == nil {
-			g.refuse(w, r, http.StatusNotFound, "no such session: it ended (DELETE), expired (--session-idle) or never existed; initialize a new one")
+			g.refuse(w, r, http.StatusNotFound, noSessionText)
 			return
 		}
 		g.serveIn(w, r, sess)
 	}
+}
+
+// serveListening serves a session's listening stream (GET): one at a
+// time per session, as the streamable HTTP transport allows a server to
+// answer 409 Conflict to a second.
+func (g *guard) serveListening(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(server.HeaderKeySessionID)
+	if id == "" {
+		g.refuse(w, r, http.StatusBadRequest, "no Mcp-Session-Id header: initialize a session first and send its id with every request")
+		return
+	}
+	sess := g.sessions.get(id)
+	if sess == nil {
+		g.refuse(w, r, http.StatusNotFound, noSessionText)
+		return
+	}
+	if !sess.startListening() {
+		g.refuse(w, r, http.StatusConflict, "this session already has a listening stream (GET) open: one per session; read that one, or close it before opening another")
+		return
+	}
+	defer sess.stopListening()
+	sess.log.Debug("listening stream opened")
+	g.next.ServeHTTP(w, r)
 }
 
 // readBody reads a POST's body within maxBody and bodyTimeout. The
@@ -160,6 +189,8 @@ func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSessio
 	sess.log.Debug("HTTP request", "method", r.Method)
 	g.next.ServeHTTP(w, r)
 }
+
+const noSessionText = "no such session: it ended (DELETE), expired (--session-idle) or never existed; initialize a new one"
 
 func (g *guard) authorized(r *http.Request) bool {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
