@@ -39,6 +39,9 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	var listen *httpListen
+	if c.Listen == "" && c.TokenFile != "" {
+		return &usageErr{errors.New("--token-file is for serving over HTTP: add --listen ADDR (e.g. 127.0.0.1:8931), or drop --token-file (serving on stdio needs no token)")}
+	}
 	if c.Listen != "" {
 		if listen, err = c.prepareHTTP(g); err != nil {
 			return err

@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -63,7 +65,7 @@ func (c *ServeCmd) prepareHTTP(g *Globals) (*httpListen, error) {
 func (c *ServeCmd) readToken() (string, error) {
 	var token, from string
 	if c.TokenFile != "" {
-		data, err := os.ReadFile(c.TokenFile)
+		data, err := readPrivateFile(c.TokenFile)
 		if err != nil {
 			return "", &usageErr{fmt.Errorf("--token-file: %w", err)}
 		}
@@ -84,6 +86,36 @@ func (c *ServeCmd) readToken() (string, error) {
 		return "", &usageErr{fmt.Errorf("the token from %s holds whitespace: a bearer token is one word", from)}
 	}
 	return token, nil
+}
+
+// maxTokenFileBytes bounds what is read of --token-file: a token is one
+// short word, and a wrong path must not load a large file into memory.
+const maxTokenFileBytes = 4 << 10
+
+// readPrivateFile reads a file holding a secret, refusing it when other
+// users may read it too (as ssh refuses such a key): the secret may
+// already be theirs. Windows has no such mode bits to check.
+func readPrivateFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if perm := info.Mode().Perm(); runtime.GOOS != "windows" && perm&0o077 != 0 {
+		return nil, fmt.Errorf("%s can be read by other users (mode %04o): the token must be yours alone; run chmod 600 %s", path, perm, path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxTokenFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes: it should hold only the token", path, maxTokenFileBytes)
+	}
+	return data, nil
 }
 
 // learnSecrets makes the token a secret to the redactor: it is never

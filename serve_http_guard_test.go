@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -77,5 +79,18 @@ func TestServeHTTP_ListeningStreamsDoNotLockOthersOut(t *testing.T) {
 	d.session(t)
 	if !strings.Contains(d.stderr.String(), "status=409") {
 		t.Errorf("the 409 has no log line:\n%s", d.stderr.String())
+	}
+}
+
+// TestServeHTTP_TokenFileNeedsListen: --token-file without --listen would
+// serve stdio and ignore the token; it is a usage error instead.
+func TestServeHTTP_TokenFileNeedsListen(t *testing.T) {
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(strings.Repeat("k", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture(), "serve", "--token-file", tokenFile)
+	if code != exitUsage || !strings.Contains(stderr, "--listen") {
+		t.Errorf("exit %d, stderr %q; want %d naming --listen", code, stderr, exitUsage)
 	}
 }
