@@ -45,6 +45,11 @@ func (c *ServeCmd) prepareHTTP(g *Globals) (*httpListen, error) {
 			return nil, &usageErr{fmt.Errorf("--listen %q is neither host:port (e.g. 127.0.0.1:8931) nor unix:PATH", c.Listen)}
 		}
 	}
+	for _, name := range c.AllowHost {
+		if name == "" || strings.ContainsAny(name, "/@ \t") || (strings.Contains(name, ":") && net.ParseIP(strings.Trim(name, "[]")) == nil) {
+			return nil, &usageErr{fmt.Errorf("--allow-host %q is not a host name: give the bare name clients connect by, without scheme, port or path (e.g. --allow-host myhost.example)", name)}
+		}
+	}
 	token, err := c.readToken()
 	if err != nil {
 		return nil, err
@@ -131,8 +136,17 @@ func (h *httpListen) server(a *app, g *Globals, maxRequest int64, extra []server
 	if err != nil {
 		return nil, err
 	}
+	// The port listened on, not the one asked for: with port 0 it is
+	// known only now, and an Origin must name it.
+	addr := h.cmd.Listen
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		if _, port, err := net.SplitHostPort(h.listener.Addr().String()); err == nil {
+			addr = net.JoinHostPort(host, port)
+		}
+	}
 	return upstream.NewHTTPServer(a.svc, buildVersion(), upstream.HTTPOptions{
-		Addr:            h.cmd.Listen,
+		Addr:            addr,
+		AllowHosts:      h.cmd.AllowHost,
 		Token:           h.token,
 		MaxSessions:     h.cmd.MaxSessions,
 		SessionIdle:     h.cmd.SessionIdle,

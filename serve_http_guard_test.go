@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,43 @@ func TestServeHTTP_TokenFileNeedsListen(t *testing.T) {
 	_, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture(), "serve", "--token-file", tokenFile)
 	if code != exitUsage || !strings.Contains(stderr, "--listen") {
 		t.Errorf("exit %d, stderr %q; want %d naming --listen", code, stderr, exitUsage)
+	}
+}
+
+// TestServeHTTP_HostOnAllAddresses: listening on all addresses, Host must
+// be an IP address, a loopback name or an --allow-host name; a refused
+// name is our clear 403 with a log line saying how to allow it.
+func TestServeHTTP_HostOnAllAddresses(t *testing.T) {
+	const token = "0123456789abcdef0123456789abcdef"
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTPDispatch(t, nil, "--listen", "0.0.0.0:0", "--token-file", tokenFile, "--allow-host", "box.example")
+	u, err := url.Parse(d.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loopURL := "http://127.0.0.1:" + u.Port() + "/mcp"
+	auth := "Bearer " + token
+	tests := []struct {
+		name, host string
+		status     int
+		says       string
+	}{
+		{"by address", "127.0.0.1:" + u.Port(), http.StatusOK, "serverInfo"},
+		{"by an allowed name", "box.example:" + u.Port(), http.StatusOK, "serverInfo"},
+		{"by another name", "evil.example:" + u.Port(), http.StatusForbidden, "--allow-host evil.example"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := rawPost(t, loopURL, map[string]string{"Authorization": auth, "Host": tt.host}, initializeBody)
+			if resp.StatusCode != tt.status || !strings.Contains(body, tt.says) {
+				t.Errorf("status %d body %.300q, want %d saying %q", resp.StatusCode, body, tt.status, tt.says)
+			}
+		})
+	}
+	if !strings.Contains(d.stderr.String(), `"HTTP request refused" status=403`) {
+		t.Errorf("the refused Host has no log line:\n%s", d.stderr.String())
 	}
 }

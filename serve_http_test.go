@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -258,6 +259,11 @@ func TestServeHTTP_Refusals(t *testing.T) {
 	}
 	d := startHTTPDispatch(t, nil, "--token-file", tokenFile, "--max-sessions", "1", "--max-request", "1KiB")
 	auth := "Bearer " + token
+	u, err := url.Parse(d.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := u.Port()
 	tests := []struct {
 		name    string
 		headers map[string]string
@@ -272,7 +278,9 @@ func TestServeHTTP_Refusals(t *testing.T) {
 		{"no session", map[string]string{"Authorization": auth}, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, http.StatusBadRequest, "initialize"},
 		{"unknown session", map[string]string{"Authorization": auth, "Mcp-Session-Id": "0123"}, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, http.StatusNotFound, "no such session"},
 		{"body too large", map[string]string{"Authorization": auth}, `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"` + strings.Repeat("y", 2048) + `"}}`, http.StatusRequestEntityTooLarge, "--max-request"},
-		{"first session", map[string]string{"Authorization": auth, "Origin": "http://localhost"}, initializeBody, http.StatusOK, "serverInfo"},
+		{"Origin without the port", map[string]string{"Authorization": auth, "Origin": "http://localhost"}, initializeBody, http.StatusForbidden, "Origin"},
+		{"https Origin without the port", map[string]string{"Authorization": auth, "Origin": "https://127.0.0.1"}, initializeBody, http.StatusForbidden, "Origin"},
+		{"first session", map[string]string{"Authorization": auth, "Origin": "http://localhost:" + port}, initializeBody, http.StatusOK, "serverInfo"},
 		{"one session too many", map[string]string{"Authorization": auth}, initializeBody, http.StatusServiceUnavailable, "--max-sessions"},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -214,16 +215,19 @@ func messageMethod(body []byte) string {
 
 // hostRule says which Host and Origin headers are this server's: a
 // browser page of another site (DNS rebinding, cross-site requests) names
-// its own.
+// its own. Accepted are loopback names, the host named in --listen, the
+// --allow-host names, and, when listening on all addresses, any IP
+// address (a rebinding attack needs a host name); an Origin must also
+// name the listen port, a missing port being its scheme's default.
 type hostRule struct {
 	unix     bool     // a unix socket: no browser reaches it
 	loopback bool     // listening on loopback: only loopback names
 	names    []string // the host names accepted besides loopback ones
-	port     string
-	any      bool // listening on all addresses (with a token): any name
+	port     string   // "0" or "": not known, any
+	any      bool     // listening on all addresses (with a token): any IP too
 }
 
-func newHostRule(addr string) (hostRule, error) {
+func newHostRule(addr string, allow []string) (hostRule, error) {
 	if strings.HasPrefix(addr, UnixPrefix) {
 		return hostRule{unix: true}, nil
 	}
@@ -239,6 +243,9 @@ func newHostRule(addr string) (hostRule, error) {
 		rule.any = true
 	default:
 		rule.names = []string{strings.ToLower(host)}
+	}
+	for _, name := range allow {
+		rule.names = append(rule.names, strings.ToLower(strings.Trim(name, "[]")))
 	}
 	return rule, nil
 }
@@ -262,25 +269,26 @@ func IsLoopbackAddr(addr string) bool {
 	return err == nil && isLoopback(host)
 }
 
+// accepts says whether host, reached at port ("" when the header named
+// none), is this server's.
 func (h hostRule) accepts(host, port string) bool {
 	if h.port != "" && h.port != "0" && port != "" && port != h.port {
 		return false
 	}
-	if isLoopback(host) {
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	if isLoopback(host) || slices.Contains(h.names, host) {
 		return true
 	}
-	if h.loopback {
-		return false
+	return h.any && net.ParseIP(host) != nil
+}
+
+// allowHint says how to accept a refused host name, if one can be.
+func (h hostRule) allowHint(host string) string {
+	host = strings.Trim(host, "[]")
+	if host == "" || net.ParseIP(host) != nil || isLoopback(host) {
+		return ""
 	}
-	if h.any {
-		return true
-	}
-	for _, n := range h.names {
-		if strings.EqualFold(strings.Trim(host, "[]"), strings.Trim(n, "[]")) {
-			return true
-		}
-	}
-	return false
+	return fmt.Sprintf(", or start dispatch with --allow-host %s if that name is this machine's", host)
 }
 
 func (h hostRule) checkHost(hostHeader string) string {
@@ -292,23 +300,30 @@ func (h hostRule) checkHost(hostHeader string) string {
 		host, port = hostHeader, ""
 	}
 	if hostHeader == "" || !h.accepts(host, port) {
-		return fmt.Sprintf("Host %q is not this server's: connect to the address dispatch listens on (DNS-rebinding protection)", hostHeader)
+		return fmt.Sprintf("Host %q is not this server's: connect to the address dispatch listens on (DNS-rebinding protection)%s", hostHeader, h.allowHint(host))
 	}
 	return ""
 }
+
+// defaultPorts are the ports a browser leaves out of an Origin.
+var defaultPorts = map[string]string{"http": "80", "https": "443"}
 
 func (h hostRule) checkOrigin(origin string) string {
 	if origin == "" {
 		return "" // not a browser: nothing to protect against
 	}
 	u, err := url.Parse(origin)
-	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+	if err == nil && defaultPorts[u.Scheme] != "" && u.Host != "" {
 		if h.unix && isLoopback(u.Hostname()) {
 			return ""
 		}
-		if !h.unix && h.accepts(u.Hostname(), u.Port()) {
+		port := u.Port()
+		if port == "" {
+			port = defaultPorts[u.Scheme]
+		}
+		if !h.unix && h.accepts(u.Hostname(), port) {
 			return ""
 		}
 	}
-	return fmt.Sprintf("Origin %q is not allowed: only pages served from this server's own address may call it", origin)
+	return fmt.Sprintf("Origin %q is not allowed: only pages served from this server's own address (host and port) may call it", origin)
 }
