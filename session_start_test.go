@@ -1,0 +1,21 @@
+//go:build unix
+
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSession_StartRefusedWhileOneRuns: session start with DISPATCH_SESSION
+// naming a live session would replace the variable and orphan that
+// session; it is refused, saying how to stop it or start another beside it.
+func TestSession_StartRefusedWhileOneRuns(t *testing.T) {
+	env := sessionEnv(t)
+	socket := startSession(t, env, "--mcp", fixture("--demo"))
+	defer stopSession(t, env, socket)
+	out, errOut, code := runIn(t, append(env, "DISPATCH_SESSION="+socket), "", dispatchBin, "--mcp", fixture("--demo"), "session", "start", "--sh")
+	if code != exitUsage || strings.Contains(out, "DISPATCH_SESSION=") || !strings.Contains(errOut, "already running") || !strings.Contains(errOut, "session stop") {
+		t.Errorf("a second session start: exit %d, stdout %q, stderr %q; want %d naming session stop", code, out, errOut, exitUsage)
+	}
+}
