@@ -220,11 +220,10 @@ func messageMethod(body []byte) string {
 // address (a rebinding attack needs a host name); an Origin must also
 // name the listen port, a missing port being its scheme's default.
 type hostRule struct {
-	unix     bool     // a unix socket: no browser reaches it
-	loopback bool     // listening on loopback: only loopback names
-	names    []string // the host names accepted besides loopback ones
-	port     string   // "0" or "": not known, any
-	any      bool     // listening on all addresses (with a token): any IP too
+	unix  bool     // a unix socket: no browser reaches it
+	names []string // the host names accepted besides loopback ones
+	port  string   // "0" or "": not known, any
+	any   bool     // listening on all addresses (with a token): any IP too
 }
 
 func newHostRule(addr string, allow []string) (hostRule, error) {
@@ -238,7 +237,7 @@ func newHostRule(addr string, allow []string) (hostRule, error) {
 	rule := hostRule{port: port}
 	switch {
 	case isLoopback(host):
-		rule.loopback = true
+		// Loopback names only, and --allow-host ones.
 	case host == "" || host == "0.0.0.0" || host == "::":
 		rule.any = true
 	default:
@@ -285,7 +284,7 @@ func (h hostRule) accepts(host, port string) bool {
 // allowHint says how to accept a refused host name, if one can be.
 func (h hostRule) allowHint(host string) string {
 	host = strings.Trim(host, "[]")
-	if host == "" || net.ParseIP(host) != nil || isLoopback(host) {
+	if host == "" || net.ParseIP(host) != nil || isLoopback(host) || strings.Trim(strings.ToLower(host), "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" {
 		return ""
 	}
 	return fmt.Sprintf(", or start dispatch with --allow-host %s if that name is this machine's", host)
