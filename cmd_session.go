@@ -83,6 +83,11 @@ func (c *SessionStartCmd) Run(ctx context.Context, g *Globals) error {
 	if c.Idle <= 0 {
 		return &usageErr{fmt.Errorf("--idle must be a positive duration such as 30m or 8h, not %s", c.Idle)}
 	}
+	// A second session would replace DISPATCH_SESSION, and the first would
+	// run on, unreachable, until --idle.
+	if socket := g.sessionSocket(); socket != "" && sessionAnswers(ctx, socket) {
+		return &usageErr{fmt.Errorf("a dispatch session is already running at %s (DISPATCH_SESSION or --session): stop it first with eval \"$(dispatch session stop)\", or unset DISPATCH_SESSION (or add --no-session) to start another beside it", socket)}
+	}
 	// Caught here, they are the user's mistake at the prompt, not a line
 	// in a log file.
 	if err := g.checkLimits(); err != nil {
@@ -314,4 +319,21 @@ func (g *Globals) sessionSocket() string {
 		return ""
 	}
 	return g.Session
+}
+
+// sessionLiveProbeTimeout bounds the dial that tells whether a session
+// still listens at a socket.
+const sessionLiveProbeTimeout = time.Second
+
+// sessionAnswers says whether something listens at the session socket.
+func sessionAnswers(ctx context.Context, socket string) bool {
+	ctx, cancel := context.WithTimeout(ctx, sessionLiveProbeTimeout)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", socket)
+	if err != nil {
+		return false
+	}
+	conn.Close()
+	return true
 }

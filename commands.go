@@ -31,6 +31,7 @@ type ServeCmd struct {
 	SessionIdle     time.Duration `name:"session-idle" default:"30m" help:"With --listen: a session with nothing in flight this long ends, and its result files are deleted."`
 	MaxSessions     int           `name:"max-sessions" default:"64" help:"With --listen: sessions open at once; past it an initialize is answered 503."`
 	MaxHTTPInFlight int           `name:"max-http-in-flight" default:"512" help:"With --listen: HTTP requests in flight over all sessions (--max-in-flight bounds each session's); past it 503."`
+	AllowHost       []string      `name:"allow-host" placeholder:"NAME" help:"With --listen: one more host name clients may reach dispatch by (repeatable), accepted in the Host and Origin headers besides loopback names and the --listen host: this machine's name, or a reverse proxy's."`
 }
 
 func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
@@ -39,6 +40,12 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	var listen *httpListen
+	if c.Listen == "" && c.TokenFile != "" {
+		return &usageErr{errors.New("--token-file is for serving over HTTP: add --listen ADDR (e.g. 127.0.0.1:8931), or drop --token-file (serving on stdio needs no token)")}
+	}
+	if c.Listen == "" && len(c.AllowHost) > 0 {
+		return &usageErr{errors.New("--allow-host is for serving over HTTP: add --listen ADDR, or drop --allow-host")}
+	}
 	if c.Listen != "" {
 		if listen, err = c.prepareHTTP(g); err != nil {
 			return err

@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/alecthomas/kong"
 )
@@ -77,7 +80,7 @@ func run(args []string) int {
 		fmt.Fprintln(os.Stderr, "dispatch:", err)
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), shutdownSignals()...)
+	ctx, caught, stop := notifyShutdown(context.Background())
 	defer stop()
 	defer catchSigpipe()()
 
@@ -85,7 +88,11 @@ func run(args []string) int {
 	err = kctx.Run(&cli.Globals)
 	// A signal wins over the command's own result: serve mode returns
 	// cleanly when a signal stops it, and a script must still see 130.
+	// SIGTERM is how a service manager stops a server, though: serve
+	// shut down cleanly by it has done what was asked and exits 0.
 	switch {
+	case ctx.Err() != nil && err == nil && caught() == syscall.SIGTERM && isServe(kctx.Command()):
+		return exitOK
 	case ctx.Err() != nil:
 		fmt.Fprintln(os.Stderr, "dispatch: interrupted")
 		return exitSignal
@@ -95,4 +102,46 @@ func run(args []string) int {
 	// Errors quote servers and tools: escaped, so none can drive the terminal.
 	fmt.Fprintln(os.Stderr, "dispatch:", escapeControls(err.Error(), true))
 	return classify(err)
+}
+
+// notifyShutdown is signal.NotifyContext for shutdownSignals that also
+// says which signal ended ctx (nil if none).
+func notifyShutdown(parent context.Context) (ctx context.Context, caught func() os.Signal, stop func()) {
+	ctx, cancel := context.WithCancel(parent)
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, shutdownSignals()...)
+	var mu sync.Mutex
+	var first os.Signal
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-signals:
+			mu.Lock()
+			first = sig
+			mu.Unlock()
+			cancel()
+		case <-done:
+		}
+	}()
+	caught = func() os.Signal {
+		mu.Lock()
+		defer mu.Unlock()
+		return first
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			signal.Stop(signals)
+			close(done)
+			cancel()
+		})
+	}
+	return ctx, caught, stop
+}
+
+// isServe says whether the command line ran serve (stdio or HTTP), the
+// default command.
+func isServe(command string) bool {
+	name, _, _ := strings.Cut(command, " ")
+	return name == "serve"
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -43,6 +45,11 @@ func (c *ServeCmd) prepareHTTP(g *Globals) (*httpListen, error) {
 			return nil, &usageErr{fmt.Errorf("--listen %q is neither host:port (e.g. 127.0.0.1:8931) nor unix:PATH", c.Listen)}
 		}
 	}
+	for _, name := range c.AllowHost {
+		if name == "" || strings.ContainsAny(name, "/@ \t") || (strings.Contains(name, ":") && net.ParseIP(strings.Trim(name, "[]")) == nil) {
+			return nil, &usageErr{fmt.Errorf("--allow-host %q is not a host name: give the bare name clients connect by, without scheme, port or path (e.g. --allow-host myhost.example)", name)}
+		}
+	}
 	token, err := c.readToken()
 	if err != nil {
 		return nil, err
@@ -63,7 +70,7 @@ func (c *ServeCmd) prepareHTTP(g *Globals) (*httpListen, error) {
 func (c *ServeCmd) readToken() (string, error) {
 	var token, from string
 	if c.TokenFile != "" {
-		data, err := os.ReadFile(c.TokenFile)
+		data, err := readPrivateFile(c.TokenFile)
 		if err != nil {
 			return "", &usageErr{fmt.Errorf("--token-file: %w", err)}
 		}
@@ -86,6 +93,36 @@ func (c *ServeCmd) readToken() (string, error) {
 	return token, nil
 }
 
+// maxTokenFileBytes bounds what is read of --token-file: a token is one
+// short word, and a wrong path must not load a large file into memory.
+const maxTokenFileBytes = 4 << 10
+
+// readPrivateFile reads a file holding a secret, refusing it when other
+// users may read it too (as ssh refuses such a key): the secret may
+// already be theirs. Windows has no such mode bits to check.
+func readPrivateFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if perm := info.Mode().Perm(); runtime.GOOS != "windows" && perm&0o077 != 0 {
+		return nil, fmt.Errorf("%s can be read by other users (mode %04o): the token must be yours alone; run chmod 600 %s", path, perm, path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxTokenFileBytes {
+		return nil, fmt.Errorf("%s is larger than %d bytes: it should hold only the token", path, maxTokenFileBytes)
+	}
+	return data, nil
+}
+
 // learnSecrets makes the token a secret to the redactor: it is never
 // logged or shown.
 func (h *httpListen) learnSecrets(a *app) {
@@ -99,8 +136,17 @@ func (h *httpListen) server(a *app, g *Globals, maxRequest int64, extra []server
 	if err != nil {
 		return nil, err
 	}
+	// The port listened on, not the one asked for: with port 0 it is
+	// known only now, and an Origin must name it.
+	addr := h.cmd.Listen
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		if _, port, err := net.SplitHostPort(h.listener.Addr().String()); err == nil {
+			addr = net.JoinHostPort(host, port)
+		}
+	}
 	return upstream.NewHTTPServer(a.svc, buildVersion(), upstream.HTTPOptions{
-		Addr:            h.cmd.Listen,
+		Addr:            addr,
+		AllowHosts:      h.cmd.AllowHost,
 		Token:           h.token,
 		MaxSessions:     h.cmd.MaxSessions,
 		SessionIdle:     h.cmd.SessionIdle,

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,6 +297,11 @@ func TestServeHTTP_Refusals(t *testing.T) {
 	}
 	d := startHTTPDispatch(t, nil, "--token-file", tokenFile, "--max-sessions", "1", "--max-request", "1KiB")
 	auth := "Bearer " + token
+	u, err := url.Parse(d.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := u.Port()
 	tests := []struct {
 		name    string
 		headers map[string]string
@@ -310,7 +316,9 @@ func TestServeHTTP_Refusals(t *testing.T) {
 		{"no session", map[string]string{"Authorization": auth}, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, http.StatusBadRequest, "initialize"},
 		{"unknown session", map[string]string{"Authorization": auth, "Mcp-Session-Id": "0123"}, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, http.StatusNotFound, "no such session"},
 		{"body too large", map[string]string{"Authorization": auth}, `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":"` + strings.Repeat("y", 2048) + `"}}`, http.StatusRequestEntityTooLarge, "--max-request"},
-		{"first session", map[string]string{"Authorization": auth, "Origin": "http://localhost"}, initializeBody, http.StatusOK, "serverInfo"},
+		{"Origin without the port", map[string]string{"Authorization": auth, "Origin": "http://localhost"}, initializeBody, http.StatusForbidden, "Origin"},
+		{"https Origin without the port", map[string]string{"Authorization": auth, "Origin": "https://127.0.0.1"}, initializeBody, http.StatusForbidden, "Origin"},
+		{"first session", map[string]string{"Authorization": auth, "Origin": "http://localhost:" + port}, initializeBody, http.StatusOK, "serverInfo"},
 		{"one session too many", map[string]string{"Authorization": auth}, initializeBody, http.StatusServiceUnavailable, "--max-sessions"},
 	}
 	for _, tt := range tests {
@@ -385,6 +393,11 @@ func TestServeHTTP_IdleSessionExpires(t *testing.T) {
 	resp, body := rawPost(t, d.url, map[string]string{"Mcp-Session-Id": tr.GetSessionId()}, `{"jsonrpc":"2.0","id":9,"method":"ping"}`)
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("the expired session's id got %d %.200q, want 404", resp.StatusCode, body)
+	}
+	// The log says why it ended: it expired, the agent sent no DELETE.
+	log := d.stderr.String()
+	if !strings.Contains(log, `why="idle past --session-idle"`) || strings.Contains(log, "the agent ended it") {
+		t.Errorf("the expired session's end is logged with the wrong reason:\n%s", log)
 	}
 }
 

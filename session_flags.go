@@ -18,8 +18,12 @@ var sessionCommands = map[string]bool{
 // prints or finds its session; every other one is the session's own,
 // fixed at session start.
 var commandFlags = map[string]bool{
-	"json": true, "log-level": true, "log-format": true, "session": true, "no-session": true, "help": true,
+	"json": true, "session": true, "no-session": true, "help": true,
 }
+
+// logFlags are the session's too: the session runs the command and logs
+// its call, so in the command's own process they would change nothing.
+var logFlags = map[string]bool{"log-level": true, "log-format": true}
 
 // checkSessionFlags refuses a global flag a one-shot command cannot apply
 // inside a session (the session's servers, limits and threshold were set
@@ -39,6 +43,9 @@ func (g *Globals) checkSessionFlags(k *kong.Context) error {
 		f := p.Flag
 		if f == nil || f.Group == nil || f.Group.Key != "global" || commandFlags[f.Name] {
 			continue
+		}
+		if logFlags[f.Name] && !strings.HasPrefix(command, "session ") {
+			return &usageErr{fmt.Errorf("--%s cannot be given to %s inside a shell session (DISPATCH_SESSION=%s): the session runs the command and logs it to %s in its directory, as dispatch session start --%s set; add --no-session to run this command on its own with its log on stderr, or start the session with --%s", f.Name, command, g.Session, sessionLogName, f.Name, f.Name)}
 		}
 		if strings.HasPrefix(command, "session ") {
 			return &usageErr{fmt.Errorf("--%s means nothing to %s: a session's global flags are set by dispatch session start", f.Name, command)}

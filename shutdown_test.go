@@ -65,7 +65,7 @@ func TestShutdown_StopsServersStillStarting(t *testing.T) {
 	}{
 		{"serve, stdin EOF", false, 0, exitOK},
 		{"serve, SIGINT", false, syscall.SIGINT, exitSignal},
-		{"serve, SIGTERM", false, syscall.SIGTERM, exitSignal},
+		{"serve, SIGTERM", false, syscall.SIGTERM, exitOK}, // a service manager's stop
 		{"one-shot, SIGINT", true, syscall.SIGINT, exitSignal},
 		{"one-shot, SIGTERM", true, syscall.SIGTERM, exitSignal},
 	}
@@ -207,5 +207,26 @@ func TestShutdown_ExitsBeforeTheClientsGrace(t *testing.T) {
 	t.Logf("dispatch exited %s after stdin EOF", took.Round(time.Millisecond))
 	for _, pid := range pids {
 		waitFor(t, "the server's process group to be gone", 10*time.Second, func() bool { return !processAlive(pid) })
+	}
+}
+
+// TestServeHTTP_SIGTERMExitsZero: SIGTERM is a service manager's ordinary
+// stop; serve --listen shut down cleanly by it exits 0, saying nothing of
+// an interruption.
+func TestServeHTTP_SIGTERMExitsZero(t *testing.T) {
+	d := startHTTPDispatch(t, nil)
+	spillOver(t, d.session(t))
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- d.cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(20 * time.Second):
+		t.Fatal("dispatch did not exit within 20 s of SIGTERM")
+	}
+	if code := d.cmd.ProcessState.ExitCode(); code != exitOK || strings.Contains(d.stderr.String(), "interrupted") {
+		t.Errorf("dispatch exited %d after SIGTERM, want 0 without \"interrupted\"\nstderr:\n%s", code, d.stderr.String())
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,6 +67,12 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		g.refuse(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not served: MCP streamable HTTP uses POST, GET and DELETE", r.Method))
+		return
+	}
+	if r.Method == http.MethodGet {
+		// A listening stream lasts as long as its agent wants: counted
+		// against --max-http-in-flight, a few would lock everyone out.
+		g.serveListening(w, r)
 		return
 	}
 	select {
@@ -123,11 +130,34 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		sess := g.sessions.get(id)
 		if sess == nil {
-			g.refuse(w, r, http.StatusNotFound, "no such session: it ended (DELETE), expired (--session-idle) or never existed; initialize a new one")
+			g.refuse(w, r, http.StatusNotFound, noSessionText)
 			return
 		}
 		g.serveIn(w, r, sess)
 	}
+}
+
+// serveListening serves a session's listening stream (GET): one at a
+// time per session, as the streamable HTTP transport allows a server to
+// answer 409 Conflict to a second.
+func (g *guard) serveListening(w http.ResponseWriter, r *http.Request) {
+	id := r.Header.Get(server.HeaderKeySessionID)
+	if id == "" {
+		g.refuse(w, r, http.StatusBadRequest, "no Mcp-Session-Id header: initialize a session first and send its id with every request")
+		return
+	}
+	sess := g.sessions.get(id)
+	if sess == nil {
+		g.refuse(w, r, http.StatusNotFound, noSessionText)
+		return
+	}
+	if !sess.startListening() {
+		g.refuse(w, r, http.StatusConflict, "this session already has a listening stream (GET) open: one per session; read that one, or close it before opening another")
+		return
+	}
+	defer sess.stopListening()
+	sess.log.Debug("listening stream opened")
+	g.next.ServeHTTP(w, r)
 }
 
 // readBody reads a POST's body within maxBody and bodyTimeout. The
@@ -161,6 +191,8 @@ func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSessio
 	g.next.ServeHTTP(w, r)
 }
 
+const noSessionText = "no such session: it ended (DELETE), expired (--session-idle) or never existed; initialize a new one"
+
 func (g *guard) authorized(r *http.Request) bool {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
@@ -183,16 +215,18 @@ func messageMethod(body []byte) string {
 
 // hostRule says which Host and Origin headers are this server's: a
 // browser page of another site (DNS rebinding, cross-site requests) names
-// its own.
+// its own. Accepted are loopback names, the host named in --listen, the
+// --allow-host names, and, when listening on all addresses, any IP
+// address (a rebinding attack needs a host name); an Origin must also
+// name the listen port, a missing port being its scheme's default.
 type hostRule struct {
-	unix     bool     // a unix socket: no browser reaches it
-	loopback bool     // listening on loopback: only loopback names
-	names    []string // the host names accepted besides loopback ones
-	port     string
-	any      bool // listening on all addresses (with a token): any name
+	unix  bool     // a unix socket: no browser reaches it
+	names []string // the host names accepted besides loopback ones
+	port  string   // "0" or "": not known, any
+	any   bool     // listening on all addresses (with a token): any IP too
 }
 
-func newHostRule(addr string) (hostRule, error) {
+func newHostRule(addr string, allow []string) (hostRule, error) {
 	if strings.HasPrefix(addr, UnixPrefix) {
 		return hostRule{unix: true}, nil
 	}
@@ -203,11 +237,14 @@ func newHostRule(addr string) (hostRule, error) {
 	rule := hostRule{port: port}
 	switch {
 	case isLoopback(host):
-		rule.loopback = true
+		// Loopback names only, and --allow-host ones.
 	case host == "" || host == "0.0.0.0" || host == "::":
 		rule.any = true
 	default:
 		rule.names = []string{strings.ToLower(host)}
+	}
+	for _, name := range allow {
+		rule.names = append(rule.names, strings.ToLower(strings.Trim(name, "[]")))
 	}
 	return rule, nil
 }
@@ -231,25 +268,26 @@ func IsLoopbackAddr(addr string) bool {
 	return err == nil && isLoopback(host)
 }
 
+// accepts says whether host, reached at port ("" when the header named
+// none), is this server's.
 func (h hostRule) accepts(host, port string) bool {
 	if h.port != "" && h.port != "0" && port != "" && port != h.port {
 		return false
 	}
-	if isLoopback(host) {
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	if isLoopback(host) || slices.Contains(h.names, host) {
 		return true
 	}
-	if h.loopback {
-		return false
+	return h.any && net.ParseIP(host) != nil
+}
+
+// allowHint says how to accept a refused host name, if one can be.
+func (h hostRule) allowHint(host string) string {
+	host = strings.Trim(host, "[]")
+	if host == "" || net.ParseIP(host) != nil || isLoopback(host) || strings.Trim(strings.ToLower(host), "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" {
+		return ""
 	}
-	if h.any {
-		return true
-	}
-	for _, n := range h.names {
-		if strings.EqualFold(strings.Trim(host, "[]"), strings.Trim(n, "[]")) {
-			return true
-		}
-	}
-	return false
+	return fmt.Sprintf(", or start dispatch with --allow-host %s if that name is this machine's", host)
 }
 
 func (h hostRule) checkHost(hostHeader string) string {
@@ -261,23 +299,30 @@ func (h hostRule) checkHost(hostHeader string) string {
 		host, port = hostHeader, ""
 	}
 	if hostHeader == "" || !h.accepts(host, port) {
-		return fmt.Sprintf("Host %q is not this server's: connect to the address dispatch listens on (DNS-rebinding protection)", hostHeader)
+		return fmt.Sprintf("Host %q is not this server's: connect to the address dispatch listens on (DNS-rebinding protection)%s", hostHeader, h.allowHint(host))
 	}
 	return ""
 }
+
+// defaultPorts are the ports a browser leaves out of an Origin.
+var defaultPorts = map[string]string{"http": "80", "https": "443"}
 
 func (h hostRule) checkOrigin(origin string) string {
 	if origin == "" {
 		return "" // not a browser: nothing to protect against
 	}
 	u, err := url.Parse(origin)
-	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+	if err == nil && defaultPorts[u.Scheme] != "" && u.Host != "" {
 		if h.unix && isLoopback(u.Hostname()) {
 			return ""
 		}
-		if !h.unix && h.accepts(u.Hostname(), u.Port()) {
+		port := u.Port()
+		if port == "" {
+			port = defaultPorts[u.Scheme]
+		}
+		if !h.unix && h.accepts(u.Hostname(), port) {
 			return ""
 		}
 	}
-	return fmt.Sprintf("Origin %q is not allowed: only pages served from this server's own address may call it", origin)
+	return fmt.Sprintf("Origin %q is not allowed: only pages served from this server's own address (host and port) may call it", origin)
 }

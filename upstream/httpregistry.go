@@ -145,12 +145,20 @@ func (r *registry) closeAll() {
 // guard opened for it.
 type openedKey struct{}
 
+// endingKey carries, in a DELETE dispatch sends itself to end a session,
+// why it ends: Terminate would otherwise log it as the agent's DELETE.
+type endingKey struct{}
+
 // ResolveSessionIdManager makes the registry mcp-go's session manager. For
-// an initialize, the manager mints the id of the session the guard opened.
+// an initialize, the manager mints the id of the session the guard opened;
+// for a DELETE dispatch sends itself, it ends the session for its reason.
 func (r *registry) ResolveSessionIdManager(req *http.Request) server.SessionIdManager {
 	if req != nil {
 		if s, ok := req.Context().Value(openedKey{}).(*httpSession); ok {
 			return minted{registry: r, id: s.id}
+		}
+		if why, ok := req.Context().Value(endingKey{}).(string); ok {
+			return ending{registry: r, why: why}
 		}
 	}
 	return r
@@ -192,3 +200,14 @@ type minted struct {
 }
 
 func (m minted) Generate() string { return m.id }
+
+// ending is the registry as seen by a DELETE dispatch sends itself.
+type ending struct {
+	*registry
+	why string
+}
+
+func (e ending) Terminate(id string) (isNotAllowed bool, err error) {
+	e.end(id, e.why)
+	return false, nil
+}

@@ -61,6 +61,9 @@ type HTTPOptions struct {
 	// Addr is the listen address as given ("host:port" or "unix:PATH"):
 	// Host and Origin are checked against it.
 	Addr string
+	// AllowHosts are more host names by which the server may be reached
+	// (--allow-host): a name of this machine, or a reverse proxy's.
+	AllowHosts []string
 	// Token, when set, must come with every request as a bearer token.
 	Token string
 	// MaxSessions bounds the sessions open at once (DefaultMaxSessions).
@@ -135,7 +138,7 @@ func NewHTTPServer(svc *dispatch.Service, version string, opts HTTPOptions) (*HT
 	if opts.NewStore == nil {
 		return nil, errors.New("serve HTTP: no way to make result directories (NewStore)")
 	}
-	rule, err := newHostRule(opts.Addr)
+	rule, err := newHostRule(opts.Addr, opts.AllowHosts)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +151,10 @@ func NewHTTPServer(svc *dispatch.Service, version string, opts HTTPOptions) (*HT
 		server.WithSessionIdManagerResolver(h.sessions),
 		server.WithStreamableHTTPProtocolVersions(sessionProtocolVersions...),
 		server.WithStreamableHTTPLogger(opts.Logger),
+		// The guard checks Host (and Origin) against the listen address
+		// and --allow-host, with a log line and a hint; mcp-go's own check
+		// would refuse an allowed name silently.
+		server.WithDisableLocalhostProtection(true),
 		// Keeps an agent's listening stream open through proxies.
 		server.WithHeartbeatInterval(30*time.Second))
 	mux := http.NewServeMux()
@@ -292,12 +299,14 @@ func (h *HTTPServer) expire(id string) {
 	if sess := h.sessions.get(id); sess != nil {
 		sess.log.Info("session idle too long; ending it", "idle", h.opts.SessionIdle.String())
 	}
-	req, err := http.NewRequest(http.MethodDelete, MCPPath, nil)
+	const why = "idle past --session-idle"
+	ctx := context.WithValue(context.Background(), endingKey{}, why)
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, MCPPath, nil)
 	if err == nil {
 		req.Header.Set(server.HeaderKeySessionID, id)
 		h.streamable.ServeHTTP(discardResponse{header: http.Header{}}, req)
 	}
-	h.sessions.end(id, "idle past --session-idle")
+	h.sessions.end(id, why)
 }
 
 // discardResponse takes the answer to a request dispatch makes to itself.

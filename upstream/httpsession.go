@@ -35,6 +35,7 @@ type httpSession struct {
 	slots chan struct{} // one per request of this session being served
 
 	mu         sync.Mutex
+	listening  bool // its one listening stream (GET) is open
 	lastActive time.Time
 	closed     bool
 	client     server.ClientSession // mcp-go's, once a call has seen it
@@ -79,7 +80,30 @@ func (s *httpSession) touch() {
 func (s *httpSession) idleSince() (time.Time, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.lastActive, len(s.slots) == 0
+	return s.lastActive, len(s.slots) == 0 && !s.listening
+}
+
+// startListening claims the session's one listening stream, or says it
+// has one open already. A stream stays open for as long as the agent
+// wants, so it holds no in-flight slot; one per session keeps them bounded
+// by --max-sessions.
+func (s *httpSession) startListening() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listening {
+		return false
+	}
+	s.listening = true
+	s.lastActive = time.Now()
+	return true
+}
+
+// stopListening frees the listening stream; the idle time starts over.
+func (s *httpSession) stopListening() {
+	s.mu.Lock()
+	s.listening = false
+	s.lastActive = time.Now()
+	s.mu.Unlock()
 }
 
 // startCall records a tool call of the session in flight, with the

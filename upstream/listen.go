@@ -73,6 +73,9 @@ func listenUnix(path string) (net.Listener, error) {
 func privateDir(dir string) error {
 	info, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
+		if top := topMissing(dir); filepath.Dir(top) == filepath.VolumeName(top)+string(filepath.Separator) {
+			return fmt.Errorf("the socket's directory %s would be created at the root of the file system (%s): is a variable in the path unset, such as $XDG_RUNTIME_DIR? Give a path under a directory of your own", dir, top)
+		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("create the socket's directory %s: %w", dir, err)
 		}
@@ -95,6 +98,22 @@ func privateDir(dir string) error {
 		return fmt.Errorf("socket directory %s has mode %#o, which lets others in: run chmod 700 %s, or use a new directory (dispatch creates it 0700)", dir, perm, dir)
 	}
 	return nil
+}
+
+// topMissing is the outermost directory of dir that does not exist: the
+// first one MkdirAll would create.
+func topMissing(dir string) string {
+	top := filepath.Clean(dir)
+	for {
+		parent := filepath.Dir(top)
+		if parent == top {
+			return top
+		}
+		if _, err := os.Lstat(parent); !errors.Is(err, fs.ErrNotExist) {
+			return top
+		}
+		top = parent
+	}
 }
 
 // removeStaleSocket removes a socket file at path that nothing listens on.

@@ -135,3 +135,23 @@ func shortTempDir(t *testing.T) string {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	return dir
 }
+
+// TestListen_RefusesDirectoryAtRoot: unix:$XDG_RUNTIME_DIR/dispatch/sock
+// with the variable unset names /dispatch/sock; dispatch must not create
+// a directory at the root of the file system, and says what is likely
+// wrong.
+func TestListen_RefusesDirectoryAtRoot(t *testing.T) {
+	dir := "/dispatch-listen-test-" + strings.TrimPrefix(filepath.Base(t.TempDir()), "0")
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	l, err := Listen(UnixPrefix + dir + "/sock")
+	if err == nil {
+		l.Close()
+		t.Fatal("listened on a socket in a new directory at /")
+	}
+	if !strings.Contains(err.Error(), "XDG_RUNTIME_DIR") {
+		t.Errorf("error %q does not say what is likely wrong", err)
+	}
+	if _, err := os.Lstat(dir); err == nil {
+		t.Errorf("%s was created", dir)
+	}
+}

@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// sessionID is the Mcp-Session-Id of an HTTP client's session.
+func sessionID(t *testing.T, c *client.Client) string {
+	t.Helper()
+	tr, ok := c.GetTransport().(*transport.StreamableHTTP)
+	if !ok || tr.GetSessionId() == "" {
+		t.Fatal("the client has no HTTP session id")
+	}
+	return tr.GetSessionId()
+}
+
+// getListening sends GET /mcp for the session, the request that opens its
+// listening stream. An open stream is held until the test ends.
+func getListening(t *testing.T, url, id string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", id)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if resp.StatusCode == http.StatusOK {
+		t.Cleanup(func() { cancel(); resp.Body.Close() })
+		return resp.StatusCode, ""
+	}
+	defer cancel()
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+// TestServeHTTP_ListeningStreamsDoNotLockOthersOut: each session may hold
+// one listening stream (a second is 409), and those streams take no place
+// of --max-http-in-flight: with every place's worth of streams open,
+// calls and a new session are still served.
+func TestServeHTTP_ListeningStreamsDoNotLockOthersOut(t *testing.T) {
+	d := startHTTPDispatch(t, nil, "--max-http-in-flight", "2")
+	a, b := d.session(t), d.session(t)
+	for _, c := range []*client.Client{a, b} {
+		if status, body := getListening(t, d.url, sessionID(t, c)); status != http.StatusOK {
+			t.Fatalf("opening a listening stream: %d %q", status, body)
+		}
+	}
+	status, body := getListening(t, d.url, sessionID(t, a))
+	if status != http.StatusConflict || !strings.Contains(body, "listening stream") {
+		t.Errorf("a second listening stream of one session: %d %q, want 409 saying what conflicts", status, body)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for name, c := range map[string]*client.Client{"a": a, "b": b} {
+		if text, isErr := callText(ctx, t, c, map[string]any{"action": "list"}); isErr {
+			t.Errorf("session %s's call beside the listening streams: %.300s", name, text)
+		}
+	}
+	d.session(t)
+	if !strings.Contains(d.stderr.String(), "status=409") {
+		t.Errorf("the 409 has no log line:\n%s", d.stderr.String())
+	}
+}
+
+// TestServeHTTP_TokenFileNeedsListen: --token-file without --listen would
+// serve stdio and ignore the token; it is a usage error instead.
+func TestServeHTTP_TokenFileNeedsListen(t *testing.T) {
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(strings.Repeat("k", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture(), "serve", "--token-file", tokenFile)
+	if code != exitUsage || !strings.Contains(stderr, "--listen") {
+		t.Errorf("exit %d, stderr %q; want %d naming --listen", code, stderr, exitUsage)
+	}
+}
+
+// TestServeHTTP_HostOnAllAddresses: listening on all addresses, Host must
+// be an IP address, a loopback name or an --allow-host name; a refused
+// name is our clear 403 with a log line saying how to allow it.
+func TestServeHTTP_HostOnAllAddresses(t *testing.T) {
+	const token = "0123456789abcdef0123456789abcdef"
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := startHTTPDispatch(t, nil, "--listen", "0.0.0.0:0", "--token-file", tokenFile, "--allow-host", "box.example")
+	u, err := url.Parse(d.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loopURL := "http://127.0.0.1:" + u.Port() + "/mcp"
+	auth := "Bearer " + token
+	tests := []struct {
+		name, host string
+		status     int
+		says       string
+	}{
+		{"by address", "127.0.0.1:" + u.Port(), http.StatusOK, "serverInfo"},
+		{"by an allowed name", "box.example:" + u.Port(), http.StatusOK, "serverInfo"},
+		{"by another name", "evil.example:" + u.Port(), http.StatusForbidden, "--allow-host evil.example"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := rawPost(t, loopURL, map[string]string{"Authorization": auth, "Host": tt.host}, initializeBody)
+			if resp.StatusCode != tt.status || !strings.Contains(body, tt.says) {
+				t.Errorf("status %d body %.300q, want %d saying %q", resp.StatusCode, body, tt.status, tt.says)
+			}
+		})
+	}
+	if !strings.Contains(d.stderr.String(), `"HTTP request refused" status=403`) {
+		t.Errorf("the refused Host has no log line:\n%s", d.stderr.String())
+	}
+}
