@@ -236,16 +236,16 @@ func (s *Service) openArgumentsFile(path, workDir string) (*os.File, error) {
 	// outside the roots the answer would tell the agent what exists there.
 	var inside error
 	for _, c := range candidates {
-		if spill.InStoreDir(c) {
-			// This session's own files were opened above; the rest are
-			// another session's or process's results, never its input.
-			return nil, usagef("Use a result file of this session: the resultFile of one of its own answers",
-				"argumentsFile %s is in a dispatch result directory but is not one of this session's result files", path)
-		}
 		for _, root := range roots {
 			rel, ok := relWithin(c, root)
 			if !ok {
 				continue
+			}
+			if spill.InStoreDir(c) {
+				// This session's own files were opened above; the rest are
+				// another session's or process's results, never its input.
+				return nil, usagef("Use a result file of this session: the resultFile of one of its own answers",
+					"argumentsFile %s is in a dispatch result directory but is not one of this session's result files", path)
 			}
 			f, err := safefile.OpenIn(root, rel)
 			switch {
