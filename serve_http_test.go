@@ -115,11 +115,14 @@ func (d *httpDispatch) session(t *testing.T, opts ...client.ClientOption) *clien
 		t.Fatal(err)
 	}
 	c := client.NewClient(tr, append([]client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125)}, opts...)...)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
+	// The listening stream (GET) lives as long as Start's context: one
+	// that ended with this function closed it, and a server's sampling,
+	// roots and logs then had no stream to reach the agent on.
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	var init mcp.InitializeRequest
 	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
 	init.Params.ClientInfo = mcp.Implementation{Name: "http-test", Version: "1"}

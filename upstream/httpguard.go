@@ -108,11 +108,14 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		g.serveIn(w, r.WithContext(context.WithValue(r.Context(), openedKey{}, sess)), sess)
-		// An initialize refused (bad JSON, bad params, bad headers) never
-		// gave the client the id, so nobody could end or use the session:
-		// it would hold a --max-sessions place and a directory until
-		// --session-idle.
-		if w.Header().Get(server.HeaderKeySessionID) != sess.id {
+		// An initialize refused over HTTP (bad headers) never gave the
+		// client the id, and one answered with a JSON-RPC error (bad
+		// params) did, but no client uses or ends a session it failed to
+		// open: either would hold a --max-sessions place and a directory
+		// until --session-idle. mcp-go forgets it too (it registered the
+		// second kind).
+		if w.Header().Get(server.HeaderKeySessionID) != sess.id || !sess.initializeSucceeded() {
+			endInMCP(g.next, sess.id)
 			g.sessions.end(sess.id, "its initialize failed")
 		}
 	case method == "server/discover" && id == "":

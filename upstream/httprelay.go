@@ -93,6 +93,9 @@ func (s *httpSession) RequestClient(ctx context.Context, method string, params j
 // NotifyClient queues a server's log for the session, or says the queue
 // is full.
 func (s *httpSession) NotifyClient(method string, params any) bool {
+	if !s.wantsLog(method, params) {
+		return true // below the session's level: not for it
+	}
 	client, _ := s.latestCall()
 	if client == nil || !client.Initialized() {
 		return false
@@ -115,7 +118,10 @@ func methodNotFound(method string) error {
 
 // noCaller is the upstream of a server's request that no single
 // session's call caused: none can be told to answer it.
-type noCaller struct{ mcp *server.MCPServer }
+type noCaller struct {
+	mcp      *server.MCPServer
+	sessions *registry
+}
 
 // ClientCapabilities are everything dispatch relays: see the rule above.
 func (noCaller) ClientCapabilities() mcp.ClientCapabilities {
@@ -135,10 +141,17 @@ func (noCaller) RequestClient(_ context.Context, method string, _ json.RawMessag
 }
 
 // NotifyClient sends a server log no session's call caused to every
-// session.
+// session whose level it passes.
 func (n noCaller) NotifyClient(method string, params any) bool {
 	fields, _ := params.(map[string]any)
-	n.mcp.SendNotificationToAllClients(method, fields)
+	for _, sess := range n.sessions.sessionsNow() {
+		if !sess.wantsLog(method, params) {
+			continue
+		}
+		if err := n.mcp.SendNotificationToSpecificClient(sess.id, method, fields); err != nil {
+			sess.log.Debug("a server log did not reach the session", "error", err.Error())
+		}
+	}
 	return true
 }
 

@@ -13,6 +13,7 @@ import (
 	"dispatch/dispatch"
 	"dispatch/spill"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -39,6 +40,12 @@ type httpSession struct {
 	closed     bool
 	client     server.ClientSession // mcp-go's, once a call has seen it
 	calls      []context.Context    // contexts of its tool calls in flight
+	// logLevel is what its logging/setLevel asked for ("" until then:
+	// every server log passes).
+	logLevel mcp.LoggingLevel
+	// initialized is set when mcp-go answered its initialize with a
+	// result, not an error.
+	initialized bool
 }
 
 // newSessionID is 128 random bits: the session's id is all that ties a
@@ -117,6 +124,20 @@ func (s *httpSession) latestCall() (server.ClientSession, context.Context) {
 		return s.client, nil
 	}
 	return s.client, s.calls[len(s.calls)-1]
+}
+
+func (s *httpSession) markInitialized() {
+	s.mu.Lock()
+	s.initialized = true
+	s.mu.Unlock()
+}
+
+// initializeSucceeded says whether mcp-go answered its initialize with a
+// result.
+func (s *httpSession) initializeSucceeded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.initialized
 }
 
 // close ends the session's calls and deletes its result files. It is
