@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -262,5 +263,34 @@ func TestServeHTTP_InitializeErrorHoldsNoSession(t *testing.T) {
 	}
 	if !strings.Contains(d.stderr.String(), "its initialize failed") {
 		t.Errorf("no log line says the failed sessions ended:\n%s", d.stderr.String())
+	}
+}
+
+// TestServeHTTP_SamplingWithoutListeningStreamFails: mcp-go sends
+// sampling and roots only on the session's listening stream (GET); an
+// agent that declared them but keeps none open gets an error saying so,
+// within ListenGrace, not a call that hangs until the relay's timeout.
+func TestServeHTTP_SamplingWithoutListeningStreamFails(t *testing.T) {
+	d := startHTTPDispatch(t, nil)
+	tr, err := transport.NewStreamableHTTP(d.url) // no WithContinuousListening
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := &namedAgent{name: "deaf"}
+	c := client.NewClient(tr, append(agent.options(), client.WithProtocolVersion(mcp.ProtocolVersion20251125))...)
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
+	if _, err := c.Initialize(context.Background(), init); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"request-sampling", "request-roots"} {
+		text, isErr := callFixture(t, c, tool, map[string]any{"prompt": "hello"})
+		if !isErr || !strings.Contains(text, "no listening stream open (GET /mcp)") {
+			t.Errorf("%s from a session with no listening stream = %q (isError %v), want an error naming the listening stream", tool, text, isErr)
+		}
 	}
 }

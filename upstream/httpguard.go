@@ -161,6 +161,9 @@ func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSessio
 	}
 	defer sess.release()
 	sess.log.Debug("HTTP request", "method", r.Method)
+	if r.Method == http.MethodGet {
+		defer sess.startListening()()
+	}
 	g.next.ServeHTTP(w, r)
 }
 

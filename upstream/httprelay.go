@@ -37,7 +37,8 @@ func (s *httpSession) ClientCapabilities() mcp.ClientCapabilities {
 // RequestClient relays a server's sampling, elicitation or roots request
 // to the session, through mcp-go's session: on the stream of the call in
 // flight when it can (elicitation), else the session's listening stream
-// (GET), which the agent must have open to be asked.
+// (GET), which the agent must have open to be asked: without one the
+// request fails at once.
 func (s *httpSession) RequestClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	client, call := s.latestCall()
 	if client == nil {
@@ -47,6 +48,11 @@ func (s *httpSession) RequestClient(ctx context.Context, method string, params j
 	if call != nil {
 		// The call's values (its stream) with the relay's deadline.
 		ctx = valuesOf{Context: ctx, values: call}
+	}
+	if (method != string(mcp.MethodElicitationCreate) || call == nil) && !s.awaitListening(ctx) {
+		// mcp-go would queue it for a stream nobody reads, and the
+		// server would wait for ServerRequestTimeout.
+		return nil, fmt.Errorf("session %s has no listening stream open (GET %s) after %s, the only way mcp-go sends it %s: an agent that declares the capability must keep one open", s.logID, MCPPath, ListenGrace, method)
 	}
 	var result any
 	var err error

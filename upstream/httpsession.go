@@ -46,6 +46,9 @@ type httpSession struct {
 	// initialized is set when mcp-go answered its initialize with a
 	// result, not an error.
 	initialized bool
+	// listening counts its open listening streams (GET): sampling and
+	// roots reach the agent only there.
+	listening int
 }
 
 // newSessionID is 128 random bits: the session's id is all that ties a
@@ -138,6 +141,49 @@ func (s *httpSession) initializeSucceeded() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.initialized
+}
+
+// startListening records a listening stream open until the returned
+// function is called.
+func (s *httpSession) startListening() func() {
+	s.mu.Lock()
+	s.listening++
+	s.mu.Unlock()
+	return func() {
+		s.mu.Lock()
+		s.listening--
+		s.mu.Unlock()
+	}
+}
+
+func (s *httpSession) isListening() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listening > 0
+}
+
+// ListenGrace is how long a server's sampling or roots request waits for
+// the session to open a listening stream (GET) before failing: an agent
+// opens it just after initialize, and may call a tool before it is open.
+const ListenGrace = 5 * time.Second
+
+// awaitListening says whether the session has a listening stream open,
+// waiting up to ListenGrace (and ctx) for one.
+func (s *httpSession) awaitListening(ctx context.Context) bool {
+	deadline := time.NewTimer(ListenGrace)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !s.isListening() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
 }
 
 // close ends the session's calls and deletes its result files. It is
