@@ -24,6 +24,14 @@ const (
 	// sessionReadHeaderTimeout bounds a request's headers: a client that
 	// connects and sends nothing must not hold a connection for ever.
 	sessionReadHeaderTimeout = 10 * time.Second
+	// sessionBodyReadTimeout bounds reading a request's body: a client
+	// that sends half a request must not hold a daemon goroutine (and a
+	// --max-in-flight slot) for ever. It is lifted once the body is in,
+	// so that a long call is not cut.
+	sessionBodyReadTimeout = 30 * time.Second
+	// sessionIdleConnTimeout closes a kept-alive connection with no
+	// request for this long.
+	sessionIdleConnTimeout = 2 * time.Minute
 	// maxIdleCheckEvery is the longest between two checks of the idle
 	// limit and of the socket's presence.
 	maxIdleCheckEvery = 5 * time.Second
@@ -41,6 +49,27 @@ type sessionDaemon struct {
 	slots    chan struct{} // one per request in flight (--max-in-flight)
 	stop     context.CancelFunc
 	activity activity
+	// deadlines are the read limits above; zero ones take the defaults.
+	deadlines sessionDeadlines
+}
+
+// sessionDeadlines bound how long a client may take to send a request
+// (see sessionReadHeaderTimeout and the limits beside it).
+type sessionDeadlines struct {
+	header, body, idleConn time.Duration
+}
+
+func (l sessionDeadlines) orDefaults() sessionDeadlines {
+	if l.header <= 0 {
+		l.header = sessionReadHeaderTimeout
+	}
+	if l.body <= 0 {
+		l.body = sessionBodyReadTimeout
+	}
+	if l.idleConn <= 0 {
+		l.idleConn = sessionIdleConnTimeout
+	}
+	return l
 }
 
 // activity is when a session last served a request, and how many it is
@@ -102,17 +131,30 @@ func (d *sessionDaemon) release() {
 	<-d.slots
 }
 
-// decode reads a request body of at most --max-request bytes.
+// decode reads a request body of at most --max-request bytes within
+// sessionBodyReadTimeout.
 func (d *sessionDaemon) decode(w http.ResponseWriter, r *http.Request, into any) bool {
+	limit := d.deadlines.orDefaults().body
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(limit)); err != nil {
+		d.app.log.Debug("cannot bound the body's read time", "error", err.Error())
+	}
 	body := http.MaxBytesReader(w, r.Body, d.maxBody)
 	if err := json.NewDecoder(body).Decode(into); err != nil {
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		switch {
+		case errors.As(err, &tooLarge):
 			http.Error(w, fmt.Sprintf("request larger than %d bytes (the session's --max-request); pass large inputs with -f FILE", d.maxBody), http.StatusRequestEntityTooLarge)
-		} else {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			w.Header().Set("Connection", "close")
+			http.Error(w, fmt.Sprintf("the request body did not arrive within %s: send the whole request at once", limit), http.StatusRequestTimeout)
+		default:
 			http.Error(w, "request is not the JSON dispatch sends: "+err.Error(), http.StatusBadRequest)
 		}
 		return false
+	}
+	if err := rc.SetReadDeadline(time.Time{}); err != nil {
+		d.app.log.Debug("cannot lift the body's read deadline", "error", err.Error())
 	}
 	return true
 }
@@ -292,9 +334,11 @@ func (d *sessionDaemon) serve(ctx context.Context, ln net.Listener) error {
 	d.activity.last = time.Now()
 	reqCtx, cancelRequests := context.WithCancel(context.Background())
 	defer cancelRequests()
+	limits := d.deadlines.orDefaults()
 	srv := &http.Server{
 		Handler:           d.handler(),
-		ReadHeaderTimeout: sessionReadHeaderTimeout,
+		ReadHeaderTimeout: limits.header,
+		IdleTimeout:       limits.idleConn,
 		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 	}
 	served := make(chan error, 1)
