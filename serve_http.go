@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -63,6 +64,9 @@ func (c *ServeCmd) prepareHTTP(g *Globals) (*httpListen, error) {
 func (c *ServeCmd) readToken() (string, error) {
 	var token, from string
 	if c.TokenFile != "" {
+		if err := checkTokenFileMode(c.TokenFile); err != nil {
+			return "", err
+		}
 		data, err := os.ReadFile(c.TokenFile)
 		if err != nil {
 			return "", &usageErr{fmt.Errorf("--token-file: %w", err)}
@@ -84,6 +88,24 @@ func (c *ServeCmd) readToken() (string, error) {
 		return "", &usageErr{fmt.Errorf("the token from %s holds whitespace: a bearer token is one word", from)}
 	}
 	return token, nil
+}
+
+// checkTokenFileMode refuses a token file that other users of this
+// machine can read or change, as ssh refuses such a private key: the token
+// may have leaked already, which the user must know rather than have
+// dispatch quietly tighten the mode. Windows has no such mode bits.
+func checkTokenFileMode(path string) error {
+	if runtime.GOOS == "windows" {
+		return nil
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return &usageErr{fmt.Errorf("--token-file: %w", err)}
+	}
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		return &usageErr{fmt.Errorf("--token-file %s has mode %#o: other users of this machine can read or change the token. Make a new token if it may have leaked, then run chmod 600 %s", path, perm, path)}
+	}
+	return nil
 }
 
 // learnSecrets makes the token a secret to the redactor: it is never
