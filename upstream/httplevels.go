@@ -29,15 +29,18 @@ type serverLogLevel struct {
 	applied mcp.LoggingLevel
 }
 
-// apply tells the servers want when it differs from what they were last
-// told, and returns once they have answered: a session's setLevel is
-// answered when it is in effect, as from a direct connection.
-func (l *serverLogLevel) apply(want mcp.LoggingLevel) {
+// apply tells the servers the level wanted now when it differs from what
+// they were last told, and returns once they have answered: a session's
+// setLevel is answered when it is in effect, as from a direct connection.
+// wanted runs under the lock, so that of two sessions' setLevels the
+// later one's view of every session's level is applied last.
+func (l *serverLogLevel) apply(wanted func() mcp.LoggingLevel) {
 	if l.relay == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	want := wanted()
 	if want == l.applied {
 		return
 	}
@@ -121,5 +124,5 @@ func (h *HTTPServer) sessionOf(ctx context.Context) *httpSession {
 // followLogLevels makes the servers' level follow the sessions' (see the
 // rule above): after a session's setLevel, and after a session ends.
 func (h *HTTPServer) followLogLevels() {
-	h.serverLevel.apply(mostVerbose(h.sessions.logLevels()))
+	h.serverLevel.apply(func() mcp.LoggingLevel { return mostVerbose(h.sessions.logLevels()) })
 }
