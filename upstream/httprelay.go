@@ -37,8 +37,8 @@ func (s *httpSession) ClientCapabilities() mcp.ClientCapabilities {
 // RequestClient relays a server's sampling, elicitation or roots request
 // to the session, through mcp-go's session: on the stream of the call in
 // flight when it can (elicitation), else the session's listening stream
-// (GET), which the agent must have open to be asked: without one the
-// request fails at once.
+// (GET), which the agent must have open to be asked: without one within
+// ListenGrace the request fails, saying so.
 func (s *httpSession) RequestClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	client, call := s.latestCall()
 	if client == nil {
