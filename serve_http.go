@@ -111,7 +111,7 @@ func readPrivateFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	if perm := info.Mode().Perm(); runtime.GOOS != "windows" && perm&0o077 != 0 {
-		return nil, fmt.Errorf("%s can be read by other users (mode %04o): the token must be yours alone; run chmod 600 %s", path, perm, path)
+		return nil, fmt.Errorf("%s can be read or changed by other users (mode %04o): the token must be yours alone. Make a new token if it may have leaked, then run chmod 600 %s", path, perm, path)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxTokenFileBytes+1))
 	if err != nil {

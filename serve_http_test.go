@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -116,11 +117,14 @@ func (d *httpDispatch) session(t *testing.T, opts ...client.ClientOption) *clien
 		t.Fatal(err)
 	}
 	c := client.NewClient(tr, append([]client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125)}, opts...)...)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
+	// The listening stream (GET) lives as long as Start's context: one
+	// that ended with this function closed it, and a server's sampling,
+	// roots and logs then had no stream to reach the agent on.
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	var init mcp.InitializeRequest
 	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
 	init.Params.ClientInfo = mcp.Implementation{Name: "http-test", Version: "1"}
@@ -481,5 +485,36 @@ func TestServeHTTP_BadListenFlags(t *testing.T) {
 				t.Errorf("err %v, stderr %q; want exit 2 saying %q", err, stderr.String(), tt.says)
 			}
 		})
+	}
+}
+
+// TestServeHTTP_TokenFileOpenToOthersRefused: a --token-file others can
+// read is refused with what to do, before anything listens.
+func TestServeHTTP_TokenFileOpenToOthersRefused(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no unix mode bits on Windows")
+	}
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte("0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(tokenFile, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, dispatchBin, "--no-cache", "--mcp", fixture(), "serve", "--listen", "127.0.0.1:0", "--token-file", tokenFile)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	if ctx.Err() != nil || !errors.As(err, &exitErr) || exitErr.ExitCode() != 2 {
+		t.Fatalf("serve with a token file of mode 0644: %v (stderr %q); want exit 2 at once", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "mode 0644") || !strings.Contains(stderr.String(), "chmod 600 "+tokenFile) {
+		t.Errorf("stderr %q, want it to name the mode and chmod 600", stderr.String())
+	}
+	if strings.Contains(stderr.String(), "0123456789abcdef") {
+		t.Errorf("the token is in the error: %q", stderr.String())
 	}
 }

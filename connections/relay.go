@@ -309,6 +309,11 @@ var logSeverity = map[mcp.LoggingLevel]int{
 	mcp.LoggingLevelError: 4, mcp.LoggingLevelCritical: 5, mcp.LoggingLevelAlert: 6, mcp.LoggingLevelEmergency: 7,
 }
 
+// LogLevelPasses says whether a server log at level reaches a client that
+// asked for min ("" when it asked for none: every log passes). Serving
+// many sessions over shared servers, each session filters by its own.
+func LogLevelPasses(level, min mcp.LoggingLevel) bool { return levelPasses(level, min) }
+
 // levelPasses says whether a message at level reaches an agent that asked
 // for min. A server that ignores logging/setLevel is filtered here; an
 // unknown level passes, the agent may know it.

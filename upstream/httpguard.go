@@ -115,12 +115,16 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		g.serveIn(w, r.WithContext(context.WithValue(r.Context(), openedKey{}, sess)), sess)
-		// An initialize refused (bad JSON, bad params, bad headers) never
-		// gave the client the id, so nobody could end or use the session:
-		// it would hold a --max-sessions place and a directory until
-		// --session-idle.
-		if w.Header().Get(server.HeaderKeySessionID) != sess.id {
-			g.sessions.end(sess.id, "its initialize failed")
+		// An initialize refused over HTTP (bad headers) never gave the
+		// client the id, and one answered with a JSON-RPC error (bad
+		// params) did, but no client uses or ends a session it failed to
+		// open: either would hold a --max-sessions place and a directory
+		// until --session-idle. mcp-go forgets it too (it registered the
+		// second kind).
+		if w.Header().Get(server.HeaderKeySessionID) != sess.id || !sess.initializeSucceeded() {
+			const why = "its initialize failed"
+			endInMCP(g.next, sess.id, why)
+			g.sessions.end(sess.id, why)
 		}
 	case method == "server/discover" && id == "":
 		// Asks which protocol versions are served; it needs no session.

@@ -25,6 +25,8 @@ type registry struct {
 	newStore func() (*spill.Store, error)
 	log      *slog.Logger
 	perMax   int // in-flight requests per session
+	// onEnd runs after a session ended, unless all are ending (shutdown).
+	onEnd func()
 
 	mu     sync.Mutex
 	byID   map[string]*httpSession
@@ -97,6 +99,12 @@ func (r *registry) end(id, why string) {
 		return
 	}
 	r.forget(id)
+	r.mu.Lock()
+	shuttingDown := r.closed
+	r.mu.Unlock()
+	if r.onEnd != nil && !shuttingDown {
+		defer r.onEnd()
+	}
 	if err := s.close(); err != nil {
 		s.log.Warn("end session", "error", err.Error())
 		return
@@ -189,6 +197,9 @@ func (r *registry) Terminate(id string) (isNotAllowed bool, err error) {
 		why = "dispatch is shutting down"
 	}
 	r.mu.Unlock()
+	if s := r.get(id); s != nil && !s.initializeSucceeded() {
+		why = "its initialize failed"
+	}
 	r.end(id, why)
 	return false, nil
 }

@@ -37,7 +37,8 @@ func (s *httpSession) ClientCapabilities() mcp.ClientCapabilities {
 // RequestClient relays a server's sampling, elicitation or roots request
 // to the session, through mcp-go's session: on the stream of the call in
 // flight when it can (elicitation), else the session's listening stream
-// (GET), which the agent must have open to be asked.
+// (GET), which the agent must have open to be asked: without one within
+// ListenGrace the request fails, saying so.
 func (s *httpSession) RequestClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	client, call := s.latestCall()
 	if client == nil {
@@ -47,6 +48,11 @@ func (s *httpSession) RequestClient(ctx context.Context, method string, params j
 	if call != nil {
 		// The call's values (its stream) with the relay's deadline.
 		ctx = valuesOf{Context: ctx, values: call}
+	}
+	if (method != string(mcp.MethodElicitationCreate) || call == nil) && !s.awaitListening(ctx) {
+		// mcp-go would queue it for a stream nobody reads, and the
+		// server would wait for ServerRequestTimeout.
+		return nil, fmt.Errorf("session %s has no listening stream open (GET %s) after %s, the only way mcp-go sends it %s: an agent that declares the capability must keep one open", s.logID, MCPPath, ListenGrace, method)
 	}
 	var result any
 	var err error
@@ -93,6 +99,9 @@ func (s *httpSession) RequestClient(ctx context.Context, method string, params j
 // NotifyClient queues a server's log for the session, or says the queue
 // is full.
 func (s *httpSession) NotifyClient(method string, params any) bool {
+	if !s.wantsLog(method, params) {
+		return true // below the session's level: not for it
+	}
 	client, _ := s.latestCall()
 	if client == nil || !client.Initialized() {
 		return false
@@ -115,7 +124,10 @@ func methodNotFound(method string) error {
 
 // noCaller is the upstream of a server's request that no single
 // session's call caused: none can be told to answer it.
-type noCaller struct{ mcp *server.MCPServer }
+type noCaller struct {
+	mcp      *server.MCPServer
+	sessions *registry
+}
 
 // ClientCapabilities are everything dispatch relays: see the rule above.
 func (noCaller) ClientCapabilities() mcp.ClientCapabilities {
@@ -135,10 +147,17 @@ func (noCaller) RequestClient(_ context.Context, method string, _ json.RawMessag
 }
 
 // NotifyClient sends a server log no session's call caused to every
-// session.
+// session whose level it passes.
 func (n noCaller) NotifyClient(method string, params any) bool {
 	fields, _ := params.(map[string]any)
-	n.mcp.SendNotificationToAllClients(method, fields)
+	for _, sess := range n.sessions.sessionsNow() {
+		if !sess.wantsLog(method, params) {
+			continue
+		}
+		if err := n.mcp.SendNotificationToSpecificClient(sess.id, method, fields); err != nil {
+			sess.log.Debug("a server log did not reach the session", "error", err.Error())
+		}
+	}
 	return true
 }
 

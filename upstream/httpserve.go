@@ -103,6 +103,9 @@ type HTTPServer struct {
 	sessions   *registry
 	handler    http.Handler
 	log        *slog.Logger
+	// serverLevel is the log level the servers were told for the
+	// sessions (see httplevels.go).
+	serverLevel serverLogLevel
 }
 
 // NewHTTPServer builds the server over svc; serve it with Serve, or mount
@@ -142,10 +145,11 @@ func NewHTTPServer(svc *dispatch.Service, version string, opts HTTPOptions) (*HT
 	if err != nil {
 		return nil, err
 	}
-	h := &HTTPServer{opts: opts, log: opts.Logger}
+	h := &HTTPServer{opts: opts, log: opts.Logger, serverLevel: serverLogLevel{relay: opts.Relay}}
 	h.sessions = &registry{max: opts.MaxSessions, svc: svc, newStore: opts.NewStore, log: opts.Logger,
-		perMax: opts.MaxInFlight, byID: make(map[string]*httpSession)}
+		perMax: opts.MaxInFlight, byID: make(map[string]*httpSession), onEnd: h.followLogLevels}
 	h.mcp = newMCPServer(version, h.handleTool, opts.ServerOptions...)
+	h.followSessions(h.mcp.GetHooks())
 	h.streamable = server.NewStreamableHTTPServer(h.mcp,
 		server.WithEndpointPath(MCPPath),
 		server.WithSessionIdManagerResolver(h.sessions),
@@ -162,9 +166,36 @@ func NewHTTPServer(svc *dispatch.Service, version string, opts HTTPOptions) (*HT
 		global: make(chan struct{}, opts.MaxHTTPInFlight), log: opts.Logger, token: tokenBytes(opts.Token)})
 	h.handler = mux
 	if opts.Relay != nil {
-		opts.Relay.SetUpstream(&noCaller{mcp: h.mcp})
+		opts.Relay.SetUpstream(&noCaller{mcp: h.mcp, sessions: h.sessions})
 	}
 	return h, nil
+}
+
+// followSessions has the sessions' own requests reach what they concern:
+// a successful initialize marks its session as one (a failed one is
+// ended at once, see guard), a logging/setLevel sets the session's level
+// and, through it, the servers', and a notifications/roots/list_changed
+// reaches every running server, as from stdio.
+func (h *HTTPServer) followSessions(hooks *server.Hooks) {
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, _ *mcp.InitializeRequest, _ *mcp.InitializeResult) {
+		if sess := h.sessionOf(ctx); sess != nil {
+			sess.markInitialized()
+		}
+	})
+	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
+		sess := h.sessionOf(ctx)
+		if sess == nil {
+			return
+		}
+		sess.setLogLevel(req.Params.Level)
+		sess.log.Debug("session asked for server logs", "level", string(req.Params.Level))
+		h.followLogLevels()
+	})
+	h.mcp.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), func(ctx context.Context, _ mcp.JSONRPCNotification) {
+		if h.opts.Relay != nil {
+			h.opts.Relay.RootsChanged()
+		}
+	})
 }
 
 func tokenBytes(token string) []byte {
@@ -300,13 +331,21 @@ func (h *HTTPServer) expire(id string) {
 		sess.log.Info("session idle too long; ending it", "idle", h.opts.SessionIdle.String())
 	}
 	const why = "idle past --session-idle"
+	endInMCP(h.streamable, id, why)
+	h.sessions.end(id, why)
+}
+
+// endInMCP ends session id through mcp-go's own DELETE path on mcpHandler,
+// so that mcp-go forgets it too; the registry's Terminate closes it and
+// logs why.
+func endInMCP(mcpHandler http.Handler, id, why string) {
 	ctx := context.WithValue(context.Background(), endingKey{}, why)
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, MCPPath, nil)
-	if err == nil {
-		req.Header.Set(server.HeaderKeySessionID, id)
-		h.streamable.ServeHTTP(discardResponse{header: http.Header{}}, req)
+	if err != nil {
+		return
 	}
-	h.sessions.end(id, why)
+	req.Header.Set(server.HeaderKeySessionID, id)
+	mcpHandler.ServeHTTP(discardResponse{header: http.Header{}}, req)
 }
 
 // discardResponse takes the answer to a request dispatch makes to itself.

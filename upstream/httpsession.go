@@ -13,6 +13,7 @@ import (
 	"dispatch/dispatch"
 	"dispatch/spill"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -40,6 +41,12 @@ type httpSession struct {
 	closed     bool
 	client     server.ClientSession // mcp-go's, once a call has seen it
 	calls      []context.Context    // contexts of its tool calls in flight
+	// logLevel is what its logging/setLevel asked for ("" until then:
+	// every server log passes).
+	logLevel mcp.LoggingLevel
+	// initialized is set when mcp-go answered its initialize with a
+	// result, not an error.
+	initialized bool
 }
 
 // newSessionID is 128 random bits: the session's id is all that ties a
@@ -141,6 +148,52 @@ func (s *httpSession) latestCall() (server.ClientSession, context.Context) {
 		return s.client, nil
 	}
 	return s.client, s.calls[len(s.calls)-1]
+}
+
+func (s *httpSession) markInitialized() {
+	s.mu.Lock()
+	s.initialized = true
+	s.mu.Unlock()
+}
+
+// initializeSucceeded says whether mcp-go answered its initialize with a
+// result.
+func (s *httpSession) initializeSucceeded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.initialized
+}
+
+// isListening says whether its listening stream is open: sampling and
+// roots reach the agent only there.
+func (s *httpSession) isListening() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listening
+}
+
+// ListenGrace is how long a server's sampling or roots request waits for
+// the session to open a listening stream (GET) before failing: an agent
+// opens it just after initialize, and may call a tool before it is open.
+const ListenGrace = 5 * time.Second
+
+// awaitListening says whether the session has a listening stream open,
+// waiting up to ListenGrace (and ctx) for one.
+func (s *httpSession) awaitListening(ctx context.Context) bool {
+	deadline := time.NewTimer(ListenGrace)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !s.isListening() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+	return true
 }
 
 // close ends the session's calls and deletes its result files. It is

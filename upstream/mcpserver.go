@@ -17,6 +17,9 @@ func NewMCPServer(svc *dispatch.Service, version string, extra ...server.ServerO
 // HTTP session's.
 func newMCPServer(version string, handle server.ToolHandlerFunc, extra ...server.ServerOption) *server.MCPServer {
 	opts := []server.ServerOption{
+		// Hooks of its own, so that an HTTP server can add to them
+		// (GetHooks); a Surface's own replace these (extra comes later).
+		server.WithHooks(&server.Hooks{}),
 		// listChanged: a new config file changes the tools behind
 		// proxy-dispatch, and the agent is told so.
 		server.WithToolCapabilities(true),

@@ -27,6 +27,14 @@ const (
 	// shellReadHeaderTimeout bounds a request's headers: a client that
 	// connects and sends nothing must not hold a connection for ever.
 	shellReadHeaderTimeout = 10 * time.Second
+	// shellBodyReadTimeout bounds reading a request's body: a client that
+	// sends half a request must not hold a goroutine (and a
+	// --max-in-flight slot) for ever. It is lifted once the body is in,
+	// so that a long call is not cut.
+	shellBodyReadTimeout = 30 * time.Second
+	// shellIdleConnTimeout closes a kept-alive connection with no request
+	// for this long.
+	shellIdleConnTimeout = 2 * time.Minute
 	// maxIdleCheckEvery is the longest between two checks of the idle
 	// limit and of the socket's presence.
 	maxIdleCheckEvery = 5 * time.Second
@@ -64,6 +72,27 @@ type shellServer struct {
 	slots    chan struct{} // one per request in flight
 	stop     context.CancelFunc
 	activity activity
+	// deadlines are the read limits above; zero ones take the defaults.
+	deadlines shellDeadlines
+}
+
+// shellDeadlines bound how long a client may take to send a request (see
+// shellReadHeaderTimeout and the limits beside it).
+type shellDeadlines struct {
+	header, body, idleConn time.Duration
+}
+
+func (l shellDeadlines) orDefaults() shellDeadlines {
+	if l.header <= 0 {
+		l.header = shellReadHeaderTimeout
+	}
+	if l.body <= 0 {
+		l.body = shellBodyReadTimeout
+	}
+	if l.idleConn <= 0 {
+		l.idleConn = shellIdleConnTimeout
+	}
+	return l
 }
 
 // ServeShell serves the shell session endpoint on ln, accepting only this
@@ -139,16 +168,30 @@ func (s *shellServer) release() {
 }
 
 // decode reads a request body of at most MaxRequestBytes.
+// decode reads a request body of at most --max-request bytes within
+// shellBodyReadTimeout.
 func (s *shellServer) decode(w http.ResponseWriter, r *http.Request, into any) bool {
+	limit := s.deadlines.orDefaults().body
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(limit)); err != nil {
+		s.opts.Log.Debug("cannot bound the body's read time", "error", err.Error())
+	}
 	body := http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes)
 	if err := json.NewDecoder(body).Decode(into); err != nil {
 		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
+		switch {
+		case errors.As(err, &tooLarge):
 			http.Error(w, fmt.Sprintf("request larger than %d bytes (the session's --max-request); pass large inputs with -f FILE", s.opts.MaxRequestBytes), http.StatusRequestEntityTooLarge)
-		} else {
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			w.Header().Set("Connection", "close")
+			http.Error(w, fmt.Sprintf("the request body did not arrive within %s: send the whole request at once", limit), http.StatusRequestTimeout)
+		default:
 			http.Error(w, "request is not the JSON dispatch sends: "+err.Error(), http.StatusBadRequest)
 		}
 		return false
+	}
+	if err := rc.SetReadDeadline(time.Time{}); err != nil {
+		s.opts.Log.Debug("cannot lift the body's read deadline", "error", err.Error())
 	}
 	return true
 }
@@ -303,9 +346,11 @@ func (s *shellServer) serve(ctx context.Context, ln net.Listener) error {
 	s.activity.last = time.Now()
 	reqCtx, cancelRequests := context.WithCancel(context.Background())
 	defer cancelRequests()
+	limits := s.deadlines.orDefaults()
 	srv := &http.Server{
 		Handler:           s.handler(),
-		ReadHeaderTimeout: shellReadHeaderTimeout,
+		ReadHeaderTimeout: limits.header,
+		IdleTimeout:       limits.idleConn,
 		BaseContext:       func(net.Listener) context.Context { return reqCtx },
 	}
 	served := make(chan error, 1)
