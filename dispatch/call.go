@@ -39,6 +39,10 @@ type CallResponse struct {
 	// items), which are never converted.
 	Format string     `json:"format,omitempty"`
 	Spill  *SpillInfo `json:"spill,omitempty"`
+
+	// raw is the server's result as it came, which an answer that passes
+	// it through unchanged writes back as it is (see AppendToolResult).
+	raw json.RawMessage
 }
 
 // SpillInfo tells the agent what a spilled result holds, enough to decide
@@ -116,6 +120,7 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 		IsError:         result.IsError,
 		Bytes:           int64(len(raw)),
 		EstimatedTokens: spill.EstimateTokens(int64(len(raw))),
+		raw:             raw,
 	}
 	if req.ArgumentsFile != "" {
 		resp.Arguments = fromFileEcho(req.ArgumentsFile)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"dispatch/connections"
+	"dispatch/dispatch"
 
 	"github.com/dustin/go-humanize"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -60,7 +61,11 @@ type StdioOptions struct {
 	// elicitation, roots) and logs this agent answers and receives: the
 	// agent becomes its upstream, its declared capabilities are mirrored
 	// to the servers, and its log level and roots changes reach them.
-	Relay  *connections.Set
+	Relay *connections.Set
+	// Direct, when set, answers the agent's plain tools/call of
+	// proxy-dispatch itself (see hotcall.go) instead of through srv: the
+	// Service srv's proxy-dispatch handler calls for this agent.
+	Direct *dispatch.Service
 	Logger *slog.Logger
 }
 
@@ -98,6 +103,7 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 		slots:    make(chan struct{}, opts.MaxInFlight),
 		inFlight: make(map[string]context.CancelFunc),
 		relay:    opts.Relay,
+		direct:   opts.Direct,
 		agent:    newAgentRequests(MaxPendingAgentRequests),
 	}
 	sess := &stdioSession{
@@ -131,6 +137,9 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 // stdout, a long scan of a large file) must not keep dispatch from
 // stopping its servers and deleting its result files, so it is abandoned.
 func (s *stdioServer) drain(timeout time.Duration, notifier *sync.WaitGroup) {
+	s.mu.Lock()
+	s.stopped = true // no handler starts after this: Wait below may begin
+	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		s.handlers.Wait()
@@ -159,27 +168,32 @@ type stdioServer struct {
 
 	mu       sync.Mutex
 	inFlight map[string]context.CancelFunc // by the request's JSON-RPC id
+	stopped  bool                          // serving has ended: start no handler
 
-	relay *connections.Set // nil: no servers' requests to relay
-	agent *agentRequests   // dispatch's own requests to the agent
+	relay  *connections.Set  // nil: no servers' requests to relay
+	direct *dispatch.Service // nil: every request goes through srv
+	agent  *agentRequests    // dispatch's own requests to the agent
 }
 
 // readLoop reads messages until in ends (nil) or ctx does. The read itself
 // runs on its own goroutine, which ends when in does, so that a signal
-// ends serving at once.
+// ends serving at once. That goroutine also handles each message: handle
+// never waits for a request to be served, and a hand-off to another
+// goroutine would cost every call a scheduler round trip.
 func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
-	lines := make(chan incoming)
 	readErr := make(chan error, 1)
 	go func() {
 		r := bufio.NewReaderSize(in, 64<<10)
 		for {
 			msg, err := readMessage(r, s.maxBytes)
-			if msg.oversize || len(bytes.TrimSpace(msg.data)) > 0 {
-				select {
-				case lines <- msg:
-				case <-ctx.Done():
-					return
-				}
+			if ctx.Err() != nil {
+				return
+			}
+			switch {
+			case msg.oversize:
+				s.write(errorAnswer(recoverID(msg.data), mcp.INVALID_REQUEST, tooLargeText(s.maxBytes)))
+			case len(bytes.TrimSpace(msg.data)) > 0:
+				s.handle(ctx, msg.data)
 			}
 			if err != nil {
 				readErr <- err
@@ -187,22 +201,14 @@ func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 			}
 		}
 	}()
-	for {
-		select {
-		case <-ctx.Done():
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-readErr:
+		if errors.Is(err, io.EOF) {
 			return nil
-		case err := <-readErr:
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("read stdin: %w", err)
-		case msg := <-lines:
-			if msg.oversize {
-				s.write(errorAnswer(recoverID(msg.data), mcp.INVALID_REQUEST, tooLargeText(s.maxBytes)))
-				continue
-			}
-			s.handle(ctx, msg.data)
 		}
+		return fmt.Errorf("read stdin: %w", err)
 	}
 }
 
@@ -348,6 +354,14 @@ type message struct {
 
 // handle dispatches one message without waiting for any handler.
 func (s *stdioServer) handle(ctx context.Context, line []byte) {
+	if s.direct != nil {
+		if call, ok := parseHotCall(line); ok {
+			s.serve(ctx, message{ID: call.id, Method: string(mcp.MethodToolsCall)}, string(call.id), func(ctx context.Context) {
+				s.answerHot(ctx, call, line)
+			})
+			return
+		}
+	}
 	var msg message
 	if err := json.Unmarshal(line, &msg); err != nil {
 		s.write(undecodable(line))
@@ -371,7 +385,7 @@ func (s *stdioServer) handle(ctx context.Context, line []byte) {
 		// Notifications are quick and carry no answer.
 		s.reply(ctx, line)
 	default:
-		s.serve(ctx, msg, line)
+		s.serve(ctx, msg, idKey(msg.ID), func(ctx context.Context) { s.reply(ctx, line) })
 	}
 }
 
@@ -386,8 +400,9 @@ func undecodable(line []byte) mcp.JSONRPCMessage {
 }
 
 // serve runs a request on its own goroutine, or answers at once that
-// dispatch is busy when MaxInFlight requests are being served.
-func (s *stdioServer) serve(ctx context.Context, msg message, line []byte) {
+// dispatch is busy when MaxInFlight requests are being served. key is the
+// request's id as idKey spells it, which a cancellation finds it by.
+func (s *stdioServer) serve(ctx context.Context, msg message, key string, run func(context.Context)) {
 	select {
 	case s.slots <- struct{}{}:
 	default:
@@ -395,11 +410,18 @@ func (s *stdioServer) serve(ctx context.Context, msg message, line []byte) {
 		return
 	}
 	reqCtx, cancel := context.WithCancel(ctx)
-	key := idKey(msg.ID)
 	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		cancel()
+		<-s.slots
+		return // the agent is gone: no one to answer
+	}
 	s.inFlight[key] = cancel
+	s.handlers.Add(1)
 	s.mu.Unlock()
-	s.handlers.Go(func() {
+	go func() {
+		defer s.handlers.Done()
 		defer func() {
 			s.mu.Lock()
 			delete(s.inFlight, key)
@@ -407,8 +429,8 @@ func (s *stdioServer) serve(ctx context.Context, msg message, line []byte) {
 			cancel()
 			<-s.slots
 		}()
-		s.reply(reqCtx, line)
-	})
+		run(reqCtx)
+	}()
 }
 
 // cancel ends the context of a request in flight. mcp-go does the same
@@ -489,9 +511,14 @@ func (s *stdioServer) write(msg any) {
 		s.log.Error("encode an answer to the agent", "error", err.Error())
 		return
 	}
+	s.writeLine(append(data, '\n'))
+}
+
+// writeLine sends one encoded message, line ending included.
+func (s *stdioServer) writeLine(line []byte) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if _, err := s.out.Write(append(data, '\n')); err != nil {
+	if _, err := s.out.Write(line); err != nil {
 		s.log.Debug("write to the agent", "error", err.Error())
 	}
 }

@@ -1,0 +1,174 @@
+package dispatch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// AppendToolResult answers one proxy-dispatch tools/call whose request had
+// no _meta (so no progress token and no per-request protocol facts): it
+// appends the JSON of the tool result to dst, as HandleTool's result would
+// be encoded. ok is false, and nothing has run, when arguments are not a
+// call of a tool; the caller then takes the general path (HandleTool).
+//
+// It is the hot path of a proxied call. The agent's arguments are decoded
+// once; the server's result, when it is passed through unchanged (the
+// common case: not saved to a file, not made TOON, not an error), is not
+// decoded and encoded again: its members are copied as they came, with
+// dispatch's facts spliced into its _meta. Every other outcome is shaped
+// by the general path's code.
+func (s *Service) AppendToolResult(ctx context.Context, dst []byte, arguments json.RawMessage) (out []byte, ok bool) {
+	req, err := ParseRequest(arguments)
+	if err != nil || req.Action != "call" || (req.Type != "" && req.Type != TypeTool) || req.ProxyShape {
+		return dst, false
+	}
+	ctx = AgentContext(ctx)
+	var resp *CallResponse
+	checked := req // as Do checks it, leaving req as parsed for stampProxy
+	if err = checked.Check(); err == nil {
+		resp, err = s.Call(ctx, s.qualifyTool(ctx, checked), Hooks{})
+	}
+	if err == nil && resp.Spill == nil && resp.Format == "" && len(resp.Arguments) == 0 {
+		if spliced, ok := appendPassedThrough(dst, resp, proxyFacts(req)); ok {
+			return spliced, true
+		}
+	}
+	var answer any
+	if resp != nil {
+		answer = resp
+	}
+	result := s.shape(req, answer, err)
+	stampProxy(result, req)
+	data, err := json.Marshal(result)
+	if err != nil {
+		data, _ = json.Marshal(errorResult(fmt.Errorf("encode response: %w", err)))
+	}
+	return append(dst, data...), true
+}
+
+// appendPassedThrough appends the server's result in resp.raw with
+// dispatch's facts in its _meta: what inlineCallResult and stampProxy
+// make of it, without decoding it. ok is false for a result whose members
+// are not exactly the ones that would pass through unchanged (an unknown
+// or repeated member, content that is not an array, a null
+// structuredContent, a _meta that is not an object or already has a key
+// dispatch sets): the general path then says what becomes of them.
+func appendPassedThrough(dst []byte, resp *CallResponse, facts map[string]string) ([]byte, bool) {
+	raw := resp.raw
+	if len(raw) == 0 || !gjson.ValidBytes(raw) {
+		return dst, false
+	}
+	root := gjson.Parse(jsonView(raw))
+	if !root.IsObject() {
+		return dst, false
+	}
+	var (
+		seen    [4]bool // content, structuredContent, isError, _meta
+		meta    gjson.Result
+		members []gjson.Result // keys and values, in order, _meta left out
+		ok      = true
+	)
+	root.ForEach(func(key, value gjson.Result) bool {
+		i := -1
+		switch key.Str {
+		case "content":
+			i, ok = 0, value.IsArray()
+		case "structuredContent":
+			i, ok = 1, value.Type != gjson.Null
+		case "isError":
+			i, ok = 2, value.Type == gjson.True || value.Type == gjson.False
+		case "_meta":
+			i, ok, meta = 3, value.IsObject(), value
+		default:
+			ok = false
+		}
+		if !ok || seen[i] {
+			ok = false
+			return false
+		}
+		seen[i] = true
+		if i != 3 {
+			members = append(members, key, value)
+		}
+		return true
+	})
+	if !ok || !seen[0] {
+		return dst, false
+	}
+	start := len(dst)
+	dst = append(dst, `{"_meta":{"dispatch":{"bytes":`...)
+	dst = strconv.AppendInt(dst, resp.Bytes, 10)
+	dst = append(dst, `,"connection":`...)
+	dst = appendJSONString(dst, resp.Connection)
+	dst = append(dst, `,"estimatedTokens":`...)
+	dst = strconv.AppendInt(dst, resp.EstimatedTokens, 10)
+	dst = append(dst, `,"tool":`...)
+	dst = appendJSONString(dst, resp.Tool)
+	dst = append(dst, '}')
+	for _, k := range []string{metaProxyAction, metaProxyPath, metaProxyType} {
+		if v, given := facts[k]; given {
+			dst = append(dst, ',')
+			dst = appendJSONString(dst, k)
+			dst = append(dst, ':')
+			dst = appendJSONString(dst, v)
+		}
+	}
+	if meta.Exists() {
+		var seenKeys []string
+		meta.ForEach(func(key, value gjson.Result) bool {
+			_, ours := facts[key.Str]
+			if ours || key.Str == "dispatch" || isAmong(key.Str, seenKeys) {
+				ok = false // ours replace the server's; a repeated key is the general path's to settle
+				return false
+			}
+			seenKeys = append(seenKeys, key.Str)
+			dst = append(dst, ',')
+			dst = append(dst, key.Raw...)
+			dst = append(dst, ':')
+			dst = append(dst, value.Raw...)
+			return true
+		})
+		if !ok {
+			return dst[:start], false
+		}
+	}
+	dst = append(dst, '}')
+	for i := 0; i < len(members); i += 2 {
+		dst = append(dst, ',')
+		dst = append(dst, members[i].Raw...)
+		dst = append(dst, ':')
+		dst = append(dst, members[i+1].Raw...)
+	}
+	return append(dst, '}'), true
+}
+
+func isAmong(s string, list []string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// appendJSONString appends s as a JSON string, as encoding/json writes it.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
+			data, err := json.Marshal(s)
+			if err != nil { // a string always encodes
+				break
+			}
+			return append(dst, data...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
