@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -23,9 +24,13 @@ import (
 // dispatch's facts spliced into its _meta. Every other outcome is shaped
 // by the general path's code.
 func (s *Service) AppendToolResult(ctx context.Context, dst []byte, arguments json.RawMessage) (out []byte, ok bool) {
-	req, err := ParseRequest(arguments)
-	if err != nil || req.Action != "call" || (req.Type != "" && req.Type != TypeTool) || req.ProxyShape {
-		return dst, false
+	req, plain := plainCall(arguments)
+	var err error
+	if !plain {
+		req, err = ParseRequest(arguments)
+		if err != nil || req.Action != "call" || (req.Type != "" && req.Type != TypeTool) || req.ProxyShape {
+			return dst, false
+		}
 	}
 	ctx = AgentContext(ctx)
 	var resp *CallResponse
@@ -49,6 +54,71 @@ func (s *Service) AppendToolResult(ctx context.Context, dst []byte, arguments js
 		data, _ = json.Marshal(errorResult(fmt.Errorf("encode response: %w", err)))
 	}
 	return append(dst, data...), true
+}
+
+// plainCall reads arguments of the commonest form,
+// {"action":"call","tool":T,"connection":C,"arguments":{...}} (connection
+// and arguments optional, strings without escapes), into the Request
+// ParseRequest would return, without decoding them with encoding/json
+// twice (once as a map to check the keys, once into Request). ok is false
+// for anything else, and for a request Check refuses: ParseRequest then
+// decides, and words any error.
+func plainCall(arguments []byte) (req Request, ok bool) {
+	if !gjson.ValidBytes(arguments) {
+		return Request{}, false
+	}
+	root := gjson.Parse(jsonView(arguments))
+	if !root.IsObject() {
+		return Request{}, false
+	}
+	var seen [4]bool // action, tool, connection, arguments
+	ok = true
+	root.ForEach(func(key, value gjson.Result) bool {
+		i := -1
+		switch key.Raw {
+		case `"action"`:
+			i, ok = 0, value.Raw == `"call"`
+			req.Action = "call"
+		case `"tool"`:
+			i = 1
+			req.Tool, ok = plainString(value)
+		case `"connection"`:
+			i = 2
+			req.Connection, ok = plainString(value)
+		case `"arguments"`:
+			i, ok = 3, value.IsObject()
+			req.Arguments = rawSlice(arguments, value)
+		default:
+			ok = false
+		}
+		ok = ok && !seen[i]
+		if ok {
+			seen[i] = true
+		}
+		return ok
+	})
+	if !ok || !seen[0] || !seen[1] || req.Check() != nil {
+		return Request{}, false
+	}
+	return req, true
+}
+
+// plainString is a JSON string value that holds no escape and is valid
+// UTF-8, so that it reads as its bytes (encoding/json would read it so).
+func plainString(v gjson.Result) (string, bool) {
+	if v.Type != gjson.String || len(v.Raw) < 2 {
+		return "", false
+	}
+	inner := v.Raw[1 : len(v.Raw)-1]
+	for i := 0; i < len(inner); i++ {
+		if inner[i] == '\\' || inner[i] < 0x20 {
+			return "", false
+		}
+	}
+	if !utf8.ValidString(inner) {
+		return "", false
+	}
+	return strings.Clone(inner), true // not a view of the agent's message
 }
 
 // appendPassedThrough appends the server's result in resp.raw with
