@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"dispatch/rawjson"
+
 	"github.com/tidwall/gjson"
 )
 
@@ -174,18 +176,18 @@ func appendPassedThrough(dst []byte, resp *CallResponse, facts map[string]string
 	dst = append(dst, `{"_meta":{"dispatch":{"bytes":`...)
 	dst = strconv.AppendInt(dst, resp.Bytes, 10)
 	dst = append(dst, `,"connection":`...)
-	dst = appendJSONString(dst, resp.Connection)
+	dst = rawjson.AppendString(dst, resp.Connection)
 	dst = append(dst, `,"estimatedTokens":`...)
 	dst = strconv.AppendInt(dst, resp.EstimatedTokens, 10)
 	dst = append(dst, `,"tool":`...)
-	dst = appendJSONString(dst, resp.Tool)
+	dst = rawjson.AppendString(dst, resp.Tool)
 	dst = append(dst, '}')
 	for _, k := range []string{metaProxyAction, metaProxyPath, metaProxyType} {
 		if v, given := facts[k]; given {
 			dst = append(dst, ',')
-			dst = appendJSONString(dst, k)
+			dst = rawjson.AppendString(dst, k)
 			dst = append(dst, ':')
-			dst = appendJSONString(dst, v)
+			dst = rawjson.AppendString(dst, v)
 		}
 	}
 	if meta.Exists() {
@@ -224,21 +226,4 @@ func isAmong(s string, list []string) bool {
 		}
 	}
 	return false
-}
-
-// appendJSONString appends s as a JSON string, as encoding/json writes it.
-func appendJSONString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
-			data, err := json.Marshal(s)
-			if err != nil { // a string always encodes
-				break
-			}
-			return append(dst, data...)
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"')
 }

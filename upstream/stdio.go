@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"dispatch/connections"
@@ -101,6 +102,7 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 		log:      opts.Logger,
 		maxBytes: opts.MaxRequestBytes,
 		slots:    make(chan struct{}, opts.MaxInFlight),
+		idle:     make(chan func()),
 		inFlight: make(map[string]context.CancelFunc),
 		relay:    opts.Relay,
 		direct:   opts.Direct,
@@ -163,8 +165,10 @@ type stdioServer struct {
 	writeMu sync.Mutex
 	out     io.Writer
 
-	slots    chan struct{} // one per request being served
-	handlers sync.WaitGroup
+	slots     chan struct{} // one per request being served
+	handlers  sync.WaitGroup
+	idle      chan func()  // to a handler goroutine waiting for work (unbuffered)
+	idleCount atomic.Int32 // handler goroutines waiting for work
 
 	mu       sync.Mutex
 	inFlight map[string]context.CancelFunc // by the request's JSON-RPC id
@@ -420,7 +424,7 @@ func (s *stdioServer) serve(ctx context.Context, msg message, key string, run fu
 	s.inFlight[key] = cancel
 	s.handlers.Add(1)
 	s.mu.Unlock()
-	go func() {
+	job := func() {
 		defer s.handlers.Done()
 		defer func() {
 			s.mu.Lock()
@@ -430,7 +434,36 @@ func (s *stdioServer) serve(ctx context.Context, msg message, key string, run fu
 			<-s.slots
 		}()
 		run(reqCtx)
-	}()
+	}
+	select {
+	case s.idle <- job:
+	default:
+		go s.work(ctx, job)
+	}
+}
+
+// maxIdleHandlers bounds the handler goroutines kept waiting for the next
+// request once theirs is served. A new goroutine per request spent a tenth
+// of a small call's CPU growing its stack; a kept one has grown it.
+const maxIdleHandlers = 32
+
+// work runs job, then further requests handed to it while it is one of
+// the maxIdleHandlers idle ones, until ctx ends.
+func (s *stdioServer) work(ctx context.Context, job func()) {
+	for {
+		job()
+		if s.idleCount.Add(1) > maxIdleHandlers {
+			s.idleCount.Add(-1)
+			return
+		}
+		select {
+		case job = <-s.idle:
+			s.idleCount.Add(-1)
+		case <-ctx.Done():
+			s.idleCount.Add(-1)
+			return
+		}
+	}
 }
 
 // cancel ends the context of a request in flight. mcp-go does the same
