@@ -186,25 +186,7 @@ type stdioServer struct {
 // goroutine would cost every call a scheduler round trip.
 func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 	readErr := make(chan error, 1)
-	go func() {
-		r := bufio.NewReaderSize(in, 64<<10)
-		for {
-			msg, err := readMessage(r, s.maxBytes)
-			if ctx.Err() != nil {
-				return
-			}
-			switch {
-			case msg.oversize:
-				s.write(errorAnswer(recoverID(msg.data), mcp.INVALID_REQUEST, tooLargeText(s.maxBytes)))
-			case len(bytes.TrimSpace(msg.data)) > 0:
-				s.handle(ctx, msg.data)
-			}
-			if err != nil {
-				readErr <- err
-				return
-			}
-		}
-	}()
+	go s.work(ctx, s.reading(ctx, bufio.NewReaderSize(in, 64<<10), readErr))
 	select {
 	case <-ctx.Done():
 		return nil
@@ -213,6 +195,44 @@ func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 			return nil
 		}
 		return fmt.Errorf("read stdin: %w", err)
+	}
+}
+
+// reading is the job of reading messages from r and handling them until r
+// ends (its error goes to readErr) or ctx does. At a hot call it hands the
+// reading on to another goroutine and serves the call itself: the call's
+// way to its server then waits for no goroutine to be woken (the new
+// reader's start overlaps it).
+func (s *stdioServer) reading(ctx context.Context, r *bufio.Reader, readErr chan<- error) func() {
+	return func() {
+		if job := s.read(ctx, r, readErr); job != nil {
+			job()
+		}
+	}
+}
+
+// read is reading's loop; it returns the hot call to serve, if any, once
+// the reading is handed on.
+func (s *stdioServer) read(ctx context.Context, r *bufio.Reader, readErr chan<- error) (job func()) {
+	for {
+		msg, err := readMessage(r, s.maxBytes)
+		if ctx.Err() != nil {
+			return nil
+		}
+		switch {
+		case msg.oversize:
+			s.write(errorAnswer(recoverID(msg.data), mcp.INVALID_REQUEST, tooLargeText(s.maxBytes)))
+		case len(bytes.TrimSpace(msg.data)) > 0:
+			job = s.handle(ctx, msg.data, err == nil)
+		}
+		if err != nil {
+			readErr <- err
+			return nil
+		}
+		if job != nil {
+			s.hand(ctx, s.reading(ctx, r, readErr))
+			return job
+		}
 	}
 }
 
@@ -356,20 +376,20 @@ type message struct {
 	Error  *connections.RPCError `json:"error"`
 }
 
-// handle dispatches one message without waiting for any handler.
-func (s *stdioServer) handle(ctx context.Context, line []byte) {
+// handle dispatches one message without waiting for any handler. A hot
+// call, when inline, is returned as a job for the caller to run instead.
+func (s *stdioServer) handle(ctx context.Context, line []byte, inline bool) (job func()) {
 	if s.direct != nil {
 		if call, ok := parseHotCall(line); ok {
-			s.serve(ctx, message{ID: call.id, Method: string(mcp.MethodToolsCall)}, string(call.id), func(ctx context.Context) {
+			return s.serve(ctx, message{ID: call.id, Method: string(mcp.MethodToolsCall)}, string(call.id), inline, func(ctx context.Context) {
 				s.answerHot(ctx, call, line)
 			})
-			return
 		}
 	}
 	var msg message
 	if err := json.Unmarshal(line, &msg); err != nil {
 		s.write(undecodable(line))
-		return
+		return nil
 	}
 	isRequest := len(msg.ID) > 0 && string(msg.ID) != "null"
 	switch {
@@ -389,8 +409,9 @@ func (s *stdioServer) handle(ctx context.Context, line []byte) {
 		// Notifications are quick and carry no answer.
 		s.reply(ctx, line)
 	default:
-		s.serve(ctx, msg, idKey(msg.ID), func(ctx context.Context) { s.reply(ctx, line) })
+		s.serve(ctx, msg, idKey(msg.ID), false, func(ctx context.Context) { s.reply(ctx, line) })
 	}
+	return nil
 }
 
 // undecodable answers a line that is not a JSON-RPC message dispatch can
@@ -405,13 +426,15 @@ func undecodable(line []byte) mcp.JSONRPCMessage {
 
 // serve runs a request on its own goroutine, or answers at once that
 // dispatch is busy when MaxInFlight requests are being served. key is the
-// request's id as idKey spells it, which a cancellation finds it by.
-func (s *stdioServer) serve(ctx context.Context, msg message, key string, run func(context.Context)) {
+// request's id as idKey spells it, which a cancellation finds it by. With
+// inline, the request is returned as a job for the caller to run, ready
+// to be cancelled.
+func (s *stdioServer) serve(ctx context.Context, msg message, key string, inline bool, run func(context.Context)) (inlineJob func()) {
 	select {
 	case s.slots <- struct{}{}:
 	default:
 		s.write(busyAnswer(msg, cap(s.slots)))
-		return
+		return nil
 	}
 	reqCtx, cancel := context.WithCancel(ctx)
 	s.mu.Lock()
@@ -419,7 +442,7 @@ func (s *stdioServer) serve(ctx context.Context, msg message, key string, run fu
 		s.mu.Unlock()
 		cancel()
 		<-s.slots
-		return // the agent is gone: no one to answer
+		return nil // the agent is gone: no one to answer
 	}
 	s.inFlight[key] = cancel
 	s.handlers.Add(1)
@@ -435,6 +458,15 @@ func (s *stdioServer) serve(ctx context.Context, msg message, key string, run fu
 		}()
 		run(reqCtx)
 	}
+	if inline {
+		return job
+	}
+	s.hand(ctx, job)
+	return nil
+}
+
+// hand runs job on an idle handler goroutine, or on a new one.
+func (s *stdioServer) hand(ctx context.Context, job func()) {
 	select {
 	case s.idle <- job:
 	default:
