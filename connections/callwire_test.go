@@ -83,3 +83,21 @@ func TestMayNeedInput_AsDecoding(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainRequestID_AsUnmarshalJSON holds the quick reading of an
+// answer's id to mcp.RequestId's own.
+func TestPlainRequestID_AsUnmarshalJSON(t *testing.T) {
+	for _, raw := range []string{`"d17"`, `"x y"`, `"é"`, `"a\"b"`, `"\u0064"`, `0`, `-3`, `42`, `123456789012345`, `1234567890123456789`, `1.5`, `1e3`, `2.0`} {
+		var want mcp.RequestId
+		if err := json.Unmarshal([]byte(raw), &want); err != nil {
+			t.Fatal(err)
+		}
+		msg, ok := parseEnvelope([]byte(`{"jsonrpc":"2.0","id":` + raw + `,"result":{}}`))
+		if !ok || msg.ID == nil {
+			t.Fatalf("id %s: not parsed", raw)
+		}
+		if msg.ID.String() != want.String() || !reflect.DeepEqual(msg.ID.Value(), want.Value()) {
+			t.Errorf("id %s read as %v (%T), UnmarshalJSON reads %v (%T)", raw, msg.ID.Value(), msg.ID.Value(), want.Value(), want.Value())
+		}
+	}
+}
