@@ -139,3 +139,27 @@ func meaning(t *testing.T, result json.RawMessage) any {
 }
 
 var resultFileName = regexp.MustCompile(`/[^"\\\s]*/[0-9a-f]{32}\.[a-z]+`)
+
+// TestServe_HotPathServesExposedTools is the same comparison for a tool
+// listed beside proxy-dispatch (--expose): the hot path answers its plain
+// call as mcp-go's handler (CallExposed) would.
+func TestServe_HotPathServesExposedTools(t *testing.T) {
+	tc := startDispatch(t, nil, "--mcp", fixture(), "--expose", "mixed", "--expose", "echo", "--expose", "fail")
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"echo", map[string]any{"message": "hi"}},
+		{"fail", map[string]any{"message": "no"}},
+		{"mixed", map[string]any{}},
+	} {
+		hot := rawToolCall(t, tc, mcp.NewRequestId(int64(1)), map[string]any{"name": c.tool, "arguments": c.args})
+		general := rawToolCall(t, tc, mcp.NewRequestId(int64(2)), map[string]any{"name": c.tool, "arguments": c.args, "_meta": map[string]any{}})
+		if got, want := meaning(t, hot), meaning(t, general); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: answers differ:\n hot path: %s\n general:  %s", c.tool, hot, general)
+		}
+		if c.tool == "mixed" && !bytes.Contains(hot, []byte(`"serial":9007199254740993`)) {
+			t.Errorf("hot answer %s: want the server's _meta as it sent it", hot)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"dispatch/rawjson"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 )
 
@@ -45,17 +46,46 @@ func (s *Service) AppendToolResult(ctx context.Context, dst []byte, arguments js
 			return spliced, true
 		}
 	}
-	var answer any
-	if resp != nil {
-		answer = resp
-	}
-	result := s.shape(req, answer, err)
+	result := s.shape(req, callAnswer(resp), err)
 	stampProxy(result, req)
+	return appendShaped(dst, result), true
+}
+
+// AppendExposedResult is AppendToolResult for the tool t listed beside
+// proxy-dispatch (--expose, --transparent): the answer CallExposed gives a
+// call without _meta, its arguments an object.
+func (s *Service) AppendExposedResult(ctx context.Context, dst []byte, t SurfaceTool, arguments json.RawMessage) []byte {
+	req := Request{Action: "call", Connection: t.Connection, Tool: t.Tool, Arguments: arguments}
+	ctx = AgentContext(ctx)
+	var resp *CallResponse
+	checked := req
+	err := checked.Check()
+	if err == nil {
+		resp, err = s.Call(ctx, s.qualifyTool(ctx, checked), Hooks{})
+	}
+	if err == nil && resp.Spill == nil && resp.Format == "" && len(resp.Arguments) == 0 {
+		if spliced, ok := appendPassedThrough(dst, resp, nil); ok {
+			return spliced
+		}
+	}
+	return appendShaped(dst, s.shape(req, callAnswer(resp), err))
+}
+
+// callAnswer is resp as Do returns it: nil, not a typed nil, for none.
+func callAnswer(resp *CallResponse) any {
+	if resp == nil {
+		return nil
+	}
+	return resp
+}
+
+// appendShaped appends result as encoding/json writes it.
+func appendShaped(dst []byte, result *mcp.CallToolResult) []byte {
 	data, err := json.Marshal(result)
 	if err != nil {
 		data, _ = json.Marshal(errorResult(fmt.Errorf("encode response: %w", err)))
 	}
-	return append(dst, data...), true
+	return append(dst, data...)
 }
 
 // plainCall reads arguments of the commonest form,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -30,9 +31,11 @@ import (
 // one goes through mcp-go. Ids are short in practice.
 const maxHotIDBytes = 128
 
-// hotCall is a tools/call of proxy-dispatch, as slices of its line.
+// hotCall is a tools/call of proxy-dispatch, or of a tool listed beside
+// it, as slices of its line.
 type hotCall struct {
 	id        []byte // as sent, and as mcp-go and idKey would write it
+	name      string // the tool's
 	arguments []byte // a JSON object
 }
 
@@ -81,7 +84,8 @@ func parseHotCall(line []byte) (hotCall, bool) {
 	params.ForEach(func(key, value gjson.Result) bool {
 		switch {
 		case key.Raw == `"name"` && !named:
-			named, ok = true, value.Raw == `"`+dispatch.ToolName+`"`
+			named, ok = true, value.Type == gjson.String && !strings.Contains(value.Raw, `\`)
+			call.name = value.Str
 		case key.Raw == `"arguments"` && call.arguments == nil:
 			ok = value.IsObject()
 			call.arguments = line[value.Index : value.Index+len(value.Raw)]
@@ -132,13 +136,34 @@ func plainID(id gjson.Result) bool {
 	return false
 }
 
-// answerHot serves call and writes its answer. A request the Service
-// does not take on this path (not a call) goes through mcp-go.
-func (s *stdioServer) answerHot(ctx context.Context, call hotCall, line []byte) {
-	answer := make([]byte, 0, 1024)
-	answer = append(answer, `{"jsonrpc":"2.0","id":`...)
-	answer = append(answer, call.id...)
-	answer = append(answer, `,"result":`...)
+// hotAnswer returns how the Service answers call, or nil for a tool the
+// hot path does not serve: proxy-dispatch, or a tool listed beside it.
+func (s *stdioServer) hotAnswer(call hotCall) func(ctx context.Context, dst []byte) ([]byte, bool) {
+	var t dispatch.SurfaceTool
+	exposed := false
+	if s.exposed != nil {
+		t, exposed = s.exposed(call.name)
+	}
+	switch {
+	case call.name == dispatch.ToolName && !exposed:
+		return func(ctx context.Context, dst []byte) ([]byte, bool) {
+			return s.direct.AppendToolResult(ctx, dst, call.arguments)
+		}
+	case exposed && call.name != dispatch.ToolName:
+		return func(ctx context.Context, dst []byte) ([]byte, bool) {
+			return s.direct.AppendExposedResult(ctx, dst, t, call.arguments), true
+		}
+	}
+	return nil
+}
+
+// answerHot serves call with answer and writes its answer. A request the
+// Service does not take on this path (not a call) goes through mcp-go.
+func (s *stdioServer) answerHot(ctx context.Context, call hotCall, line []byte, answer func(context.Context, []byte) ([]byte, bool)) {
+	out := make([]byte, 0, 1024)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, call.id...)
+	out = append(out, `,"result":`...)
 	var taken bool
 	func() {
 		defer func() {
@@ -149,9 +174,9 @@ func (s *stdioServer) answerHot(ctx context.Context, call hotCall, line []byte) 
 				taken = true
 			}
 		}()
-		answer, taken = s.direct.AppendToolResult(ctx, answer, call.arguments)
+		out, taken = answer(ctx, out)
 		if taken {
-			s.writeLine(append(answer, "}\n"...))
+			s.writeLine(append(out, "}\n"...))
 		}
 	}()
 	if !taken {

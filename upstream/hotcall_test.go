@@ -6,8 +6,9 @@ import (
 )
 
 // TestParseHotCall checks which messages the hot path takes: exactly the
-// tools/call of proxy-dispatch that mcp-go would serve with nothing but a
-// name and arguments, and whose id it writes back as it came.
+// tools/call that mcp-go would serve with nothing but a name and
+// arguments, and whose id it writes back as it came (which tools it
+// serves, hotAnswer decides).
 func TestParseHotCall(t *testing.T) {
 	const args = `{"action":"call","tool":"echo"}`
 	cases := []struct {
@@ -20,7 +21,9 @@ func TestParseHotCall(t *testing.T) {
 
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"proxy-dispatch","arguments":` + args + `,"_meta":{"progressToken":1}}}`, false},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"proxy-dispatch","arguments":` + args + `,"task":{}}}`, false},
-		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`, true}, // an exposed tool's, perhaps
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"proxy\u002ddispatch","arguments":{}}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":7,"arguments":{}}}`, false},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"proxy-dispatch"}}`, false},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"proxy-dispatch","arguments":"{}"}}`, false},
 		{`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"name":"proxy-dispatch","arguments":{}}}`, false},

@@ -67,7 +67,10 @@ type StdioOptions struct {
 	// proxy-dispatch itself (see hotcall.go) instead of through srv: the
 	// Service srv's proxy-dispatch handler calls for this agent.
 	Direct *dispatch.Service
-	Logger *slog.Logger
+	// Exposed, with Direct, finds a tool listed beside proxy-dispatch
+	// (Surface.ExposedTool), whose plain calls Direct then answers too.
+	Exposed func(name string) (dispatch.SurfaceTool, bool)
+	Logger  *slog.Logger
 }
 
 // DefaultDrainTimeout is how long serving waits at the end for requests it
@@ -106,6 +109,7 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 		inFlight: make(map[string]context.CancelFunc),
 		relay:    opts.Relay,
 		direct:   opts.Direct,
+		exposed:  opts.Exposed,
 		agent:    newAgentRequests(MaxPendingAgentRequests),
 	}
 	sess := &stdioSession{
@@ -174,16 +178,17 @@ type stdioServer struct {
 	inFlight map[string]context.CancelFunc // by the request's JSON-RPC id
 	stopped  bool                          // serving has ended: start no handler
 
-	relay  *connections.Set  // nil: no servers' requests to relay
-	direct *dispatch.Service // nil: every request goes through srv
-	agent  *agentRequests    // dispatch's own requests to the agent
+	relay   *connections.Set                               // nil: no servers' requests to relay
+	direct  *dispatch.Service                              // nil: every request goes through srv
+	exposed func(name string) (dispatch.SurfaceTool, bool) // nil: none listed beside proxy-dispatch
+	agent   *agentRequests                                 // dispatch's own requests to the agent
 }
 
 // readLoop reads messages until in ends (nil) or ctx does. The read itself
-// runs on its own goroutine, which ends when in does, so that a signal
-// ends serving at once. That goroutine also handles each message: handle
-// never waits for a request to be served, and a hand-off to another
-// goroutine would cost every call a scheduler round trip.
+// runs on another goroutine, which ends when in does, so that a signal
+// ends serving at once. That goroutine also handles each message (handle
+// never waits for a request to be served): passing each to yet another
+// goroutine cost every call a scheduler round trip.
 func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
 	readErr := make(chan error, 1)
 	go s.work(ctx, s.reading(ctx, bufio.NewReaderSize(in, 64<<10), readErr))
@@ -381,9 +386,11 @@ type message struct {
 func (s *stdioServer) handle(ctx context.Context, line []byte, inline bool) (job func()) {
 	if s.direct != nil {
 		if call, ok := parseHotCall(line); ok {
-			return s.serve(ctx, message{ID: call.id, Method: string(mcp.MethodToolsCall)}, string(call.id), inline, func(ctx context.Context) {
-				s.answerHot(ctx, call, line)
-			})
+			if answer := s.hotAnswer(call); answer != nil {
+				return s.serve(ctx, message{ID: call.id, Method: string(mcp.MethodToolsCall)}, string(call.id), inline, func(ctx context.Context) {
+					s.answerHot(ctx, call, line, answer)
+				})
+			}
 		}
 	}
 	var msg message
