@@ -10,7 +10,6 @@ import (
 
 	"dispatch/rawjson"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 )
 
@@ -35,55 +34,49 @@ func (s *Service) AppendToolResult(ctx context.Context, dst []byte, arguments js
 			return dst, false
 		}
 	}
-	ctx = AgentContext(ctx)
-	var resp *CallResponse
-	checked := req // as Do checks it, leaving req as parsed for stampProxy
-	if err = checked.Check(); err == nil {
-		resp, err = s.Call(ctx, s.qualifyTool(ctx, checked), Hooks{})
-	}
-	if err == nil && resp.Spill == nil && resp.Format == "" && len(resp.Arguments) == 0 {
-		if spliced, ok := appendPassedThrough(dst, resp, proxyFacts(req)); ok {
-			return spliced, true
-		}
-	}
-	result := s.shape(req, callAnswer(resp), err)
-	stampProxy(result, req)
-	return appendShaped(dst, result), true
+	return s.appendCall(ctx, dst, req, true), true
 }
 
 // AppendExposedResult is AppendToolResult for the tool t listed beside
 // proxy-dispatch (--expose, --transparent): the answer CallExposed gives a
 // call without _meta, its arguments an object.
 func (s *Service) AppendExposedResult(ctx context.Context, dst []byte, t SurfaceTool, arguments json.RawMessage) []byte {
-	req := Request{Action: "call", Connection: t.Connection, Tool: t.Tool, Arguments: arguments}
+	return s.appendCall(ctx, dst, Request{Action: "call", Connection: t.Connection, Tool: t.Tool, Arguments: arguments}, false)
+}
+
+// appendCall runs req, a call of a tool, as Do does and appends the answer
+// shape gives it; stamped, with req's proxy facts as stampProxy adds them.
+func (s *Service) appendCall(ctx context.Context, dst []byte, req Request, stamped bool) []byte {
 	ctx = AgentContext(ctx)
 	var resp *CallResponse
-	checked := req
+	checked := req // as Do checks it, leaving req as parsed for stampProxy
 	err := checked.Check()
 	if err == nil {
 		resp, err = s.Call(ctx, s.qualifyTool(ctx, checked), Hooks{})
 	}
+	var facts map[string]string
+	if stamped {
+		facts = proxyFacts(req)
+	}
 	if err == nil && resp.Spill == nil && resp.Format == "" && len(resp.Arguments) == 0 {
-		if spliced, ok := appendPassedThrough(dst, resp, nil); ok {
+		if spliced, ok := appendPassedThrough(dst, resp, facts); ok {
 			return spliced
 		}
 	}
-	return appendShaped(dst, s.shape(req, callAnswer(resp), err))
-}
-
-// callAnswer is resp as Do returns it: nil, not a typed nil, for none.
-func callAnswer(resp *CallResponse) any {
-	if resp == nil {
-		return nil
+	var answer any // nil, not a typed nil, when there is no response
+	if resp != nil {
+		answer = resp
 	}
-	return resp
-}
-
-// appendShaped appends result as encoding/json writes it.
-func appendShaped(dst []byte, result *mcp.CallToolResult) []byte {
+	result := s.shape(req, answer, err)
+	if stamped {
+		stampProxy(result, req)
+	}
 	data, err := json.Marshal(result)
 	if err != nil {
-		data, _ = json.Marshal(errorResult(fmt.Errorf("encode response: %w", err)))
+		data, err = json.Marshal(errorResult(fmt.Errorf("encode response: %w", err)))
+	}
+	if err != nil { // an error result always encodes; this is only in case
+		data = []byte(`{"content":[{"type":"text","text":"encode response failed"}],"isError":true}`)
 	}
 	return append(dst, data...)
 }

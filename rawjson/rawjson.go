@@ -1,24 +1,58 @@
 package rawjson
 
-import (
-	"encoding/json"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
-// AppendString appends s as a JSON string, as encoding/json.Marshal
-// writes it (HTML characters and invalid UTF-8 escaped the same way).
+const hex = "0123456789abcdef"
+
+// AppendString appends s as a JSON string exactly as encoding/json.Marshal
+// writes it: control characters, '<', '>', '&', U+2028 and U+2029 escaped,
+// invalid UTF-8 replaced by U+FFFD.
 func AppendString(dst []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
-			// Rare in names and aliases: encoding/json says how.
-			data, err := json.Marshal(s)
-			if err != nil {
-				panic("rawjson: a string failed to encode: " + err.Error()) // json.Marshal never fails on a string
-			}
-			return append(dst, data...)
-		}
-	}
 	dst = append(dst, '"')
-	dst = append(dst, s...)
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
