@@ -122,7 +122,7 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 		return httpSrv.Serve(ctx, listen.listener)
 	}
 	// It returns at stdin EOF (the agent went away) or on a signal.
-	opts := upstream.StdioOptions{MaxInFlight: g.MaxInFlight, MaxRequestBytes: maxRequest, Relay: a.conns, Logger: a.log}
+	opts := upstream.StdioOptions{MaxInFlight: g.MaxInFlight, MaxRequestBytes: maxRequest, Relay: a.conns, Direct: a.svc, Exposed: surface.ExposedTool, Logger: a.log}
 	if err := upstream.ServeStdio(ctx, srv, os.Stdin, os.Stdout, opts); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("serve stdio: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -25,10 +26,17 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkCallOverhead -benchtime 2000x .
 //
-// scripts/bench-overhead.sh runs it and prints the ratio.
+// scripts/bench-overhead.sh runs it and prints the ratio. With
+// DISPATCH_BENCH_BASELINE naming another dispatch binary (the code before a
+// change), each iteration calls through it too, and its median and ratio
+// are reported beside: a before/after figure from one run.
 func BenchmarkCallOverhead(b *testing.B) {
 	direct, _ := startBenchServer(b, fixtureBin)
 	proxied, _ := startBenchServer(b, dispatchBin, "--no-cache", "--mcp", fixture())
+	var baseline *transport.Stdio
+	if bin := os.Getenv(baselineEnv); bin != "" {
+		baseline, _ = startBenchServer(b, bin, "--no-cache", "--mcp", fixture())
+	}
 	args := map[string]any{"message": "hello"}
 	directReq := map[string]any{"name": "echo", "arguments": args}
 	proxiedReq := proxyCall(map[string]any{"action": "call", "tool": "echo", "arguments": args})
@@ -43,10 +51,14 @@ func BenchmarkCallOverhead(b *testing.B) {
 	for i := range 20 {
 		check(benchCall(b, direct, -1-i, directReq))
 		check(benchCall(b, proxied, -1-i, proxiedReq))
+		if baseline != nil {
+			check(benchCall(b, baseline, -1-i, proxiedReq))
+		}
 	}
 
 	directTimes := make([]time.Duration, 0, b.N)
 	proxiedTimes := make([]time.Duration, 0, b.N)
+	baselineTimes := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := range b.N {
 		start := time.Now()
@@ -55,6 +67,11 @@ func BenchmarkCallOverhead(b *testing.B) {
 		check(benchCall(b, proxied, i, proxiedReq))
 		directTimes = append(directTimes, mid.Sub(start))
 		proxiedTimes = append(proxiedTimes, time.Since(mid))
+		if baseline != nil {
+			start := time.Now()
+			check(benchCall(b, baseline, i, proxiedReq))
+			baselineTimes = append(baselineTimes, time.Since(start))
+		}
 	}
 	b.StopTimer()
 
@@ -64,7 +81,17 @@ func BenchmarkCallOverhead(b *testing.B) {
 	if directMedian > 0 {
 		b.ReportMetric(float64(proxiedMedian)/float64(directMedian), "overhead-ratio")
 	}
+	if baseline != nil && directMedian > 0 {
+		baselineMedian := median(baselineTimes)
+		b.ReportMetric(float64(baselineMedian)/1e3, "baseline-µs/call")
+		b.ReportMetric(float64(baselineMedian)/float64(directMedian), "baseline-ratio")
+	}
 }
+
+// baselineEnv names the dispatch binary the benchmarks also measure, for
+// a before/after comparison in one run (scripts/bench-overhead.sh sets it
+// from BASE=<revision>).
+const baselineEnv = "DISPATCH_BENCH_BASELINE"
 
 // median returns the middle value of ds (the mean of the two middle ones
 // for an even count). It sorts ds.
@@ -87,6 +114,9 @@ func median(ds []time.Duration) time.Duration {
 // of both and dispatch's share of the direct throughput:
 //
 //	go test -run '^$' -bench BenchmarkLoadThroughput -benchtime 5x .
+//
+// With DISPATCH_BENCH_BASELINE, a third burst goes through that dispatch
+// binary each iteration (see BenchmarkCallOverhead).
 func BenchmarkLoadThroughput(b *testing.B) {
 	const loadBurst = 1000
 	direct := make([]*transport.Stdio, loadServers)
@@ -96,14 +126,21 @@ func BenchmarkLoadThroughput(b *testing.B) {
 		args = append(args, "--mcp", fixture("--name", fmt.Sprintf("load-%02d", i+1)))
 	}
 	proxied, _ := startBenchServer(b, dispatchBin, args...)
+	var baseline *transport.Stdio
+	if bin := os.Getenv(baselineEnv); bin != "" {
+		baseline, _ = startBenchServer(b, bin, args...)
+	}
 
 	directCall := func(i int, message string) (string, error) {
 		return sendCall(direct[i%loadServers], fmt.Sprintf("d%d", i), map[string]any{"name": "echo", "arguments": map[string]any{"message": message}})
 	}
-	proxiedCall := func(i int, message string) (string, error) {
-		return sendCall(proxied, fmt.Sprintf("p%d", i), proxyCall(map[string]any{"action": "call", "tool": "echo",
-			"connection": fmt.Sprintf("c%d", i%loadServers+1), "arguments": map[string]any{"message": message}}))
+	viaDispatch := func(tr *transport.Stdio) func(int, string) (string, error) {
+		return func(i int, message string) (string, error) {
+			return sendCall(tr, fmt.Sprintf("p%d", i), proxyCall(map[string]any{"action": "call", "tool": "echo",
+				"connection": fmt.Sprintf("c%d", i%loadServers+1), "arguments": map[string]any{"message": message}}))
+		}
 	}
+	proxiedCall := viaDispatch(proxied)
 	burst := func(call func(int, string) (string, error)) time.Duration {
 		errs := make([]error, loadBurst)
 		start := time.Now()
@@ -130,18 +167,28 @@ func BenchmarkLoadThroughput(b *testing.B) {
 	// Warm up: dispatch starts its servers on first use.
 	burst(directCall)
 	burst(proxiedCall)
+	if baseline != nil {
+		burst(viaDispatch(baseline))
+	}
 
-	var directTime, proxiedTime time.Duration
+	var directTime, proxiedTime, baselineTime time.Duration
 	b.ResetTimer()
 	for range b.N {
 		directTime += burst(directCall)
 		proxiedTime += burst(proxiedCall)
+		if baseline != nil {
+			baselineTime += burst(viaDispatch(baseline))
+		}
 	}
 	b.StopTimer()
 	calls := float64(b.N * loadBurst)
 	b.ReportMetric(calls/directTime.Seconds(), "direct-calls/s")
 	b.ReportMetric(calls/proxiedTime.Seconds(), "dispatch-calls/s")
 	b.ReportMetric(directTime.Seconds()/proxiedTime.Seconds(), "throughput-ratio")
+	if baseline != nil {
+		b.ReportMetric(calls/baselineTime.Seconds(), "baseline-calls/s")
+		b.ReportMetric(directTime.Seconds()/baselineTime.Seconds(), "baseline-throughput-ratio")
+	}
 }
 
 // sendCall makes one tools/call over tr and returns its text; safe to use

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -1029,7 +1030,7 @@ func (c *Conn) request(ctx context.Context, sess *session, method string, params
 	if !sess.alive() {
 		return nil, errors.New("session ended")
 	}
-	id := mcp.NewRequestId(fmt.Sprintf("d%d", c.seq.Add(1)))
+	id := mcp.NewRequestId("d" + strconv.FormatUint(c.seq.Add(1), 10))
 	if sess.modern {
 		params = c.withProtocolMeta(sess, params)
 	}

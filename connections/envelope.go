@@ -2,6 +2,8 @@ package connections
 
 import (
 	"encoding/json"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -65,7 +67,9 @@ func parseEnvelope(line []byte) (msg envelope, ok bool) {
 	id, method, params, result, errv := fields[0], fields[1], fields[2], fields[3], fields[4]
 	if id.Exists() && id.Type != gjson.Null {
 		msg.ID = new(mcp.RequestId)
-		if json.Unmarshal(raw(id), msg.ID) != nil {
+		if plain, ok := plainRequestID(id); ok {
+			*msg.ID = plain
+		} else if json.Unmarshal(raw(id), msg.ID) != nil {
 			return envelope{}, false
 		}
 	}
@@ -86,4 +90,28 @@ func parseEnvelope(line []byte) (msg envelope, ok bool) {
 		}
 	}
 	return msg, true
+}
+
+// plainRequestID reads the ids dispatch itself sends ("d17") and small
+// integers as mcp.RequestId's UnmarshalJSON would, without encoding/json
+// (which read every answer's id twice, as a string then as a number). ok
+// is false for any other id, which UnmarshalJSON then reads.
+func plainRequestID(id gjson.Result) (mcp.RequestId, bool) {
+	switch id.Type {
+	case gjson.String:
+		if strings.IndexByte(id.Raw, '\\') >= 0 {
+			return mcp.RequestId{}, false
+		}
+		return mcp.NewRequestId(strings.Clone(id.Str)), true
+	case gjson.Number:
+		if len(id.Raw) > 15 {
+			return mcp.RequestId{}, false // past what a float64 holds exactly
+		}
+		n, err := strconv.ParseInt(id.Raw, 10, 64)
+		if err != nil {
+			return mcp.RequestId{}, false
+		}
+		return mcp.NewRequestId(n), true
+	}
+	return mcp.RequestId{}, false
 }

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
 )
 
 // Bounds on multi-round-trip requests (protocol 2026-07-28), where a
@@ -30,6 +33,9 @@ type inputRequired struct {
 
 // needsInput reads raw as an input_required result, if it is one.
 func needsInput(raw json.RawMessage) (inputRequired, bool) {
+	if !mayNeedInput(raw) {
+		return inputRequired{}, false
+	}
 	var r inputRequired
 	if json.Unmarshal(raw, &r) != nil || r.ResultType != string(mcp.ResultTypeInputRequired) {
 		return inputRequired{}, false
@@ -94,4 +100,17 @@ func (c *Conn) callWithInput(ctx context.Context, sess *session, limit time.Dura
 		}
 		params.InputResponses, params.RequestState = answers, input.RequestState
 	}
+}
+
+// mayNeedInput reports whether raw has a top-level member json.Unmarshal
+// would read as "resultType". Nearly every result has none: finding that
+// out by skimming the keys, instead of decoding the whole result, is most
+// of the cost of a small call.
+func mayNeedInput(raw json.RawMessage) bool {
+	found := false
+	gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw))).ForEach(func(key, _ gjson.Result) bool {
+		found = strings.EqualFold(key.String(), "resultType")
+		return !found
+	})
+	return found
 }

@@ -395,11 +395,16 @@ func (t *stdioTransport) serveRequest(msg envelope) {
 // written first ends with ctx; a write that makes no progress for the
 // stdin timeout gives up on the server (see stuck).
 func (t *stdioTransport) writeJSON(ctx context.Context, v any) error {
-	data, err := json.Marshal(v)
+	var data []byte
+	var err error
+	if request, ok := v.(transport.JSONRPCRequest); ok {
+		data, err = encodeRequest(request)
+	} else if data, err = json.Marshal(v); err == nil {
+		data = append(data, '\n')
+	}
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}
-	data = append(data, '\n')
 	select {
 	case t.writeSlot <- struct{}{}:
 	case <-ctx.Done():

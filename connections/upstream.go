@@ -80,6 +80,12 @@ func mirroredCapabilities(agent mcp.ClientCapabilities) mcp.ClientCapabilities {
 }
 
 func sameCapabilities(a, b mcp.ClientCapabilities) bool {
+	// Every call asks: both sides are nearly always copies of the agent's
+	// one declaration, the same pointers, which reflect need not walk.
+	if a.Roots == b.Roots && a.Sampling == b.Sampling && a.Elicitation == b.Elicitation && a.Tasks == b.Tasks &&
+		a.Extensions == nil && b.Extensions == nil && a.Experimental == nil && b.Experimental == nil {
+		return true
+	}
 	return reflect.DeepEqual(a, b)
 }
 

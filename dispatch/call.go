@@ -39,6 +39,10 @@ type CallResponse struct {
 	// items), which are never converted.
 	Format string     `json:"format,omitempty"`
 	Spill  *SpillInfo `json:"spill,omitempty"`
+
+	// raw is the server's result as it came, which an answer that passes
+	// it through unchanged writes back as it is (see AppendToolResult).
+	raw json.RawMessage
 }
 
 // SpillInfo tells the agent what a spilled result holds, enough to decide
@@ -101,7 +105,7 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 	})
 	if err != nil {
 		if errors.Is(err, connections.ErrCallTimeout) {
-			return nil, fmt.Errorf("%w (%s)", err, which)
+			return nil, fmt.Errorf("%w (%s)", err, which())
 		}
 		return nil, err
 	}
@@ -116,6 +120,7 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 		IsError:         result.IsError,
 		Bytes:           int64(len(raw)),
 		EstimatedTokens: spill.EstimateTokens(int64(len(raw))),
+		raw:             raw,
 	}
 	if req.ArgumentsFile != "" {
 		resp.Arguments = fromFileEcho(req.ArgumentsFile)
@@ -146,19 +151,27 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 
 // callLimit returns the time limit of req's tool call: the request's own,
 // else its server's "timeout" setting, else --timeout; and advice naming
-// the one that applies, for the error when it runs out.
-func (s *Service) callLimit(conn *connections.Conn, req Request) (time.Duration, string) {
-	name, _ := req.timeoutParam()
+// the one that applies, for the error when it runs out (written only then:
+// it costs more than a small call's own work).
+func (s *Service) callLimit(conn *connections.Conn, req Request) (time.Duration, func() string) {
 	switch {
 	case req.Timeout != nil:
 		// Check bounds it; a value below a nanosecond still means a limit.
-		return max(time.Duration(*req.Timeout*float64(time.Second)), time.Nanosecond),
-			fmt.Sprintf("the limit set by %s for this call; pass a larger one", name)
+		return max(time.Duration(*req.Timeout*float64(time.Second)), time.Nanosecond), func() string {
+			name, _ := req.timeoutParam()
+			return fmt.Sprintf("the limit set by %s for this call; pass a larger one", name)
+		}
 	case conn.Config.Timeout > 0:
-		return conn.Config.Timeout, fmt.Sprintf("the limit is the \"timeout\" setting of server %s in its config; raise it there, or pass %s in seconds for this call",
-			describeConn(conn), name)
+		return conn.Config.Timeout, func() string {
+			name, _ := req.timeoutParam()
+			return fmt.Sprintf("the limit is the \"timeout\" setting of server %s in its config; raise it there, or pass %s in seconds for this call",
+				describeConn(conn), name)
+		}
 	}
-	return s.opts.CallTimeout, fmt.Sprintf("the limit is --timeout; raise it, or pass %s in seconds for this call", name)
+	return s.opts.CallTimeout, func() string {
+		name, _ := req.timeoutParam()
+		return fmt.Sprintf("the limit is --timeout; raise it, or pass %s in seconds for this call", name)
+	}
 }
 
 func fromFileEcho(path string) json.RawMessage {

@@ -61,7 +61,7 @@ func (s *Service) GetPrompt(ctx context.Context, req Request, hooks Hooks) (*Pro
 	raw, err := conn.GetPrompt(ctx, connections.PromptRequest{Name: req.Prompt, Arguments: args, Meta: req.Meta, OnProgress: hooks.Progress, Timeout: timeout})
 	if err != nil {
 		if errors.Is(err, connections.ErrCallTimeout) {
-			return nil, fmt.Errorf("%w (%s)", err, which)
+			return nil, fmt.Errorf("%w (%s)", err, which())
 		}
 		return nil, err
 	}

@@ -77,19 +77,24 @@ type catalog struct {
 // be reached contributes its error, not a failure of the whole request.
 func (s *Service) catalogs(ctx context.Context, conns []*connections.Conn, refresh bool) []catalog {
 	out := make([]catalog, len(conns))
+	fetch := func(i int, c *connections.Conn) {
+		out[i].conn = c
+		raw, err := c.Tools(ctx, refresh)
+		if err != nil {
+			out[i].err = err
+			return
+		}
+		out[i].tools = s.parsed.tools(c, raw)
+	}
 	var wg sync.WaitGroup
 	for i, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			out[i].conn = c
-			raw, err := c.Tools(ctx, refresh)
-			if err != nil {
-				out[i].err = err
-				return
-			}
-			out[i].tools = s.parsed.tools(c, raw)
-		}()
+		if i == len(conns)-1 {
+			// The last on this goroutine: a call naming its connection
+			// (one) then waits for no other goroutine to be scheduled.
+			fetch(i, c)
+			break
+		}
+		wg.Go(func() { fetch(i, c) })
 	}
 	wg.Wait()
 	s.parsed.prune(s.conns.Conns())

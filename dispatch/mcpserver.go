@@ -52,6 +52,11 @@ func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (
 // answer runs req and shapes its answer for the agent.
 func (s *Service) answer(ctx context.Context, req Request, hooks Hooks) *mcp.CallToolResult {
 	resp, err := s.Do(ctx, req, hooks)
+	return s.shape(req, resp, err)
+}
+
+// shape is the tool result that answers req with what Do returned.
+func (s *Service) shape(req Request, resp any, err error) *mcp.CallToolResult {
 	if err != nil {
 		s.log.Debug("request failed", "action", req.Action, "error", err.Error())
 		return errorResult(err)

@@ -55,7 +55,7 @@ func (s *Service) ReadResource(ctx context.Context, req Request, hooks Hooks) (*
 	raw, err := conn.ReadResource(ctx, connections.ReadRequest{URI: uri, Meta: req.Meta, OnProgress: hooks.Progress, Timeout: timeout})
 	if err != nil {
 		if errors.Is(err, connections.ErrCallTimeout) {
-			return nil, fmt.Errorf("%w (%s)", err, which)
+			return nil, fmt.Errorf("%w (%s)", err, which())
 		}
 		return nil, err
 	}

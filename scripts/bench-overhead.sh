@@ -8,15 +8,26 @@
 # dispatch, alternating B times (default 5); prints calls/s of each and
 # their ratio.
 #
-# Usage: bash scripts/bench-overhead.sh [N] [B]
+# With BASE=<git revision> (e.g. BASE=main) dispatch built from that
+# revision is measured in the same run too (a third client, alternating
+# with the other two), and its ratios are printed beside: before/after.
+#
+# Usage: [BASE=main] bash scripts/bench-overhead.sh [N] [B]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-2000}
 bursts=${2:-5}
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$out" "$work"' EXIT
 
 cd "$root"
+if [ -n "${BASE:-}" ]; then
+	mkdir "$work/base"
+	git -C "$root" archive "$BASE" | tar -x -C "$work/base"
+	(cd "$work/base" && go build -o "$work/dispatch-base" .)
+	export DISPATCH_BENCH_BASELINE="$work/dispatch-base"
+fi
 
 # bench NAME TIMES runs one benchmark of the root package and prints its
 # result line, or the whole output and a failure.
@@ -44,6 +55,10 @@ echo "$line" | awk -v n="$n" '{
 	printf "direct median:   %s µs\n", m["direct-µs/call"]
 	printf "dispatch median: %s µs\n", m["dispatch-µs/call"]
 	printf "overhead ratio (dispatch / direct): %s\n", m["overhead-ratio"]
+	if ("baseline-ratio" in m) {
+		printf "baseline median: %s µs\n", m["baseline-µs/call"]
+		printf "baseline ratio (BASE dispatch / direct): %s\n", m["baseline-ratio"]
+	}
 }'
 
 line=$(bench BenchmarkLoadThroughput "$bursts")
@@ -54,4 +69,8 @@ echo "$line" | awk -v b="$bursts" '{
 	printf "direct:   %s calls/s\n", m["direct-calls/s"]
 	printf "dispatch: %s calls/s\n", m["dispatch-calls/s"]
 	printf "throughput ratio (dispatch / direct): %s\n", m["throughput-ratio"]
+	if ("baseline-throughput-ratio" in m) {
+		printf "baseline: %s calls/s\n", m["baseline-calls/s"]
+		printf "baseline throughput ratio (BASE dispatch / direct): %s\n", m["baseline-throughput-ratio"]
+	}
 }'

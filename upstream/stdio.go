@@ -10,9 +10,11 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"dispatch/connections"
+	"dispatch/dispatch"
 
 	"github.com/dustin/go-humanize"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -60,8 +62,15 @@ type StdioOptions struct {
 	// elicitation, roots) and logs this agent answers and receives: the
 	// agent becomes its upstream, its declared capabilities are mirrored
 	// to the servers, and its log level and roots changes reach them.
-	Relay  *connections.Set
-	Logger *slog.Logger
+	Relay *connections.Set
+	// Direct, when set, answers the agent's plain tools/call of
+	// proxy-dispatch itself (see hotcall.go) instead of through srv: the
+	// Service srv's proxy-dispatch handler calls for this agent.
+	Direct *dispatch.Service
+	// Exposed, with Direct, finds a tool listed beside proxy-dispatch
+	// (Surface.ExposedTool), whose plain calls Direct then answers too.
+	Exposed func(name string) (dispatch.SurfaceTool, bool)
+	Logger  *slog.Logger
 }
 
 // DefaultDrainTimeout is how long serving waits at the end for requests it
@@ -96,8 +105,11 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 		log:      opts.Logger,
 		maxBytes: opts.MaxRequestBytes,
 		slots:    make(chan struct{}, opts.MaxInFlight),
+		idle:     make(chan func()),
 		inFlight: make(map[string]context.CancelFunc),
 		relay:    opts.Relay,
+		direct:   opts.Direct,
+		exposed:  opts.Exposed,
 		agent:    newAgentRequests(MaxPendingAgentRequests),
 	}
 	sess := &stdioSession{
@@ -131,6 +143,9 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 // stdout, a long scan of a large file) must not keep dispatch from
 // stopping its servers and deleting its result files, so it is abandoned.
 func (s *stdioServer) drain(timeout time.Duration, notifier *sync.WaitGroup) {
+	s.mu.Lock()
+	s.stopped = true // no handler starts after this: Wait below may begin
+	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
 		s.handlers.Wait()
@@ -154,54 +169,74 @@ type stdioServer struct {
 	writeMu sync.Mutex
 	out     io.Writer
 
-	slots    chan struct{} // one per request being served
-	handlers sync.WaitGroup
+	slots     chan struct{} // one per request being served
+	handlers  sync.WaitGroup
+	idle      chan func()  // to a handler goroutine waiting for work (unbuffered)
+	idleCount atomic.Int32 // handler goroutines waiting for work
 
 	mu       sync.Mutex
 	inFlight map[string]context.CancelFunc // by the request's JSON-RPC id
+	stopped  bool                          // serving has ended: start no handler
 
-	relay *connections.Set // nil: no servers' requests to relay
-	agent *agentRequests   // dispatch's own requests to the agent
+	relay   *connections.Set                               // nil: no servers' requests to relay
+	direct  *dispatch.Service                              // nil: every request goes through srv
+	exposed func(name string) (dispatch.SurfaceTool, bool) // nil: none listed beside proxy-dispatch
+	agent   *agentRequests                                 // dispatch's own requests to the agent
 }
 
 // readLoop reads messages until in ends (nil) or ctx does. The read itself
-// runs on its own goroutine, which ends when in does, so that a signal
-// ends serving at once.
+// runs on another goroutine, which ends when in does, so that a signal
+// ends serving at once. That goroutine also handles each message (handle
+// never waits for a request to be served): passing each to yet another
+// goroutine cost every call a scheduler round trip.
 func (s *stdioServer) readLoop(ctx context.Context, in io.Reader) error {
-	lines := make(chan incoming)
 	readErr := make(chan error, 1)
-	go func() {
-		r := bufio.NewReaderSize(in, 64<<10)
-		for {
-			msg, err := readMessage(r, s.maxBytes)
-			if msg.oversize || len(bytes.TrimSpace(msg.data)) > 0 {
-				select {
-				case lines <- msg:
-				case <-ctx.Done():
-					return
-				}
-			}
-			if err != nil {
-				readErr <- err
-				return
-			}
-		}
-	}()
-	for {
-		select {
-		case <-ctx.Done():
+	go s.work(ctx, s.reading(ctx, bufio.NewReaderSize(in, 64<<10), readErr))
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-readErr:
+		if errors.Is(err, io.EOF) {
 			return nil
-		case err := <-readErr:
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("read stdin: %w", err)
-		case msg := <-lines:
-			if msg.oversize {
-				s.write(errorAnswer(recoverID(msg.data), mcp.INVALID_REQUEST, tooLargeText(s.maxBytes)))
-				continue
-			}
-			s.handle(ctx, msg.data)
+		}
+		return fmt.Errorf("read stdin: %w", err)
+	}
+}
+
+// reading is the job of reading messages from r and handling them until r
+// ends (its error goes to readErr) or ctx does. At a hot call it hands the
+// reading on to another goroutine and serves the call itself: the call's
+// way to its server then waits for no goroutine to be woken (the new
+// reader's start overlaps it).
+func (s *stdioServer) reading(ctx context.Context, r *bufio.Reader, readErr chan<- error) func() {
+	return func() {
+		if job := s.read(ctx, r, readErr); job != nil {
+			job()
+		}
+	}
+}
+
+// read is reading's loop; it returns the hot call to serve, if any, once
+// the reading is handed on.
+func (s *stdioServer) read(ctx context.Context, r *bufio.Reader, readErr chan<- error) (job func()) {
+	for {
+		msg, err := readMessage(r, s.maxBytes)
+		if ctx.Err() != nil {
+			return nil
+		}
+		switch {
+		case msg.oversize:
+			s.write(errorAnswer(recoverID(msg.data), mcp.INVALID_REQUEST, tooLargeText(s.maxBytes)))
+		case len(bytes.TrimSpace(msg.data)) > 0:
+			job = s.handle(ctx, msg.data, err == nil)
+		}
+		if err != nil {
+			readErr <- err
+			return nil
+		}
+		if job != nil {
+			s.hand(ctx, s.reading(ctx, r, readErr))
+			return job
 		}
 	}
 }
@@ -346,12 +381,22 @@ type message struct {
 	Error  *connections.RPCError `json:"error"`
 }
 
-// handle dispatches one message without waiting for any handler.
-func (s *stdioServer) handle(ctx context.Context, line []byte) {
+// handle dispatches one message without waiting for any handler. A hot
+// call, when inline, is returned as a job for the caller to run instead.
+func (s *stdioServer) handle(ctx context.Context, line []byte, inline bool) (job func()) {
+	if s.direct != nil {
+		if call, ok := parseHotCall(line); ok {
+			if answer := s.hotAnswer(call); answer != nil {
+				return s.serve(ctx, message{ID: call.id, Method: string(mcp.MethodToolsCall)}, string(call.id), inline, func(ctx context.Context) {
+					s.answerHot(ctx, call, line, answer)
+				})
+			}
+		}
+	}
 	var msg message
 	if err := json.Unmarshal(line, &msg); err != nil {
 		s.write(undecodable(line))
-		return
+		return nil
 	}
 	isRequest := len(msg.ID) > 0 && string(msg.ID) != "null"
 	switch {
@@ -371,8 +416,9 @@ func (s *stdioServer) handle(ctx context.Context, line []byte) {
 		// Notifications are quick and carry no answer.
 		s.reply(ctx, line)
 	default:
-		s.serve(ctx, msg, line)
+		s.serve(ctx, msg, idKey(msg.ID), false, func(ctx context.Context) { s.reply(ctx, line) })
 	}
+	return nil
 }
 
 // undecodable answers a line that is not a JSON-RPC message dispatch can
@@ -386,20 +432,30 @@ func undecodable(line []byte) mcp.JSONRPCMessage {
 }
 
 // serve runs a request on its own goroutine, or answers at once that
-// dispatch is busy when MaxInFlight requests are being served.
-func (s *stdioServer) serve(ctx context.Context, msg message, line []byte) {
+// dispatch is busy when MaxInFlight requests are being served. key is the
+// request's id as idKey spells it, which a cancellation finds it by. With
+// inline, the request is returned as a job for the caller to run, ready
+// to be cancelled.
+func (s *stdioServer) serve(ctx context.Context, msg message, key string, inline bool, run func(context.Context)) (inlineJob func()) {
 	select {
 	case s.slots <- struct{}{}:
 	default:
 		s.write(busyAnswer(msg, cap(s.slots)))
-		return
+		return nil
 	}
 	reqCtx, cancel := context.WithCancel(ctx)
-	key := idKey(msg.ID)
 	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		cancel()
+		<-s.slots
+		return nil // the agent is gone: no one to answer
+	}
 	s.inFlight[key] = cancel
+	s.handlers.Add(1)
 	s.mu.Unlock()
-	s.handlers.Go(func() {
+	job := func() {
+		defer s.handlers.Done()
 		defer func() {
 			s.mu.Lock()
 			delete(s.inFlight, key)
@@ -407,8 +463,46 @@ func (s *stdioServer) serve(ctx context.Context, msg message, line []byte) {
 			cancel()
 			<-s.slots
 		}()
-		s.reply(reqCtx, line)
-	})
+		run(reqCtx)
+	}
+	if inline {
+		return job
+	}
+	s.hand(ctx, job)
+	return nil
+}
+
+// hand runs job on an idle handler goroutine, or on a new one.
+func (s *stdioServer) hand(ctx context.Context, job func()) {
+	select {
+	case s.idle <- job:
+	default:
+		go s.work(ctx, job)
+	}
+}
+
+// maxIdleHandlers bounds the handler goroutines kept waiting for the next
+// request once theirs is served. A new goroutine per request spent a tenth
+// of a small call's CPU growing its stack; a kept one has grown it.
+const maxIdleHandlers = 32
+
+// work runs job, then further requests handed to it while it is one of
+// the maxIdleHandlers idle ones, until ctx ends.
+func (s *stdioServer) work(ctx context.Context, job func()) {
+	for {
+		job()
+		if s.idleCount.Add(1) > maxIdleHandlers {
+			s.idleCount.Add(-1)
+			return
+		}
+		select {
+		case job = <-s.idle:
+			s.idleCount.Add(-1)
+		case <-ctx.Done():
+			s.idleCount.Add(-1)
+			return
+		}
+	}
 }
 
 // cancel ends the context of a request in flight. mcp-go does the same
@@ -489,9 +583,14 @@ func (s *stdioServer) write(msg any) {
 		s.log.Error("encode an answer to the agent", "error", err.Error())
 		return
 	}
+	s.writeLine(append(data, '\n'))
+}
+
+// writeLine sends one encoded message, line ending included.
+func (s *stdioServer) writeLine(line []byte) {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if _, err := s.out.Write(append(data, '\n')); err != nil {
+	if _, err := s.out.Write(line); err != nil {
 		s.log.Debug("write to the agent", "error", err.Error())
 	}
 }

@@ -51,6 +51,7 @@ type Surface struct {
 	prompts                                          map[string]dispatch.SurfacePrompt   // by upstream name
 	templates                                        map[string]dispatch.SurfaceResource // by upstream template
 	resources                                        dispatch.Surface                    // the last one set, for subscriptions
+	exposed                                          map[string]dispatch.SurfaceTool     // the tools listed beside proxy-dispatch, by upstream name
 }
 
 // NewSurface returns the surface of svc that opts asks for.
@@ -127,12 +128,14 @@ func (s *Surface) syncTools(tools []dispatch.SurfaceTool) {
 		})
 	}
 	list := []server.ServerTool{{Tool: dispatch.Tool(), Handler: proxy}}
+	exposed := make(map[string]dispatch.SurfaceTool, len(tools))
 	for _, t := range tools {
 		tool, err := dispatch.ExposedToolDefinition(t)
 		if err != nil {
 			s.log.Warn("not listing a tool to the agent", "error", err.Error())
 			continue
 		}
+		exposed[tool.Name] = t
 		handler := func(ctx context.Context, request mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return s.toolResult(ctx, func(ctx context.Context, svc *dispatch.Service) (*mcp.CallToolResult, error) {
 				return svc.CallExposed(ctx, t, request), nil
@@ -141,6 +144,16 @@ func (s *Surface) syncTools(tools []dispatch.SurfaceTool) {
 		list = append(list, server.ServerTool{Tool: tool, Handler: handler})
 	}
 	s.srv.SetTools(list...)
+	s.exposed = exposed
+}
+
+// ExposedTool returns the tool listed beside proxy-dispatch as name, for
+// the hot path (StdioOptions.Exposed), as mcp-go would find its handler.
+func (s *Surface) ExposedTool(name string) (dispatch.SurfaceTool, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.exposed[name]
+	return t, ok
 }
 
 func (s *Surface) syncResources(items []dispatch.SurfaceResource) {

@@ -1,0 +1,192 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/tidwall/gjson"
+
+	"dispatch/dispatch"
+)
+
+// The hot path: a tools/call of proxy-dispatch in its plainest form is
+// answered here, not by mcp-go's server, which decodes each message about
+// eight times (validity, reply types, envelope, protocol facts, the
+// arguments as a map) before the handler decodes them once more. Here the
+// line is checked once with gjson, its arguments go to the Service as the
+// bytes they came in, and the answer is written as the Service encodes it.
+//
+// Only what mcp-go would serve exactly so takes it: a request with
+// "jsonrpc":"2.0", an id written as mcp-go writes ids back, and params of
+// only "name" and "arguments" (an object). _meta (progress tokens, the
+// 2026-07-28 protocol's per-request facts, trace context), "task" and
+// anything else go through mcp-go, as does a proxy-dispatch request that
+// is not a call of a tool (the Service says so before running anything).
+
+// maxHotIDBytes bounds the ids the hot path echoes as they came; a longer
+// one goes through mcp-go. Ids are short in practice.
+const maxHotIDBytes = 128
+
+// hotCall is a tools/call of proxy-dispatch, or of a tool listed beside
+// it, as slices of its line.
+type hotCall struct {
+	id        []byte // as sent, and as mcp-go and idKey would write it
+	name      string // the tool's
+	arguments []byte // a JSON object
+}
+
+// parseHotCall returns line as a hotCall if it is one the hot path
+// answers exactly as mcp-go would.
+func parseHotCall(line []byte) (hotCall, bool) {
+	if !gjson.ValidBytes(line) {
+		return hotCall{}, false
+	}
+	// A view, not ParseBytes, which copies: the slices returned are of line.
+	root := gjson.Parse(unsafe.String(unsafe.SliceData(line), len(line)))
+	if !root.IsObject() {
+		return hotCall{}, false
+	}
+	var (
+		call   hotCall
+		params gjson.Result
+		seen   [4]bool // jsonrpc, id, method, params
+		ok     = true
+	)
+	root.ForEach(func(key, value gjson.Result) bool {
+		i := -1
+		switch key.Raw {
+		case `"jsonrpc"`:
+			i, ok = 0, value.Raw == `"2.0"`
+		case `"id"`:
+			i, ok = 1, plainID(value)
+			call.id = line[value.Index : value.Index+len(value.Raw)]
+		case `"method"`:
+			i, ok = 2, value.Raw == `"tools/call"`
+		case `"params"`:
+			i, ok, params = 3, value.IsObject(), value
+		default:
+			ok = false
+		}
+		ok = ok && !seen[i]
+		if ok {
+			seen[i] = true
+		}
+		return ok
+	})
+	if !ok || seen != [4]bool{true, true, true, true} {
+		return hotCall{}, false
+	}
+	var named bool
+	params.ForEach(func(key, value gjson.Result) bool {
+		switch {
+		case key.Raw == `"name"` && !named:
+			named, ok = true, value.Type == gjson.String && !strings.Contains(value.Raw, `\`)
+			call.name = value.Str
+		case key.Raw == `"arguments"` && call.arguments == nil:
+			ok = value.IsObject()
+			call.arguments = line[value.Index : value.Index+len(value.Raw)]
+		default:
+			ok = false
+		}
+		return ok
+	})
+	if !ok || !named || call.arguments == nil {
+		return hotCall{}, false
+	}
+	return call, true
+}
+
+// plainID reports whether id is one that mcp-go writes back, and idKey
+// spells, exactly as it came: an integer small enough to survive a
+// float64, or a string of printable ASCII that encoding/json does not
+// escape.
+func plainID(id gjson.Result) bool {
+	raw := id.Raw
+	if len(raw) == 0 || len(raw) > maxHotIDBytes {
+		return false
+	}
+	switch id.Type {
+	case gjson.Number:
+		digits := raw
+		if digits[0] == '-' {
+			digits = digits[1:]
+		}
+		if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(digits) > 1) {
+			return false
+		}
+		for i := 0; i < len(digits); i++ {
+			if digits[i] < '0' || digits[i] > '9' {
+				return false
+			}
+		}
+		return true
+	case gjson.String:
+		for i := 1; i < len(raw)-1; i++ {
+			switch c := raw[i]; {
+			case c < 0x20 || c >= 0x7f, c == '\\', c == '"', c == '<', c == '>', c == '&':
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// hotAnswer returns how the Service answers call, or nil for a tool the
+// hot path does not serve: proxy-dispatch, or a tool listed beside it.
+func (s *stdioServer) hotAnswer(call hotCall) func(ctx context.Context, dst []byte) ([]byte, bool) {
+	var t dispatch.SurfaceTool
+	exposed := false
+	if s.exposed != nil {
+		t, exposed = s.exposed(call.name)
+	}
+	switch {
+	case call.name == dispatch.ToolName && !exposed:
+		return func(ctx context.Context, dst []byte) ([]byte, bool) {
+			return s.direct.AppendToolResult(ctx, dst, call.arguments)
+		}
+	case exposed && call.name != dispatch.ToolName:
+		return func(ctx context.Context, dst []byte) ([]byte, bool) {
+			return s.direct.AppendExposedResult(ctx, dst, t, call.arguments), true
+		}
+	}
+	return nil
+}
+
+// answerHot serves call with answer and writes its answer. A request the
+// Service does not take on this path (not a call) goes through mcp-go.
+func (s *stdioServer) answerHot(ctx context.Context, call hotCall, line []byte, answer func(context.Context, []byte) ([]byte, bool)) {
+	out := make([]byte, 0, 1024)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, call.id...)
+	out = append(out, `,"result":`...)
+	var taken bool
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				// As mcp-go's recovery middleware answers a handler's panic.
+				s.log.Error("panic serving a request", "panic", fmt.Sprint(r))
+				s.write(errorAnswer(call.id, mcp.INTERNAL_ERROR, fmt.Sprintf("panic recovered in %s tool handler: %v", dispatch.ToolName, r)))
+				taken = true
+			}
+		}()
+		out, taken = answer(ctx, out)
+		if taken {
+			s.writeLine(append(out, "}\n"...))
+		}
+	}()
+	if !taken {
+		// As handle would have served it: a line encoding/json cannot
+		// decode (too deeply nested, say) is answered as such.
+		var msg message
+		if err := json.Unmarshal(line, &msg); err != nil {
+			s.write(undecodable(line))
+			return
+		}
+		s.reply(ctx, line)
+	}
+}
