@@ -139,6 +139,14 @@ func (s *httpSession) startCall(ctx context.Context) (context.Context, func()) {
 	}
 }
 
+// see records mcp-go's session once it is registered (at initialize): a
+// server's request no call caused reaches the agent through it.
+func (s *httpSession) see(client server.ClientSession) {
+	s.mu.Lock()
+	s.client = client
+	s.mu.Unlock()
+}
+
 // latestCall is the context of the session's newest call in flight, or
 // nil: a server's request made during it is written to that call's stream.
 func (s *httpSession) latestCall() (server.ClientSession, context.Context) {
