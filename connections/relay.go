@@ -96,11 +96,9 @@ func (c *Conn) logUpstream() Upstream {
 		only = up
 		n++
 	}
-	for up, ended := range c.lateCallers {
-		switch {
-		case now.Sub(ended) > LateLogWindow:
-			delete(c.lateCallers, up)
-		case c.callers[up] == 0:
+	c.pruneLateCallersLocked(now)
+	for up := range c.lateCallers {
+		if c.callers[up] == 0 {
 			only = up
 			n++
 		}
@@ -126,11 +124,21 @@ func (c *Conn) trackCaller(ctx context.Context) func() {
 		c.callersMu.Lock()
 		if c.callers[up]--; c.callers[up] <= 0 {
 			delete(c.callers, up)
-			// At most one entry per session, each dropped once past
-			// LateLogWindow (see logUpstream).
+			c.pruneLateCallersLocked(time.Now())
 			c.lateCallers[up] = time.Now()
 		}
 		c.callersMu.Unlock()
+	}
+}
+
+// pruneLateCallersLocked forgets the sessions whose last call ended more
+// than LateLogWindow ago: sessions come and go over a long-lived serve,
+// and only those of the window are kept.
+func (c *Conn) pruneLateCallersLocked(now time.Time) {
+	for up, ended := range c.lateCallers {
+		if now.Sub(ended) > LateLogWindow {
+			delete(c.lateCallers, up)
+		}
 	}
 }
 
