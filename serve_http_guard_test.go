@@ -60,7 +60,9 @@ func getListening(t *testing.T, url, id string) (int, string) {
 // calls and a new session are still served.
 func TestServeHTTP_ListeningStreamsDoNotLockOthersOut(t *testing.T) {
 	d := startHTTPDispatch(t, nil, "--max-http-in-flight", "2")
-	a, b := d.session(t), d.session(t)
+	// Clients that open no listening stream of their own: the test opens
+	// each session's.
+	a, b := d.sessionWith(t, nil), d.sessionWith(t, nil)
 	for _, c := range []*client.Client{a, b} {
 		if status, body := getListening(t, d.url, sessionID(t, c)); status != http.StatusOK {
 			t.Fatalf("opening a listening stream: %d %q", status, body)
