@@ -35,7 +35,9 @@ func waitLines(t *testing.T, file string, n int) []string {
 
 // TestServeHTTP_RootsListAfterChangeReachesItsSession: a server that asks
 // for the roots on notifications/roots/list_changed, with no call in
-// flight, asks the session that sent the change, whichever of two it is.
+// flight, asks the session that sent the change, whichever of two it is;
+// during another session's call on that server it is refused as
+// ambiguous rather than answered with the other session's roots.
 func TestServeHTTP_RootsListAfterChangeReachesItsSession(t *testing.T) {
 	record := filepath.Join(t.TempDir(), "roots")
 	d := startHTTPDispatch(t, nil, "--mcp", fixture("--client-requests", "--roots-on-change", record))
@@ -57,6 +59,22 @@ func TestServeHTTP_RootsListAfterChangeReachesItsSession(t *testing.T) {
 			t.Errorf("after %s's roots change the server got %q, want %q", s.name, lines[i], want)
 		}
 	}
+	// While bob's call runs on that server, the roots/list answering
+	// ada's change could be bob's call's: neither is asked.
+	bobDone := make(chan struct{})
+	go func() {
+		defer close(bobDone)
+		callText(context.Background(), t, cb, map[string]any{"action": "call", "connection": "c2", "tool": "slow", "arguments": map[string]any{"seconds": 1.5}})
+	}()
+	time.Sleep(300 * time.Millisecond) // bob's call is under way
+	if err := ca.RootListChanges(ctx); err != nil {
+		t.Fatalf("ada: send roots/list_changed: %v", err)
+	}
+	lines := waitLines(t, record, 4)
+	if !strings.HasPrefix(lines[3], "error: ") || !strings.Contains(lines[3], "ambiguous") {
+		t.Errorf("after ada's roots change during bob's call the server got %q, want an error naming the ambiguity", lines[3])
+	}
+	<-bobDone
 	if got := strings.Join(ada.questions(), ","); got != "roots,roots" {
 		t.Errorf("ada was asked %q, want roots twice", got)
 	}

@@ -101,7 +101,7 @@ func (r *registry) open() (*httpSession, error) {
 	}
 	log := r.log.With("session", logID)
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &httpSession{id: id, logID: logID, store: store, svc: r.svc.ForSession(store, log), log: log,
+	s := &httpSession{id: id, logID: logID, store: store, svc: r.svc.ForSession(store, log), log: log, registry: r,
 		ctx: ctx, cancel: cancel, slots: make(chan struct{}, r.perMax), lastActive: time.Now()}
 	r.mu.Lock()
 	r.byID[id] = s

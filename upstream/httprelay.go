@@ -42,6 +42,15 @@ func (s *httpSession) ClientCapabilities() mcp.ClientCapabilities {
 // (GET), which the agent must have open to be asked: without one within
 // ListenGrace the request fails, saying so.
 func (s *httpSession) RequestClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method == string(mcp.MethodListRoots) {
+		// During this session's call, but maybe the server's answer to
+		// another session's roots change: neither can be told apart.
+		if other := s.registry.rootsChanger(RootsChangeWindow); other != nil && other != s {
+			return nil, &connections.RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf(
+				"Method not found: dispatch serves many sessions over HTTP and roots/list came during a call of session %s but within %s (upstream.RootsChangeWindow) of session %s's notifications/roots/list_changed, so it cannot tell which agent's roots are asked for (ambiguous)",
+				s.logID, RootsChangeWindow, other.logID)}
+		}
+	}
 	client, call := s.latestCall()
 	if client == nil {
 		return nil, errors.New("the session has made no call yet")
@@ -146,8 +155,10 @@ func (noCaller) ClientCapabilities() mcp.ClientCapabilities {
 // RootsChangeWindow is how long after a session's
 // notifications/roots/list_changed a server's roots/list that no call in
 // flight caused is taken as the server's answer to it, and goes to that
-// session: a server asks for the roots right after the change notice.
-const RootsChangeWindow = 10 * time.Second
+// session: a server asks for the roots right after the change notice. A
+// roots/list during another session's call within it is refused as
+// ambiguous (see httpSession.RequestClient).
+const RootsChangeWindow = 5 * time.Second
 
 // RequestClient routes a server's request that no single session's call
 // in flight caused. While calls of several sessions are in flight on that

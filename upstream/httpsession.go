@@ -28,6 +28,9 @@ type httpSession struct {
 	store *spill.Store
 	svc   *dispatch.Service
 	log   *slog.Logger
+	// registry knows which session changed its roots last (see
+	// RequestClient).
+	registry *registry
 
 	// ctx ends when the session does, and with it every call it made.
 	ctx    context.Context
