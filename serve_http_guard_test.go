@@ -60,18 +60,17 @@ func getListening(t *testing.T, url, id string) (int, string) {
 // calls and a new session are still served.
 func TestServeHTTP_ListeningStreamsDoNotLockOthersOut(t *testing.T) {
 	d := startHTTPDispatch(t, nil, "--max-http-in-flight", "2")
-	a, b := d.session(t), d.session(t)
-	// Each client opens its own listening stream as it starts; whichever
-	// of it and this GET comes first holds the session's one place, so
-	// after this GET one is open either way, and another is a conflict.
-	for name, c := range map[string]*client.Client{"a": a, "b": b} {
-		if status, body := getListening(t, d.url, sessionID(t, c)); status != http.StatusOK && status != http.StatusConflict {
-			t.Fatalf("session %s: opening a listening stream: %d %q", name, status, body)
+	// Clients that open no listening stream of their own: the test opens
+	// each session's.
+	a, b := d.sessionWith(t, nil), d.sessionWith(t, nil)
+	for _, c := range []*client.Client{a, b} {
+		if status, body := getListening(t, d.url, sessionID(t, c)); status != http.StatusOK {
+			t.Fatalf("opening a listening stream: %d %q", status, body)
 		}
-		status, body := getListening(t, d.url, sessionID(t, c))
-		if status != http.StatusConflict || !strings.Contains(body, "listening stream") {
-			t.Errorf("session %s: a second listening stream: %d %q, want 409 saying what conflicts", name, status, body)
-		}
+	}
+	status, body := getListening(t, d.url, sessionID(t, a))
+	if status != http.StatusConflict || !strings.Contains(body, "listening stream") {
+		t.Errorf("a second listening stream of one session: %d %q, want 409 saying what conflicts", status, body)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

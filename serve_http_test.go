@@ -109,10 +109,18 @@ func (d *httpDispatch) stop() {
 	}
 }
 
-// session is one agent session over HTTP: a real mcp-go client.
+// session is one agent session over HTTP: a real mcp-go client, holding
+// its listening stream (GET) open.
 func (d *httpDispatch) session(t *testing.T, opts ...client.ClientOption) *client.Client {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(d.url, transport.WithContinuousListening())
+	return d.sessionWith(t, []transport.StreamableHTTPCOption{transport.WithContinuousListening()}, opts...)
+}
+
+// sessionWith is one agent session over HTTP whose transport has trOpts
+// (without WithContinuousListening, it opens no listening stream).
+func (d *httpDispatch) sessionWith(t *testing.T, trOpts []transport.StreamableHTTPCOption, opts ...client.ClientOption) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(d.url, trOpts...)
 	if err != nil {
 		t.Fatal(err)
 	}

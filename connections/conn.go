@@ -225,6 +225,9 @@ type Conn struct {
 	retired   bool
 	callersMu sync.Mutex
 	callers   map[Upstream]int // agent sessions with calls in flight here
+	// lateCallers are sessions whose last call here ended lately, when:
+	// a log may still be theirs (LateLogWindow).
+	lateCallers map[Upstream]time.Time
 	// serverReqs cancel the relays of the server's requests in flight, by
 	// the server's id for them.
 	serverReqMu sync.Mutex
@@ -233,20 +236,21 @@ type Conn struct {
 
 func newConn(alias string, cfg ServerConfig, opts Options, hub *relayHub) *Conn {
 	c := &Conn{
-		Alias:      alias,
-		Config:     cfg,
-		ID:         cfg.ID(),
-		opts:       opts,
-		log:        opts.Logger.With("connection", alias),
-		stderr:     newTailBuffer(opts.StderrLimit),
-		status:     StatusIdle,
-		filter:     cfg.Tools,
-		expose:     cfg.Expose,
-		sessions:   make(map[*session]struct{}),
-		progress:   make(map[string]func(map[string]any)),
-		hub:        hub,
-		callers:    make(map[Upstream]int),
-		serverReqs: make(map[string]context.CancelCauseFunc),
+		Alias:       alias,
+		Config:      cfg,
+		ID:          cfg.ID(),
+		opts:        opts,
+		log:         opts.Logger.With("connection", alias),
+		stderr:      newTailBuffer(opts.StderrLimit),
+		status:      StatusIdle,
+		filter:      cfg.Tools,
+		expose:      cfg.Expose,
+		sessions:    make(map[*session]struct{}),
+		progress:    make(map[string]func(map[string]any)),
+		hub:         hub,
+		callers:     make(map[Upstream]int),
+		lateCallers: make(map[Upstream]time.Time),
+		serverReqs:  make(map[string]context.CancelCauseFunc),
 	}
 	c.cacheKey = catalogKey(c.ID, hub.capabilities())
 	if opts.Cache != nil {

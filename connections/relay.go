@@ -54,24 +54,57 @@ var capabilityOf = map[string]string{
 	string(mcp.MethodListRoots):             "roots",
 }
 
+// LateLogWindow is how long after a session's last call on a server ended
+// that server's logs may still be that call's: a server may write a log
+// just after its result (mcp-go's servers write notifications from a
+// goroutine of their own, so the result can overtake them). A log arriving
+// then, while another session's call is in flight, could be either's: it
+// goes to every session, not to the other one alone.
+const LateLogWindow = 250 * time.Millisecond
+
 // upstreamFor is the agent session a server's request goes to: the one
 // whose calls are in flight on this connection when they all come from one
-// session, else the default one. With one stdio agent both are the same;
-// with many sessions over one server, a request arriving while calls of
-// several are in flight cannot be told apart on the wire and goes to the
-// default.
-func (c *Conn) upstreamFor() Upstream {
+// session, else the default one, with how many sessions have calls in
+// flight here (see CallersInFlight). With one stdio agent both are the
+// same; with many sessions over one server, a request arriving while calls
+// of several are in flight cannot be told apart on the wire and goes to
+// the default.
+func (c *Conn) upstreamFor() (Upstream, int) {
 	c.callersMu.Lock()
+	n := len(c.callers)
 	var only Upstream
 	for up := range c.callers {
-		if only != nil {
-			only = nil
-			break
-		}
 		only = up
 	}
 	c.callersMu.Unlock()
-	if only != nil {
+	if n == 1 {
+		return only, n
+	}
+	return c.hub.upstream(), n
+}
+
+// logUpstream is the agent session a server's log goes to: the one whose
+// calls are in flight on this connection, or whose last call here ended
+// within LateLogWindow, when that is a single session; else the default
+// one (over HTTP: every session whose level the log passes).
+func (c *Conn) logUpstream() Upstream {
+	now := time.Now()
+	c.callersMu.Lock()
+	var only Upstream
+	n := 0
+	for up := range c.callers {
+		only = up
+		n++
+	}
+	c.pruneLateCallersLocked(now)
+	for up := range c.lateCallers {
+		if c.callers[up] == 0 {
+			only = up
+			n++
+		}
+	}
+	c.callersMu.Unlock()
+	if n == 1 {
 		return only
 	}
 	return c.hub.upstream()
@@ -91,9 +124,39 @@ func (c *Conn) trackCaller(ctx context.Context) func() {
 		c.callersMu.Lock()
 		if c.callers[up]--; c.callers[up] <= 0 {
 			delete(c.callers, up)
+			c.pruneLateCallersLocked(time.Now())
+			c.lateCallers[up] = time.Now()
 		}
 		c.callersMu.Unlock()
 	}
+}
+
+// pruneLateCallersLocked forgets the sessions whose last call ended more
+// than LateLogWindow ago: sessions come and go over a long-lived serve,
+// and only those of the window are kept.
+func (c *Conn) pruneLateCallersLocked(now time.Time) {
+	for up, ended := range c.lateCallers {
+		if now.Sub(ended) > LateLogWindow {
+			delete(c.lateCallers, up)
+		}
+	}
+}
+
+type callersKey struct{}
+
+// CallersInFlight says, in the context of a server's request relayed to
+// the default upstream, how many agent sessions had calls in flight on
+// that server when it arrived: 0, none caused it by a call; more than 1,
+// any of them may have.
+func CallersInFlight(ctx context.Context) int {
+	n, _ := ctx.Value(callersKey{}).(int)
+	return n
+}
+
+// Declares says whether the client capabilities caps cover a server's
+// request of method with params.
+func Declares(caps mcp.ClientCapabilities, method string, params json.RawMessage) bool {
+	return declares(caps, method, params)
 }
 
 // serveServerRequest answers a request a server sent dispatch. Sampling,
@@ -126,7 +189,7 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 	if !relayed {
 		return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: "Method not found: dispatch does not serve " + method}
 	}
-	up := c.upstreamFor()
+	up, callers := c.upstreamFor()
 	if up == nil {
 		return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND,
 			Message: fmt.Sprintf("%s (%s) is not available from the shell: dispatch runs here as a command, with no agent to answer it; call this tool through dispatch serve, from an agent that supports %s", capability, method, capability)}
@@ -144,7 +207,7 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 			"dispatch relays requests of at most %s to the client (MaxRelayedRequestBytes); this %s's params are %s: send less, or a resource link to the data",
 			humanize.IBytes(MaxRelayedRequestBytes), method, humanize.IBytes(uint64(len(raw))))}
 	}
-	ctx, cancel := context.WithTimeout(ctx, ServerRequestTimeout)
+	ctx, cancel := context.WithTimeout(context.WithValue(ctx, callersKey{}, callers), ServerRequestTimeout)
 	defer cancel()
 	result, err := up.RequestClient(ctx, method, raw)
 	var rpc *RPCError
@@ -258,7 +321,7 @@ func (c *Conn) relayLog(n mcp.JSONRPCNotification) {
 	if !levelPasses(mcp.LoggingLevel(level), c.hub.level()) {
 		return
 	}
-	up := c.upstreamFor()
+	up := c.logUpstream()
 	if up == nil {
 		return
 	}

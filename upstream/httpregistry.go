@@ -32,6 +32,42 @@ type registry struct {
 	byID   map[string]*httpSession
 	next   uint64
 	closed bool
+	// rootsChange is the session that sent the latest
+	// notifications/roots/list_changed, and when (see noCaller).
+	rootsChange struct {
+		by *httpSession
+		at time.Time
+	}
+}
+
+// rootsChanged records that sess sent notifications/roots/list_changed.
+func (r *registry) rootsChanged(sess *httpSession) {
+	r.mu.Lock()
+	r.rootsChange.by, r.rootsChange.at = sess, time.Now()
+	r.mu.Unlock()
+}
+
+// rootsChanger is the session that sent the latest
+// notifications/roots/list_changed, if within window and still open.
+func (r *registry) rootsChanger(window time.Duration) *httpSession {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	by := r.rootsChange.by
+	if by == nil || time.Since(r.rootsChange.at) > window || r.byID[by.id] != by {
+		return nil
+	}
+	return by
+}
+
+// initializedNow are the open sessions whose initialize succeeded.
+func (r *registry) initializedNow() []*httpSession {
+	var out []*httpSession
+	for _, s := range r.sessionsNow() {
+		if s.initializeSucceeded() {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // open creates a session for an initialize request: its own result
@@ -65,7 +101,7 @@ func (r *registry) open() (*httpSession, error) {
 	}
 	log := r.log.With("session", logID)
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &httpSession{id: id, logID: logID, store: store, svc: r.svc.ForSession(store, log), log: log,
+	s := &httpSession{id: id, logID: logID, store: store, svc: r.svc.ForSession(store, log), log: log, registry: r,
 		ctx: ctx, cancel: cancel, slots: make(chan struct{}, r.perMax), lastActive: time.Now()}
 	r.mu.Lock()
 	r.byID[id] = s

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"dispatch/connections"
 
@@ -18,7 +19,8 @@ import (
 // request then goes to the session whose call is in flight on that server
 // and is answered "Method not found" (-32601) when that session did not
 // declare the capability (connections checks it against ClientCapabilities
-// below), or when no single session's call is in flight (noCaller).
+// below). A request no call in flight caused goes to noCaller, which
+// routes it by the rule in its RequestClient.
 
 var (
 	_ connections.Upstream = (*httpSession)(nil)
@@ -40,6 +42,15 @@ func (s *httpSession) ClientCapabilities() mcp.ClientCapabilities {
 // (GET), which the agent must have open to be asked: without one within
 // ListenGrace the request fails, saying so.
 func (s *httpSession) RequestClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method == string(mcp.MethodListRoots) {
+		// During this session's call, but maybe the server's answer to
+		// another session's roots change: neither can be told apart.
+		if other := s.registry.rootsChanger(RootsChangeWindow); other != nil && other != s {
+			return nil, &connections.RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf(
+				"Method not found: dispatch serves many sessions over HTTP and roots/list came during a call of session %s but within %s (upstream.RootsChangeWindow) of session %s's notifications/roots/list_changed, so it cannot tell which agent's roots are asked for (ambiguous)",
+				s.logID, RootsChangeWindow, other.logID)}
+		}
+	}
 	client, call := s.latestCall()
 	if client == nil {
 		return nil, errors.New("the session has made no call yet")
@@ -141,9 +152,49 @@ func (noCaller) ClientCapabilities() mcp.ClientCapabilities {
 	return caps
 }
 
-func (noCaller) RequestClient(_ context.Context, method string, _ json.RawMessage) (json.RawMessage, error) {
-	return nil, &connections.RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf(
-		"Method not found: dispatch serves many sessions over HTTP and %s came while no single session's call was in flight on this server, so no agent can be asked", method)}
+// RootsChangeWindow is how long after a session's
+// notifications/roots/list_changed a server's roots/list that no call in
+// flight caused is taken as the server's answer to it, and goes to that
+// session: a server asks for the roots right after the change notice. A
+// roots/list during another session's call within it is refused as
+// ambiguous (see httpSession.RequestClient).
+const RootsChangeWindow = 5 * time.Second
+
+// RequestClient routes a server's request that no single session's call
+// in flight caused. While calls of several sessions are in flight on that
+// server any of them may have caused it: it is refused. Else a roots/list
+// goes to the session whose roots/list_changed the server heard last, if
+// within RootsChangeWindow; else the request goes to the one session open,
+// and with several open (or none) it is refused, saying why.
+func (n noCaller) RequestClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if callers := connections.CallersInFlight(ctx); callers > 1 {
+		return nil, &connections.RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf(
+			"Method not found: dispatch serves many sessions over HTTP and %s came while calls of %d sessions were in flight on this server; the request does not say which caused it, so no agent can be asked", method, callers)}
+	}
+	sess, why := n.sessions.rootsChanger(RootsChangeWindow), "it sent the latest notifications/roots/list_changed"
+	if method != string(mcp.MethodListRoots) || sess == nil {
+		open := n.sessions.initializedNow()
+		if len(open) != 1 {
+			return nil, &connections.RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf(
+				"Method not found: dispatch serves many sessions over HTTP and %s came while no session's call was in flight on this server, with %d sessions open%s, so it cannot tell which agent to ask (ambiguous)",
+				method, len(open), rootsHint(method))}
+		}
+		sess, why = open[0], "it is the only session open"
+	}
+	if !connections.Declares(sess.ClientCapabilities(), method, params) {
+		return nil, &connections.RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf(
+			"Method not found: session %s, to which dispatch routes this request (%s), did not declare the capability %s needs", sess.logID, why, method)}
+	}
+	sess.log.Debug("routing a server's request no call caused to the session", "method", method, "why", why)
+	return sess.RequestClient(ctx, method, params)
+}
+
+// rootsHint says, for roots/list, what would have routed it.
+func rootsHint(method string) string {
+	if method != string(mcp.MethodListRoots) {
+		return ""
+	}
+	return fmt.Sprintf(" and none of them sent notifications/roots/list_changed in the last %s (upstream.RootsChangeWindow)", RootsChangeWindow)
 }
 
 // NotifyClient sends a server log no session's call caused to every

@@ -182,6 +182,11 @@ func (h *HTTPServer) followSessions(hooks *server.Hooks) {
 			sess.markInitialized()
 		}
 	})
+	hooks.AddOnRegisterSession(func(_ context.Context, client server.ClientSession) {
+		if sess := h.sessions.get(client.SessionID()); sess != nil {
+			sess.see(client)
+		}
+	})
 	hooks.AddAfterSetLevel(func(ctx context.Context, _ any, req *mcp.SetLevelRequest, _ *mcp.EmptyResult) {
 		sess := h.sessionOf(ctx)
 		if sess == nil {
@@ -192,6 +197,10 @@ func (h *HTTPServer) followSessions(hooks *server.Hooks) {
 		h.followLogLevels()
 	})
 	h.mcp.AddNotificationHandler(string(mcp.MethodNotificationRootsListChanged), func(ctx context.Context, _ mcp.JSONRPCNotification) {
+		if sess := h.sessionOf(ctx); sess != nil {
+			// Before the servers hear of it: they ask for the roots at once.
+			h.sessions.rootsChanged(sess)
+		}
 		if h.opts.Relay != nil {
 			h.opts.Relay.RootsChanged()
 		}

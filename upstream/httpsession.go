@@ -28,6 +28,9 @@ type httpSession struct {
 	store *spill.Store
 	svc   *dispatch.Service
 	log   *slog.Logger
+	// registry knows which session changed its roots last (see
+	// RequestClient).
+	registry *registry
 
 	// ctx ends when the session does, and with it every call it made.
 	ctx    context.Context
@@ -137,6 +140,14 @@ func (s *httpSession) startCall(ctx context.Context) (context.Context, func()) {
 		}
 		s.mu.Unlock()
 	}
+}
+
+// see records mcp-go's session once it is registered (at initialize): a
+// server's request no call caused reaches the agent through it.
+func (s *httpSession) see(client server.ClientSession) {
+	s.mu.Lock()
+	s.client = client
+	s.mu.Unlock()
 }
 
 // latestCall is the context of the session's newest call in flight, or
