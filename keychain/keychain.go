@@ -83,7 +83,10 @@ func (k *Keychain) Delete(ctx context.Context, account string) error {
 // Check reports whether the keychain answers here, with an
 // *UnavailableError when it does not.
 func (k *Keychain) Check(ctx context.Context) error {
-	_, err := k.Get(ctx, "dispatch-keychain-check")
+	err := k.do(ctx, "reach the keychain", func() error {
+		_, err := keyring.Get(k.service, "dispatch-keychain-check")
+		return err
+	})
 	if errors.Is(err, ErrNotFound) {
 		return nil
 	}
