@@ -191,3 +191,43 @@ func TestKeychain_ItemRemovedByHand(t *testing.T) {
 		t.Errorf("entry without its keychain item = %+v, %v; want none", e, err)
 	}
 }
+
+// BenchmarkTokenStore_Entry reads one entry, as every request to an OAuth
+// server does: from the file store, from the keychain store with the
+// file's version matching the cached secrets (the usual case), and from
+// the keychain store with nothing cached (another process just wrote).
+func BenchmarkTokenStore_Entry(b *testing.B) {
+	kc := keychain.New("dispatch-bench-"+rand.Text(), 5*time.Second)
+	if err := kc.Check(context.Background()); err != nil {
+		b.Skipf("no OS keychain reachable here (%v); on Linux run under scripts/keychain-test.sh", err)
+	}
+	cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: "https://mcp.example.com/mcp"}
+	for _, store := range []string{TokenStoreFile, TokenStoreKeychain} {
+		tokens := NewTokenStore(filepath.Join(b.TempDir(), TokenFileName), nil, store, kc)
+		err := tokens.update(cfg, func(e *TokenEntry) {
+			e.Token = &transport.Token{AccessToken: "access-token-2e7c", RefreshToken: "refresh-token-9d1a", ExpiresAt: time.Now().Add(time.Hour)}
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { tokens.Remove(cfg) }) //nolint:errcheck // best effort: the item is the bench's own
+		run := func(name string, uncached bool) {
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					if uncached {
+						tokens.mu.Lock()
+						clear(tokens.cache)
+						tokens.mu.Unlock()
+					}
+					if e, err := tokens.Entry(cfg); err != nil || e.Token.AccessToken == "" {
+						b.Fatalf("entry: %v, %v", e, err)
+					}
+				}
+			})
+		}
+		run(store, false)
+		if store == TokenStoreKeychain {
+			run("keychain-uncached", true)
+		}
+	}
+}
