@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,6 +171,25 @@ func TestKeychain_StoreChangeMovesEntry(t *testing.T) {
 	setToken(asFile, "3")
 	if !strings.Contains(readTokenFile(t, asFile), access+"3") || keychainItem(t, kc, cfg) != "" {
 		t.Error("the entry did not move back to the file, or its keychain item was left")
+	}
+}
+
+// TestKeychain_OtherProcessWriteSeen: a store that cached an entry's
+// secrets reads them again once another process has written new ones.
+func TestKeychain_OtherProcessWriteSeen(t *testing.T) {
+	kc := testKeychain(t)
+	cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: "https://mcp.example.com/mcp"}
+	path := filepath.Join(t.TempDir(), TokenFileName)
+	mine, theirs := NewTokenStore(path, nil, TokenStoreKeychain, kc), NewTokenStore(path, nil, TokenStoreKeychain, kc)
+	t.Cleanup(func() { mine.Remove(cfg) }) //nolint:errcheck // best effort: the item is the test's own
+	for i, tokens := range []*TokenFile{mine, theirs} {
+		access := fmt.Sprintf("access-token-%d-6a0c", i)
+		if err := tokens.update(cfg, func(e *TokenEntry) { e.Token = &transport.Token{AccessToken: access} }); err != nil {
+			t.Fatal(err)
+		}
+		if e, err := mine.Entry(cfg); err != nil || e.Token.AccessToken != access {
+			t.Fatalf("after write %d: %+v, %v; want access token %s", i, e, err, access)
+		}
 	}
 }
 
