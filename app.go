@@ -49,6 +49,7 @@ type Globals struct {
 	LogFormat      string           `name:"log-format" default:"text" enum:"text,json" help:"Log line format: text (key=value) or json (one object per line)."`
 	ConfigPoll     time.Duration    `name:"config-poll" default:"1s" help:"Serve mode: how often the --config files are checked for changes, which are applied to the running servers; 0 turns watching off."`
 	Session        string           `name:"session" env:"DISPATCH_SESSION" placeholder:"SOCKET" help:"Run one-shot commands in this shell session (set by eval \"$(dispatch session start ...)\")."`
+	TokenStore     string           `name:"token-store" env:"DISPATCH_TOKEN_STORE" default:"file" enum:"file,keychain" help:"Where OAuth client secrets and tokens are kept: file (0600, in the state directory) or keychain (the OS keychain: macOS Keychain, Windows Credential Manager, a Secret Service over D-Bus)."`
 	NoSession      bool             `name:"no-session" help:"Run this command in its own process even when DISPATCH_SESSION is set."`
 	Version        kong.VersionFlag `name:"version" help:"Print the version and exit."`
 

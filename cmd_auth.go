@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"dispatch/connections"
+	"dispatch/keychain"
 )
 
 // AuthCmd groups the OAuth commands.
@@ -38,14 +39,20 @@ type AuthLogoutCmd struct {
 }
 
 // tokenFile is the OAuth token file, or nil (no OAuth) when no state
-// directory can be found.
+// directory can be found. Its secrets go where --token-store says; the
+// keychain is given either way, so that entries kept there before are
+// still read (and move to the file on their next write).
 func (g *Globals) tokenFile(r *connections.Redactor, log *slog.Logger) *connections.TokenFile {
 	path, err := connections.DefaultTokenFile()
 	if err != nil {
 		log.Warn("oauth disabled", "error", err.Error())
 		return nil
 	}
-	return connections.NewTokenFile(path, r)
+	store := g.TokenStore
+	if store == "" {
+		store = connections.TokenStoreFile
+	}
+	return connections.NewTokenStore(path, r, store, keychain.New(connections.KeychainService, keychain.DefaultTimeout))
 }
 
 // authServer finds the http(s) server called name (or with that URL).
@@ -87,6 +94,11 @@ func (c *AuthLoginCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return err
 	}
+	// Before the browser: a keychain that cannot keep the tokens would
+	// waste the person's authorization.
+	if err := tokens.CheckStore(ctx); err != nil {
+		return fmt.Errorf("login to %s: %w", dashName(cfg), err)
+	}
 	err = connections.Login(ctx, cfg, tokens, connections.LoginOptions{
 		Open:    openBrowser,
 		ShowURL: showAuthURL("to authorize " + dashName(cfg)),
@@ -95,7 +107,7 @@ func (c *AuthLoginCmd) Run(ctx context.Context, g *Globals) error {
 	if err != nil {
 		return fmt.Errorf("login to %s: %w", dashName(cfg), err)
 	}
-	fmt.Fprintf(os.Stdout, "dispatch: authorized %s; tokens kept in %s\n", dashName(cfg), tokens.Path())
+	fmt.Fprintf(os.Stdout, "dispatch: authorized %s; tokens kept in %s\n", dashName(cfg), tokens.StoreName())
 	return nil
 }
 
@@ -130,18 +142,26 @@ func (c *AuthStatusCmd) Run(g *Globals) error {
 
 func writeAuthStatus(w io.Writer, configs []connections.ServerConfig, tokens *connections.TokenFile) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SERVER\tURL\tOAUTH")
+	fmt.Fprintln(tw, "SERVER\tURL\tSTORE\tOAUTH")
 	for _, c := range configs {
 		if c.Transport == connections.TransportStdio {
 			continue
 		}
+		store, state := "-", ""
 		e, err := tokens.Entry(c)
-		if err != nil {
-			return err
+		switch {
+		case err != nil:
+			// One entry the keychain cannot give does not hide the others.
+			state = "error: " + err.Error()
+		default:
+			if e != nil {
+				store = e.Store()
+			}
+			state = describeToken(e, c)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", cell(dashName(c)), cell(connections.SanitizeURL(c.URL)), describeToken(e, c))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(dashName(c)), cell(connections.SanitizeURL(c.URL)), store, cell(state))
 	}
-	fmt.Fprintf(tw, "\ntokens: %s\n", tokens.Path())
+	fmt.Fprintf(tw, "\ntokens: %s (new tokens go to the %s store: --token-store)\n", tokens.Path(), tokens.Store())
 	return tw.Flush()
 }
 

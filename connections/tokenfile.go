@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"dispatch/keychain"
+
 	"github.com/mark3labs/mcp-go/client/transport"
 )
 
@@ -65,6 +67,11 @@ type TokenEntry struct {
 	// which the next login asks for.
 	Scopes       []string `json:"scopes,omitempty"`
 	StepUpScopes []string `json:"stepUpScopes,omitempty"`
+	// SecretsIn is TokenStoreKeychain when the client secret and tokens
+	// are in the OS keychain, not here; SecretsVersion names their last
+	// write there.
+	SecretsIn      string `json:"secretsIn,omitempty"`
+	SecretsVersion string `json:"secretsVersion,omitempty"`
 }
 
 type tokenFileData struct {
@@ -73,21 +80,47 @@ type tokenFileData struct {
 }
 
 // TokenFile is the 0600 JSON file of OAuth clients and tokens, keyed by
-// server URL and configured client. Every write replaces the file
-// atomically; every secret read or written is taught to the redactor.
+// server URL and configured client; with the keychain store, their secrets
+// are in the OS keychain and the file keeps the rest. Every write replaces
+// the file atomically; every secret read or written is taught to the
+// redactor.
 type TokenFile struct {
 	path     string
 	redactor *Redactor
+	// store is where secrets written from now on go (TokenStoreFile or
+	// TokenStoreKeychain); entries already written are read from where
+	// they are, and move on their next write.
+	store    string
+	keychain *keychain.Keychain
 	mu       sync.Mutex
+	// cache holds the keychain secrets of each entry as of the version the
+	// file names, sparing a keychain read per request.
+	cache map[string]cachedSecrets
 }
 
-// NewTokenFile returns the token file at path; r learns every secret in it.
+// NewTokenFile returns the token file at path, keeping secrets in it; r
+// learns every secret in it.
 func NewTokenFile(path string, r *Redactor) *TokenFile {
+	return NewTokenStore(path, r, TokenStoreFile, nil)
+}
+
+// NewTokenStore returns the token file at path, keeping the secrets of new
+// and refreshed tokens in store (TokenStoreFile or TokenStoreKeychain); kc
+// is the keychain, for that store and for reading entries kept there
+// before (nil: none).
+func NewTokenStore(path string, r *Redactor, store string, kc *keychain.Keychain) *TokenFile {
 	if r == nil {
 		r = NewRedactor()
 	}
-	return &TokenFile{path: path, redactor: r}
+	if kc == nil {
+		store = TokenStoreFile
+	}
+	return &TokenFile{path: path, redactor: r, store: store, keychain: kc, cache: map[string]cachedSecrets{}}
 }
+
+// Store is where secrets written from now on go: TokenStoreFile or
+// TokenStoreKeychain.
+func (f *TokenFile) Store() string { return f.store }
 
 // Path is the file's location.
 func (f *TokenFile) Path() string { return f.path }
@@ -184,7 +217,9 @@ func (f *TokenFile) Entry(cfg ServerConfig) (*TokenEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return data.Entries[tokenKey(cfg)], nil
+	key := tokenKey(cfg)
+	e, _, err := f.loadSecretsLocked(key, data.Entries[key])
+	return e, err
 }
 
 // update changes cfg's entry (creating it) under the lock.
@@ -196,14 +231,29 @@ func (f *TokenFile) update(cfg ServerConfig, change func(e *TokenEntry)) error {
 		return err
 	}
 	key := tokenKey(cfg)
-	e := data.Entries[key]
-	if e == nil {
+	old := data.Entries[key]
+	e, found, err := f.loadSecretsLocked(key, old)
+	if err != nil {
+		return err
+	}
+	if e == nil || !found {
 		e = &TokenEntry{URL: cfg.URL}
-		data.Entries[key] = e
 	}
 	change(e)
 	f.learn(e)
-	return f.writeLocked(data)
+	stored, err := f.storeSecretsLocked(key, e)
+	if err != nil {
+		return err
+	}
+	data.Entries[key] = stored
+	if err := f.writeLocked(data); err != nil {
+		return err
+	}
+	if old != nil && old.SecretsIn == TokenStoreKeychain && stored.SecretsIn != TokenStoreKeychain {
+		// Moved to the file: the keychain item is left over.
+		return f.deleteSecretsLocked(key, e.URL)
+	}
+	return nil
 }
 
 // Remove deletes cfg's entry; it reports whether there was one.
@@ -215,8 +265,15 @@ func (f *TokenFile) Remove(cfg ServerConfig) (bool, error) {
 		return false, err
 	}
 	key := tokenKey(cfg)
-	if _, ok := data.Entries[key]; !ok {
+	e, ok := data.Entries[key]
+	if !ok {
 		return false, nil
+	}
+	if e.SecretsIn == TokenStoreKeychain {
+		// First: should it fail, the entry still says where they are.
+		if err := f.deleteSecretsLocked(key, e.URL); err != nil {
+			return false, err
+		}
 	}
 	delete(data.Entries, key)
 	return true, f.writeLocked(data)

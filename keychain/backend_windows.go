@@ -1,0 +1,5 @@
+package keychain
+
+const backendName = "Windows Credential Manager"
+
+func reachable() error { return nil }
