@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 
@@ -36,6 +37,17 @@ type oauthTransport struct {
 
 func (t *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
+	// Under http.Client, a redirect comes back here as a new request: the
+	// token only ever goes to its server's origin.
+	home, err := url.Parse(t.client.cfg.URL)
+	if err != nil {
+		closeBody(req)
+		return nil, fmt.Errorf("the server's URL: %w", err)
+	}
+	if !sameOrigin(home, req.URL) {
+		closeBody(req)
+		return nil, &crossOriginError{from: home, to: req.URL}
+	}
 	token, err := t.client.accessToken(ctx)
 	if err != nil {
 		closeBody(req)
