@@ -2,6 +2,7 @@ package connections
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -57,5 +58,33 @@ func TestOAuth_TokenRequestNeverFollowsRedirectToAnotherOrigin(t *testing.T) {
 		t.Errorf("error does not say the redirect went to another origin: %v", err)
 	} else {
 		t.Logf("error: %v", err)
+	}
+}
+
+// A refusal that quotes a credential the request carried does not keep it,
+// not even the part of it before the description is cut short.
+func TestRequestToken_RefusalDoesNotQuoteCredentials(t *testing.T) {
+	const secret = "cut-short-s3cret-value-0123456789"
+	const refresh = "rt-0123456789abcdef0123456789"
+	endpoint := serveLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil {
+			t.Errorf("token request: %v", err)
+		}
+		pad := strings.Repeat("x", 190) // the secret straddles the 200-character cut
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant",
+			"error_description": pad + " " + r.PostForm.Get("client_secret") + " " + r.PostForm.Get("refresh_token") + " " + url.QueryEscape(secret)})
+	}))
+	meta := &AuthServerMetadata{Issuer: endpoint, TokenEndpoint: endpoint + "/token"}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := requestToken(ctx, newOAuthHTTPClient(), meta, clientCreds{ID: "c", Secret: secret, Method: authSecretPost},
+		url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}})
+	if err == nil {
+		t.Fatal("a refused grant succeeded")
+	}
+	for _, part := range []string{secret[:8], refresh[:8]} {
+		if strings.Contains(err.Error(), part) {
+			t.Errorf("the refusal quotes a credential (%q): %v", part, err)
+		}
 	}
 }

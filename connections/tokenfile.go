@@ -89,6 +89,9 @@ func NewTokenFile(path string, r *Redactor) *TokenFile {
 	return &TokenFile{path: path, redactor: r}
 }
 
+// Redactor is the redactor that learns the file's secrets.
+func (f *TokenFile) Redactor() *Redactor { return f.redactor }
+
 // Path is the file's location.
 func (f *TokenFile) Path() string { return f.path }
 
