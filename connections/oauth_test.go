@@ -91,12 +91,12 @@ func TestLogin_CodeFlowThenCall(t *testing.T) {
 
 func TestOAuth_RefreshBeforeExpiry(t *testing.T) {
 	as := newAuthServer(t)
-	as.expiresIn = 5 // inside TokenRefreshMargin: every use refreshes
 	cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: protectedServer(t, as)}
 	r := NewRedactor(cfg)
 	tokens := NewTokenFile(filepath.Join(t.TempDir(), TokenFileName), r)
 	login(t, cfg, tokens)
 	first := secretsOf(t, tokens, cfg)
+	expireSoon(t, tokens, cfg)
 
 	c := oauthConn(t, cfg, tokens, r)
 	if got, err := callEcho(t, c, "x"); err != nil || got != "x" {

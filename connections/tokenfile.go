@@ -1,6 +1,7 @@
 package connections
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +23,9 @@ const MaxTokenFileBytes = 4 << 20
 
 // TokenRefreshMargin is how long before its expiry an access token is
 // refreshed, so that a call started just before expiry does not reach the
-// server with a dead token.
+// server with a dead token. A token that lives less than twice as long is
+// refreshed after half its lifetime instead: else every request would
+// refresh a token just issued.
 const TokenRefreshMargin = 30 * time.Second
 
 // TokenFileName is the token file's name in the state directory.
@@ -79,14 +82,51 @@ type TokenFile struct {
 	path     string
 	redactor *Redactor
 	mu       sync.Mutex
+	// lock keeps other processes out while this one writes or renews.
+	lock *processLock
+
+	// renewals holds a one-slot semaphore per entry key: one renewal of
+	// an entry at a time in this process, whichever connection asks.
+	renewalsMu sync.Mutex
+	renewals   map[string]chan struct{}
 }
+
+// tokenLockSuffix names the lock file next to the token file.
+const tokenLockSuffix = ".lock"
 
 // NewTokenFile returns the token file at path; r learns every secret in it.
 func NewTokenFile(path string, r *Redactor) *TokenFile {
 	if r == nil {
 		r = NewRedactor()
 	}
-	return &TokenFile{path: path, redactor: r}
+	return &TokenFile{path: path, redactor: r, lock: newProcessLock(path + tokenLockSuffix), renewals: map[string]chan struct{}{}}
+}
+
+// lockRenewal keeps cfg's entry for one renewal: no other caller of this
+// process, and no other process, renews it (or writes the file) until
+// unlock. A refresh token may be good for one use only (rotation): the
+// caller reads the entry again once it has the lock, since another may
+// have renewed it meanwhile.
+func (f *TokenFile) lockRenewal(ctx context.Context, cfg ServerConfig) (unlock func(), err error) {
+	key := tokenKey(cfg)
+	f.renewalsMu.Lock()
+	sem := f.renewals[key]
+	if sem == nil {
+		sem = make(chan struct{}, 1)
+		f.renewals[key] = sem
+	}
+	f.renewalsMu.Unlock()
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for another renewal of the token: %w", ctx.Err())
+	}
+	release, err := f.lock.acquire(ctx)
+	if err != nil {
+		<-sem
+		return nil, err
+	}
+	return func() { release(); <-sem }, nil
 }
 
 // Redactor is the redactor that learns the file's secrets.
@@ -192,6 +232,11 @@ func (f *TokenFile) Entry(cfg ServerConfig) (*TokenEntry, error) {
 
 // update changes cfg's entry (creating it) under the lock.
 func (f *TokenFile) update(cfg ServerConfig, change func(e *TokenEntry)) error {
+	release, err := f.lock.acquire(context.Background()) // bounded by TokenLockTimeout
+	if err != nil {
+		return err
+	}
+	defer release()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	data, err := f.readLocked()
@@ -211,6 +256,11 @@ func (f *TokenFile) update(cfg ServerConfig, change func(e *TokenEntry)) error {
 
 // Remove deletes cfg's entry; it reports whether there was one.
 func (f *TokenFile) Remove(cfg ServerConfig) (bool, error) {
+	release, err := f.lock.acquire(context.Background()) // bounded by TokenLockTimeout
+	if err != nil {
+		return false, err
+	}
+	defer release()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	data, err := f.readLocked()

@@ -1,0 +1,88 @@
+package connections
+
+import (
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// expireSoon makes cfg's stored access token one that expires within a
+// second, as if it had been issued long ago.
+func expireSoon(t *testing.T, tokens *TokenFile, cfg ServerConfig) {
+	t.Helper()
+	if err := tokens.update(cfg, func(e *TokenEntry) { e.Token.ExpiresAt = time.Now().Add(time.Second) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func refreshesOf(as *authServer) int {
+	as.mu.Lock()
+	defer as.mu.Unlock()
+	return as.refreshes
+}
+
+// Many connections finding the same token about to expire refresh it once
+// between them, whether they share a token file (one process) or each open
+// their own (processes): the authorization server rotates refresh tokens,
+// so a second refresh with the same one would be refused.
+func TestOAuth_ConcurrentRefreshesRefreshOnce(t *testing.T) {
+	for _, shared := range []bool{true, false} {
+		name := map[bool]string{true: "one token file", false: "a token file each"}[shared]
+		t.Run(name, func(t *testing.T) {
+			as := newAuthServer(t)
+			cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: protectedServer(t, as)}
+			path := filepath.Join(t.TempDir(), TokenFileName)
+			first := NewTokenFile(path, nil)
+			login(t, cfg, first)
+			expireSoon(t, first, cfg)
+
+			const callers = 6
+			conns := make([]*Conn, callers)
+			for i := range conns {
+				tokens := first
+				if !shared {
+					tokens = NewTokenFile(path, nil)
+				}
+				conns[i] = oauthConn(t, cfg, tokens, nil)
+			}
+			var wg sync.WaitGroup
+			errs := make([]error, callers)
+			for i, c := range conns {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, errs[i] = callEcho(t, c, "x")
+				}()
+			}
+			wg.Wait()
+			for i, err := range errs {
+				if err != nil {
+					t.Errorf("caller %d: %v", i, err)
+				}
+			}
+			if n := refreshesOf(as); n != 1 {
+				t.Errorf("refreshes = %d, want 1", n)
+			}
+		})
+	}
+}
+
+// A token whose whole lifetime is shorter than TokenRefreshMargin is not
+// refreshed on every request: only after half its lifetime.
+func TestOAuth_ShortLivedTokenNotRefreshedAtOnce(t *testing.T) {
+	as := newAuthServer(t)
+	as.expiresIn = 20 // shorter than TokenRefreshMargin
+	cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: protectedServer(t, as)}
+	tokens := NewTokenFile(filepath.Join(t.TempDir(), TokenFileName), nil)
+	login(t, cfg, tokens)
+	c := oauthConn(t, cfg, tokens, nil)
+	for i := 0; i < 3; i++ {
+		if got, err := callEcho(t, c, "x"); err != nil || got != "x" {
+			t.Fatalf("call %d: %q, %v", i, got, err)
+		}
+	}
+	if n := refreshesOf(as); n != 0 {
+		t.Errorf("refreshes of a token just issued = %d, want 0", n)
+	}
+}
