@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -277,6 +278,10 @@ type protectedOptions struct {
 	// redirectTo, when set, answers every authorized request with a 307
 	// to it: a hostile or compromised server sending the token elsewhere.
 	redirectTo string
+	// refuseListen answers the listening stream (GET) 401 whatever the
+	// token, and counts those GETs in listenRefused.
+	refuseListen  bool
+	listenRefused *atomic.Int32
 }
 
 func protectedServerWith(t *testing.T, as *authServer, opts protectedOptions) string {
@@ -294,7 +299,11 @@ func protectedServerWith(t *testing.T, as *authServer, opts protectedOptions) st
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		const prefix = "Bearer "
 		h := r.Header.Get("Authorization")
-		if len(h) <= len(prefix) || !as.valid(h[len(prefix):]) {
+		refused := opts.refuseListen && r.Method == http.MethodGet
+		if refused {
+			opts.listenRefused.Add(1)
+		}
+		if refused || len(h) <= len(prefix) || !as.valid(h[len(prefix):]) {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp", scope="echo"`, base))
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return

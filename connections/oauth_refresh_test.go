@@ -1,8 +1,12 @@
 package connections
 
 import (
+	"bytes"
+	"log/slog"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -85,4 +89,66 @@ func TestOAuth_ShortLivedTokenNotRefreshedAtOnce(t *testing.T) {
 	if n := refreshesOf(as); n != 0 {
 		t.Errorf("refreshes of a token just issued = %d, want 0", n)
 	}
+}
+
+// A server that refuses the listening stream (GET) whatever the token gets
+// a bounded number of tries, further apart each time, one refresh at most,
+// and a warning in the log; the connection's calls keep working.
+func TestOAuth_RefusedListeningStreamIsBounded(t *testing.T) {
+	as := newAuthServer(t)
+	var refused atomic.Int32
+	cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: protectedServerWith(t, as, protectedOptions{refuseListen: true, listenRefused: &refused})}
+	tokens := NewTokenFile(filepath.Join(t.TempDir(), TokenFileName), nil)
+	login(t, cfg, tokens)
+	var logs syncBuffer
+	set, err := NewSet([]ServerConfig{cfg}, Options{ConnectTimeout: 10 * time.Second, Tokens: tokens,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	set.SetUpstream(&urlAgent{}) // an agent with capabilities: dispatch listens for the server's requests
+	c := set.Conns()[0]
+	if got, err := callEcho(t, c, "x"); err != nil || got != "x" {
+		t.Fatalf("call: %q, %v", got, err)
+	}
+	// The listener gives up after MaxListenRefusals; wait for that, well
+	// past the time its back-off needs.
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) && !strings.Contains(logs.String(), "stopped listening") {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !strings.Contains(logs.String(), "stopped listening") {
+		t.Fatalf("no warning that the listening stream stopped; %d GETs refused; log:\n%s", refused.Load(), logs.String())
+	}
+	settled := refused.Load()
+	time.Sleep(2500 * time.Millisecond) // more than mcp-go's 1s retry: a listener still going would GET again
+	// The first refusal is tried once more with a renewed token.
+	if n := refused.Load(); n != settled || n > MaxListenRefusals+1 {
+		t.Errorf("refused GETs = %d, then %d: want at most %d, and none after the listener stopped", settled, n, MaxListenRefusals+1)
+	}
+	if n := refreshesOf(as); n > 1 {
+		t.Errorf("refreshes = %d, want at most 1", n)
+	}
+	if got, err := callEcho(t, c, "y"); err != nil || got != "y" {
+		t.Errorf("call after the listener stopped: %q, %v", got, err)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger's goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
