@@ -49,6 +49,9 @@ type authServer struct {
 	// ends; registerSent counts the bytes it got out.
 	endlessRegister bool
 	registerSent    int64
+	// omitPKCEMethods leaves code_challenge_methods_supported out of the
+	// metadata: PKCE support cannot be verified.
+	omitPKCEMethods bool
 	// tokenRedirect, when set, answers every token request with a 307 to it.
 	tokenRedirect string
 }
@@ -70,7 +73,7 @@ func newAuthServer(t *testing.T) *authServer {
 	a := &authServer{t: t, expiresIn: 3600, clients: map[string]bool{}, codes: map[string]authGrant{}, access: map[string]bool{}, refresh: map[string]bool{}, scopes: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{
+		meta := map[string]any{
 			"issuer":                                a.URL,
 			"authorization_endpoint":                a.URL + "/authorize",
 			"token_endpoint":                        a.URL + "/token",
@@ -78,7 +81,13 @@ func newAuthServer(t *testing.T) *authServer {
 			"code_challenge_methods_supported":      []string{"S256"},
 			"token_endpoint_auth_methods_supported": []string{"none"},
 			"response_types_supported":              []string{"code"},
-		})
+		}
+		a.mu.Lock()
+		if a.omitPKCEMethods {
+			delete(meta, "code_challenge_methods_supported")
+		}
+		a.mu.Unlock()
+		writeJSON(w, http.StatusOK, meta)
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()

@@ -88,3 +88,26 @@ func TestRequestToken_RefusalDoesNotQuoteCredentials(t *testing.T) {
 		}
 	}
 }
+
+// An authorization server whose metadata does not list
+// code_challenge_methods_supported is refused (2025-11-25: PKCE support
+// must be verified), before any client is registered or page opened.
+func TestLogin_RefusesMetadataWithoutPKCEMethods(t *testing.T) {
+	as := newAuthServer(t)
+	as.omitPKCEMethods = true
+	cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: protectedServer(t, as)}
+	tokens := NewTokenFile(filepath.Join(t.TempDir(), TokenFileName), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	opened := false
+	err := Login(ctx, cfg, tokens, LoginOptions{Open: func(context.Context, string) error { opened = true; return nil }, ShowURL: func(string) {}, Timeout: 5 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "code_challenge_methods_supported") {
+		t.Fatalf("login against metadata without PKCE methods: want an error naming code_challenge_methods_supported, got %v", err)
+	}
+	as.mu.Lock()
+	registered := len(as.clients)
+	as.mu.Unlock()
+	if opened || registered > 0 {
+		t.Errorf("the login went on (page opened %v, clients registered %d)", opened, registered)
+	}
+}
