@@ -147,10 +147,20 @@ func tokenKey(cfg ServerConfig) string {
 
 func (f *TokenFile) readLocked() (tokenFileData, error) {
 	data := tokenFileData{Version: 1, Entries: map[string]*TokenEntry{}}
-	file, err := os.Open(f.path)
+	info, err := os.Lstat(f.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return data, nil
 	}
+	if err != nil {
+		return data, fmt.Errorf("read token file: %w", err)
+	}
+	if err := checkTokenDir(filepath.Dir(f.path)); err != nil {
+		return data, err
+	}
+	if err := checkTokenFile(f.path, info); err != nil {
+		return data, err
+	}
+	file, err := os.Open(f.path)
 	if err != nil {
 		return data, fmt.Errorf("read token file: %w", err)
 	}

@@ -75,6 +75,9 @@ func lockFileWait(ctx context.Context, path string) (*os.File, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create token directory: %w", err)
 	}
+	if err := checkTokenDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
 	file, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open the token file's lock: %w", err)
