@@ -166,7 +166,8 @@ func writeAuthStatus(w io.Writer, configs []connections.ServerConfig, tokens *co
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", cell(dashName(c)), cell(connections.SanitizeURL(c.URL)), describeToken(e, c))
+		// The state may quote an authorization server's refusal: masked, one cell.
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", cell(dashName(c)), cell(connections.SanitizeURL(c.URL)), cell(tokens.Redactor().String(describeToken(e, c))))
 	}
 	fmt.Fprintf(tw, "\ntokens: %s\n", tokens.Path())
 	return tw.Flush()
@@ -174,6 +175,8 @@ func writeAuthStatus(w io.Writer, configs []connections.ServerConfig, tokens *co
 
 func describeToken(e *connections.TokenEntry, c connections.ServerConfig) string {
 	switch {
+	case e != nil && e.Token == nil && e.LoginNeeded != "":
+		return "needs login: " + e.LoginNeeded + " (run dispatch auth login " + dashName(c) + ")"
 	case e == nil || e.Token == nil:
 		if c.OAuth != nil {
 			return "not logged in (run dispatch auth login " + dashName(c) + ")"

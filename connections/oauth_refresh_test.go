@@ -152,3 +152,28 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// A refresh token the authorization server refused is not kept: the entry
+// says a login is needed (what dispatch auth status shows), and a login
+// clears it.
+func TestOAuth_RevokedRefreshIsRecorded(t *testing.T) {
+	as := newAuthServer(t)
+	cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: protectedServer(t, as)}
+	tokens := NewTokenFile(filepath.Join(t.TempDir(), TokenFileName), nil)
+	login(t, cfg, tokens)
+	as.revokeAll()
+	if _, err := callEcho(t, oauthConn(t, cfg, tokens, nil), "x"); err == nil {
+		t.Fatal("a call with revoked tokens succeeded")
+	}
+	e, err := tokens.Entry(cfg)
+	if err != nil || e == nil {
+		t.Fatalf("entry: %v, %v", e, err)
+	}
+	if e.Token != nil || !strings.Contains(e.LoginNeeded, "refused the refresh token") {
+		t.Errorf("entry after a refused refresh: token kept %v, loginNeeded %q", e.Token != nil, e.LoginNeeded)
+	}
+	login(t, cfg, tokens)
+	if e, err := tokens.Entry(cfg); err != nil || e.Token == nil || e.LoginNeeded != "" {
+		t.Errorf("entry after a new login: %+v, %v", e, err)
+	}
+}

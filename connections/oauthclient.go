@@ -131,7 +131,13 @@ func (c *oauthClient) renew(ctx context.Context, stale string) (*transport.Token
 	token, err := requestToken(ctx, c.hc, meta, creds, form)
 	var te *tokenError
 	if errors.As(err, &te) && te.refused() {
-		return nil, c.needsAuth("the authorization server refused the refresh token: " + te.Error())
+		reason := "the authorization server refused the refresh token: " + te.Error()
+		// Dropped, not tried again on every use: dispatch auth status
+		// then says a login is needed, as list does.
+		if err := c.save(func(e *TokenEntry) { e.Token, e.LoginNeeded = nil, reason }); err != nil {
+			return nil, err
+		}
+		return nil, c.needsAuth(reason)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("oauth refresh: %w", err)
@@ -219,7 +225,7 @@ func (c *oauthClient) clientCredentials(ctx context.Context, e *TokenEntry, scop
 	}
 	err = c.save(func(e *TokenEntry) {
 		e.ClientID, e.ClientSecret = creds.ID, creds.Secret
-		e.AuthServer, e.Resource, e.Scopes, e.Token = meta, resource, scopes, token
+		e.AuthServer, e.Resource, e.Scopes, e.Token, e.LoginNeeded = meta, resource, scopes, token, ""
 	})
 	return token, err
 }

@@ -161,7 +161,7 @@ func (c *oauthClient) login(ctx context.Context, opts LoginOptions, extra []stri
 	}
 	err = c.save(func(e *TokenEntry) {
 		e.ClientID, e.ClientSecret, e.AuthMethod = creds.ID, creds.Secret, creds.Method
-		e.AuthServer, e.Resource, e.Scopes, e.StepUpScopes, e.Token = meta, target.Resource, scopes, nil, token
+		e.AuthServer, e.Resource, e.Scopes, e.StepUpScopes, e.Token, e.LoginNeeded = meta, target.Resource, scopes, nil, token, ""
 	})
 	if err == nil && opts.Completed != nil {
 		opts.Completed()

@@ -68,6 +68,9 @@ type TokenEntry struct {
 	// which the next login asks for.
 	Scopes       []string `json:"scopes,omitempty"`
 	StepUpScopes []string `json:"stepUpScopes,omitempty"`
+	// LoginNeeded says why the tokens were dropped (the authorization
+	// server refused the refresh token); a login clears it.
+	LoginNeeded string `json:"loginNeeded,omitempty"`
 }
 
 type tokenFileData struct {
