@@ -1,8 +1,12 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -53,5 +57,71 @@ func TestAuth_NeedsAuthInListAndCalls(t *testing.T) {
 	_, stderr, code = runCLI(t, "", "--mcp", url, "auth", "login", "nope")
 	if code != exitUsage || !strings.Contains(stderr, url) {
 		t.Errorf("auth login of an unknown server: exit %d, %q", code, stderr)
+	}
+}
+
+// echoingAuthServer serves, on one loopback origin, an MCP endpoint that
+// answers 401, its protected-resource metadata, authorization server
+// metadata and a token endpoint that refuses every grant quoting the
+// client secret it got, raw and form-encoded, as careless servers do.
+func echoingAuthServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+base+`/.well-known/oauth-protected-resource/mcp"`)
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+	})
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"resource": %q, "authorization_servers": [%q]}`, base+"/mcp", base)
+	})
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"issuer": %q, "authorization_endpoint": %q, "token_endpoint": %q, "code_challenge_methods_supported": ["S256"]}`, base, base+"/authorize", base+"/token")
+	})
+	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		_, encoded, _ := r.BasicAuth() // form-encoded before Basic (RFC 6749 §2.3.1)
+		raw, err := url.QueryUnescape(encoded)
+		if err != nil {
+			raw = encoded
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		desc := "client secret " + raw + " is wrong (sent as " + encoded + ")"
+		if err := json.NewEncoder(w).Encode(map[string]string{"error": "invalid_client", "error_description": desc}); err != nil {
+			t.Errorf("token answer: %v", err)
+		}
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(l) //nolint:errcheck // ends with Close
+	t.Cleanup(func() { srv.Close() })
+	return base + "/mcp"
+}
+
+// An authorization server that quotes the client secret in its refusal
+// does not get it printed by dispatch auth login, raw or form-encoded.
+func TestAuth_LoginErrorMasksSecrets(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	const secret = "echoed+s3cret/value 42"
+	t.Setenv("ECHOED_OAUTH_SECRET", secret)
+	config := filepath.Join(t.TempDir(), "servers.toml")
+	writeFile(t, config, fmt.Sprintf("[servers.echo]\nurl = %q\noauth = { clientId = \"machine\", clientSecret = \"${ECHOED_OAUTH_SECRET}\", grantType = \"client_credentials\" }\n", echoingAuthServer(t)))
+
+	_, stderr, code := runCLI(t, "", "--config", config, "auth", "login", "echo")
+	if code == 0 {
+		t.Fatalf("login with a refused secret succeeded: %q", stderr)
+	}
+	if !strings.Contains(stderr, "invalid_client") {
+		t.Errorf("stderr does not say why the login failed: %q", stderr)
+	}
+	for _, form := range []string{secret, url.QueryEscape(secret), "s3cret"} {
+		if strings.Contains(stderr, form) {
+			t.Errorf("stderr shows the client secret (%q): %q", form, stderr)
+		}
 	}
 }

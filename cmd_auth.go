@@ -55,13 +55,40 @@ func (g *Globals) tokenFile(r *connections.Redactor, log *slog.Logger) *connecti
 	return connections.NewTokenStore(path, r, store, keychain.New(connections.KeychainService, keychain.DefaultTimeout))
 }
 
+// authRedactor masks what the auth commands print: the configs' secrets
+// and the environment's, as every other command does, and the tokens and
+// registered secrets the token file teaches it.
+func authRedactor(configs []connections.ServerConfig) *connections.Redactor {
+	r := connections.NewRedactor(configs...)
+	r.LearnEnviron(os.Environ())
+	return r
+}
+
+// maskedError is err with every secret r knows masked in its text: an
+// authorization server may quote the client secret or a token in its
+// refusal. errors.As still finds what err wraps (exit codes).
+type maskedError struct {
+	err error
+	r   *connections.Redactor
+}
+
+func (e *maskedError) Error() string { return e.r.String(e.err.Error()) }
+func (e *maskedError) Unwrap() error { return e.err }
+
+func masked(r *connections.Redactor, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &maskedError{err: err, r: r}
+}
+
 // authServer finds the http(s) server called name (or with that URL).
 func (g *Globals) authServer(name string) (connections.ServerConfig, *connections.TokenFile, error) {
 	configs, err := g.loadConfigs()
 	if err != nil {
 		return connections.ServerConfig{}, nil, err
 	}
-	r := connections.NewRedactor(configs...)
+	r := authRedactor(configs)
 	tokens := g.tokenFile(r, slog.New(slog.DiscardHandler))
 	if tokens == nil {
 		return connections.ServerConfig{}, nil, errors.New("no directory for the token file: set XDG_STATE_HOME or HOME")
@@ -105,7 +132,7 @@ func (c *AuthLoginCmd) Run(ctx context.Context, g *Globals) error {
 		Timeout: c.Timeout,
 	})
 	if err != nil {
-		return fmt.Errorf("login to %s: %w", dashName(cfg), err)
+		return masked(tokens.Redactor(), fmt.Errorf("login to %s: %w", dashName(cfg), err))
 	}
 	fmt.Fprintf(os.Stdout, "dispatch: authorized %s; tokens kept in %s\n", dashName(cfg), tokens.StoreName())
 	return nil
@@ -118,7 +145,7 @@ func (c *AuthLogoutCmd) Run(g *Globals) error {
 	}
 	removed, err := tokens.Remove(cfg)
 	if err != nil {
-		return err
+		return masked(tokens.Redactor(), err)
 	}
 	if !removed {
 		fmt.Fprintf(os.Stdout, "dispatch: no tokens kept for %s\n", dashName(cfg))
@@ -133,11 +160,11 @@ func (c *AuthStatusCmd) Run(g *Globals) error {
 	if err != nil {
 		return err
 	}
-	tokens := g.tokenFile(connections.NewRedactor(configs...), slog.New(slog.DiscardHandler))
+	tokens := g.tokenFile(authRedactor(configs), slog.New(slog.DiscardHandler))
 	if tokens == nil {
 		return errors.New("no directory for the token file: set XDG_STATE_HOME or HOME")
 	}
-	return writeAuthStatus(os.Stdout, configs, tokens)
+	return masked(tokens.Redactor(), writeAuthStatus(os.Stdout, configs, tokens))
 }
 
 func writeAuthStatus(w io.Writer, configs []connections.ServerConfig, tokens *connections.TokenFile) error {
@@ -159,7 +186,9 @@ func writeAuthStatus(w io.Writer, configs []connections.ServerConfig, tokens *co
 			}
 			state = describeToken(e, c)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(dashName(c)), cell(connections.SanitizeURL(c.URL)), store, cell(state))
+		// The state may quote an authorization server's refusal or an
+		// error: masked, one cell.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", cell(dashName(c)), cell(connections.SanitizeURL(c.URL)), store, cell(tokens.Redactor().String(state)))
 	}
 	fmt.Fprintf(tw, "\ntokens: %s (new tokens go to the %s store: --token-store)\n", tokens.Path(), tokens.Store())
 	return tw.Flush()
@@ -167,6 +196,8 @@ func writeAuthStatus(w io.Writer, configs []connections.ServerConfig, tokens *co
 
 func describeToken(e *connections.TokenEntry, c connections.ServerConfig) string {
 	switch {
+	case e != nil && e.Token == nil && e.LoginNeeded != "":
+		return "needs login: " + e.LoginNeeded + " (run dispatch auth login " + dashName(c) + ")"
 	case e == nil || e.Token == nil:
 		if c.OAuth != nil {
 			return "not logged in (run dispatch auth login " + dashName(c) + ")"

@@ -432,7 +432,7 @@ func objectKeysInOrder(raw json.RawMessage) ([]string, error) {
 var envRef = regexp.MustCompile(`\$\{(env:|input:)?([A-Za-z_][A-Za-z0-9_.-]*)(:-([^}]*))?\}`)
 
 // ExpandEnv replaces ${VAR}, ${env:VAR} and ${VAR:-default} in the command,
-// args, env values, cwd, url and header values; ${userHome} and
+// args, env values, cwd, url, header values and the oauth table's values; ${userHome} and
 // ${workspaceFolder} (VS Code) are the home and working directories unless
 // the environment defines them. An undefined variable without a default is
 // an error naming it, because a server started with an empty token fails
@@ -475,12 +475,18 @@ func (c *ServerConfig) ExpandEnv(lookup func(string) (string, bool)) error {
 	for k, v := range c.Headers {
 		c.Headers[k] = expand(v)
 	}
+	if c.OAuth != nil {
+		c.OAuth = c.OAuth.expandEnv(expand)
+	}
 	if len(prompts) > 0 {
 		return fmt.Errorf("${input:%s} asks VS Code to prompt for a value, which dispatch cannot do; put the value in an environment variable and write ${env:NAME}", prompts[0])
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
 		return fmt.Errorf("environment variable %s is not set (referenced as ${%s}); export it, give a default as ${%s:-VALUE}, or remove the reference", missing[0], missing[0], missing[0])
+	}
+	if c.OAuth != nil {
+		return c.OAuth.check()
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,6 +49,11 @@ type authServer struct {
 	// ends; registerSent counts the bytes it got out.
 	endlessRegister bool
 	registerSent    int64
+	// omitPKCEMethods leaves code_challenge_methods_supported out of the
+	// metadata: PKCE support cannot be verified.
+	omitPKCEMethods bool
+	// tokenRedirect, when set, answers every token request with a 307 to it.
+	tokenRedirect string
 }
 
 // The client pre-registered at every authServer.
@@ -67,7 +73,7 @@ func newAuthServer(t *testing.T) *authServer {
 	a := &authServer{t: t, expiresIn: 3600, clients: map[string]bool{}, codes: map[string]authGrant{}, access: map[string]bool{}, refresh: map[string]bool{}, scopes: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]any{
+		meta := map[string]any{
 			"issuer":                                a.URL,
 			"authorization_endpoint":                a.URL + "/authorize",
 			"token_endpoint":                        a.URL + "/token",
@@ -75,7 +81,13 @@ func newAuthServer(t *testing.T) *authServer {
 			"code_challenge_methods_supported":      []string{"S256"},
 			"token_endpoint_auth_methods_supported": []string{"none"},
 			"response_types_supported":              []string{"code"},
-		})
+		}
+		a.mu.Lock()
+		if a.omitPKCEMethods {
+			delete(meta, "code_challenge_methods_supported")
+		}
+		a.mu.Unlock()
+		writeJSON(w, http.StatusOK, meta)
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
@@ -117,6 +129,13 @@ func newAuthServer(t *testing.T) *authServer {
 		http.Redirect(w, r, to.String(), http.StatusFound)
 	})
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		redirect := a.tokenRedirect
+		a.mu.Unlock()
+		if redirect != "" {
+			http.Redirect(w, r, redirect, http.StatusTemporaryRedirect)
+			return
+		}
 		if err := r.ParseForm(); err != nil {
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
 			return
@@ -265,6 +284,13 @@ type protectedOptions struct {
 	// callScope, when set, is the scope tools/call needs: a token without
 	// it gets 403 insufficient_scope asking for "echo callScope".
 	callScope string
+	// redirectTo, when set, answers every authorized request with a 307
+	// to it: a hostile or compromised server sending the token elsewhere.
+	redirectTo string
+	// refuseListen answers the listening stream (GET) 401 whatever the
+	// token, and counts those GETs in listenRefused.
+	refuseListen  bool
+	listenRefused *atomic.Int32
 }
 
 func protectedServerWith(t *testing.T, as *authServer, opts protectedOptions) string {
@@ -282,9 +308,17 @@ func protectedServerWith(t *testing.T, as *authServer, opts protectedOptions) st
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		const prefix = "Bearer "
 		h := r.Header.Get("Authorization")
-		if len(h) <= len(prefix) || !as.valid(h[len(prefix):]) {
+		refused := opts.refuseListen && r.Method == http.MethodGet
+		if refused {
+			opts.listenRefused.Add(1)
+		}
+		if refused || len(h) <= len(prefix) || !as.valid(h[len(prefix):]) {
 			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp", scope="echo"`, base))
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		if opts.redirectTo != "" {
+			http.Redirect(w, r, opts.redirectTo, http.StatusTemporaryRedirect)
 			return
 		}
 		if opts.callScope != "" && !strings.Contains(" "+as.scopeOf(h[len(prefix):])+" ", " "+opts.callScope+" ") {
@@ -318,4 +352,40 @@ func followBrowser(ctx context.Context, authURL string) error {
 		return err
 	}
 	return resp.Body.Close()
+}
+
+// capture is a loopback server of another origin that records what reaches
+// it: the Authorization headers and bodies sent to it.
+type capture struct {
+	URL string
+
+	mu   sync.Mutex
+	seen []string // "Authorization: ..." and the bodies
+}
+
+func newCapture(t *testing.T) *capture {
+	c := &capture{}
+	c.URL = serveLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<16)) // what arrived is the point, not its errors
+		c.mu.Lock()
+		c.seen = append(c.seen, "Authorization: "+r.Header.Get("Authorization"), string(body))
+		c.mu.Unlock()
+		http.Error(w, "captured", http.StatusTeapot)
+	}))
+	return c
+}
+
+// leaked returns what of secrets reached the capture server.
+func (c *capture) leaked(secrets ...string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, s := range secrets {
+		for _, got := range c.seen {
+			if s != "" && strings.Contains(got, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }

@@ -49,7 +49,6 @@ func TestOAuth_RefreshOn401BeforeExpiry(t *testing.T) {
 // so is one the server refuses early.
 func TestOAuth_ClientCredentialsRefetched(t *testing.T) {
 	as := newAuthServer(t)
-	as.expiresIn = 5 // inside TokenRefreshMargin: every use fetches anew
 	cfg := ServerConfig{Name: "machine", Transport: TransportHTTP, URL: protectedServer(t, as),
 		OAuth: &OAuthSettings{ClientID: fixtureClientID, ClientSecret: fixtureClientSecret, GrantType: GrantClientCredentials}}
 	r := NewRedactor(cfg)
@@ -57,12 +56,12 @@ func TestOAuth_ClientCredentialsRefetched(t *testing.T) {
 	if err := Login(context.Background(), cfg, tokens, LoginOptions{}); err != nil {
 		t.Fatalf("login: %v", err)
 	}
+	expireSoon(t, tokens, cfg)
 	if got, err := callEcho(t, oauthConn(t, cfg, tokens, r), "m"); err != nil || got != "m" {
 		t.Fatalf("call with an expiring token: %q, %v", got, err)
 	}
 	as.mu.Lock()
 	grants := as.ccGrants
-	as.expiresIn = 3600
 	as.mu.Unlock()
 	if grants < 2 {
 		t.Fatalf("client_credentials grants = %d: the expiring token was not fetched again", grants)

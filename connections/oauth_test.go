@@ -91,12 +91,12 @@ func TestLogin_CodeFlowThenCall(t *testing.T) {
 
 func TestOAuth_RefreshBeforeExpiry(t *testing.T) {
 	as := newAuthServer(t)
-	as.expiresIn = 5 // inside TokenRefreshMargin: every use refreshes
 	cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: protectedServer(t, as)}
 	r := NewRedactor(cfg)
 	tokens := NewTokenFile(filepath.Join(t.TempDir(), TokenFileName), r)
 	login(t, cfg, tokens)
 	first := secretsOf(t, tokens, cfg)
+	expireSoon(t, tokens, cfg)
 
 	c := oauthConn(t, cfg, tokens, r)
 	if got, err := callEcho(t, c, "x"); err != nil || got != "x" {
@@ -250,5 +250,32 @@ func TestLogin_ClientCredentials(t *testing.T) {
 	var le *LoginError
 	if !errors.As(err, &le) || le.Step != "token" || strings.Contains(err.Error(), "wrong-secret-value") {
 		t.Errorf("wrong secret: want a token-step error without the secret, got %v", err)
+	}
+}
+
+// ${VAR} in the oauth table is expanded like every other field, the
+// expanded secret is masked, and an unset variable stops the load.
+func TestLoadFile_OAuthExpandsEnv(t *testing.T) {
+	env := map[string]string{"OAUTH_ID": "Iv1.abc", "OAUTH_SECRET": "expanded-s3cret-value", "KEYS": "/keys"}
+	toml := "[servers.gh]\nurl = \"https://example.com/mcp\"\noauth = { clientId = \"${OAUTH_ID}\", clientSecret = \"${OAUTH_SECRET}\", privateKeyFile = \"${KEYS}/c.pem\", scopes = [\"${OAUTH_ID}-scope\"] }\n"
+	json := `{"mcpServers": {"gh": {"type": "http", "url": "https://example.com/mcp", "oauth": {"clientId": "${env:OAUTH_ID}", "clientSecret": "${OAUTH_SECRET}", "privateKeyFile": "${KEYS}/c.pem", "scopes": "${OAUTH_ID}-scope"}}}}`
+	for name, path := range map[string]string{"toml": writeConfig(t, "s.toml", toml), "json": writeConfig(t, "s.json", json)} {
+		t.Run(name, func(t *testing.T) {
+			configs, err := LoadFile(path, envLookup(env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := configs[0].OAuth
+			if o == nil || o.ClientID != "Iv1.abc" || o.ClientSecret != "expanded-s3cret-value" || o.PrivateKeyFile != "/keys/c.pem" || strings.Join(o.Scopes, " ") != "Iv1.abc-scope" {
+				t.Fatalf("oauth = %+v", o)
+			}
+			if got := NewRedactor(configs...).String("x expanded-s3cret-value"); strings.Contains(got, "s3cret") {
+				t.Errorf("the expanded client secret is not masked: %q", got)
+			}
+		})
+	}
+	unset := writeConfig(t, "unset.toml", "[servers.gh]\nurl = \"https://example.com/mcp\"\noauth = { clientId = \"id\", clientSecret = \"${NOPE_SECRET}\" }\n")
+	if _, err := LoadFile(unset, envLookup(env)); err == nil || !strings.Contains(err.Error(), "NOPE_SECRET is not set") {
+		t.Errorf("unset variable in oauth.clientSecret: want a not-set error naming it, got %v", err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -25,11 +24,6 @@ type oauthClient struct {
 	name   string // the name dispatch auth login takes
 	tokens *TokenFile
 	hc     *http.Client
-
-	// renewing serializes refreshes in this process: a refresh token may
-	// be good for one use only (rotation), so two callers finding the
-	// token expired must not both send it.
-	renewing sync.Mutex
 }
 
 func newOAuthClient(cfg ServerConfig, name string, tokens *TokenFile) *oauthClient {
@@ -77,8 +71,17 @@ func (c *oauthClient) accessToken(ctx context.Context) (*transport.Token, error)
 	return c.renew(ctx, stale)
 }
 
+// expiresSoon reports whether t is within its refresh margin of expiry:
+// TokenRefreshMargin, or half its lifetime when that is shorter.
 func expiresSoon(t *transport.Token) bool {
-	return !t.ExpiresAt.IsZero() && time.Until(t.ExpiresAt) < TokenRefreshMargin
+	if t.ExpiresAt.IsZero() {
+		return false
+	}
+	margin := TokenRefreshMargin
+	if half := time.Duration(t.ExpiresIn) * time.Second / 2; t.ExpiresIn > 0 && half < margin {
+		margin = half
+	}
+	return time.Until(t.ExpiresAt) < margin
 }
 
 // renew replaces the access token stale (one the server refused, or about
@@ -87,8 +90,11 @@ func expiresSoon(t *transport.Token) bool {
 // it is. The refusal of the grant (a revoked refresh token) is a
 // NeedsAuthError.
 func (c *oauthClient) renew(ctx context.Context, stale string) (*transport.Token, error) {
-	c.renewing.Lock()
-	defer c.renewing.Unlock()
+	unlock, err := c.tokens.lockRenewal(ctx, c.cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	e, err := c.tokens.Entry(c.cfg)
 	if err != nil {
 		return nil, err
@@ -125,7 +131,13 @@ func (c *oauthClient) renew(ctx context.Context, stale string) (*transport.Token
 	token, err := requestToken(ctx, c.hc, meta, creds, form)
 	var te *tokenError
 	if errors.As(err, &te) && te.refused() {
-		return nil, c.needsAuth("the authorization server refused the refresh token: " + te.Error())
+		reason := "the authorization server refused the refresh token: " + te.Error()
+		// Dropped, not tried again on every use: dispatch auth status
+		// then says a login is needed, as list does.
+		if err := c.save(func(e *TokenEntry) { e.Token, e.LoginNeeded = nil, reason }); err != nil {
+			return nil, err
+		}
+		return nil, c.needsAuth(reason)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("oauth refresh: %w", err)
@@ -213,7 +225,7 @@ func (c *oauthClient) clientCredentials(ctx context.Context, e *TokenEntry, scop
 	}
 	err = c.save(func(e *TokenEntry) {
 		e.ClientID, e.ClientSecret = creds.ID, creds.Secret
-		e.AuthServer, e.Resource, e.Scopes, e.Token = meta, resource, scopes, token
+		e.AuthServer, e.Resource, e.Scopes, e.Token, e.LoginNeeded = meta, resource, scopes, token, ""
 	})
 	return token, err
 }

@@ -83,24 +83,49 @@ func (f *fileOAuth) toSettings() (*OAuthSettings, error) {
 		return nil, fmt.Errorf("oauth.scopes: want a list of strings or one space-separated string, got %T", v)
 	}
 	s.Scopes = append(s.Scopes, strings.Fields(f.Scope)...)
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// check reports settings that cannot work together. It runs when the file
+// is read and again once ${VAR} references are expanded (ExpandEnv): a
+// clientMetadataUrl written as a reference is checked then.
+func (s *OAuthSettings) check() error {
 	if s.ClientSecret != "" && s.ClientID == "" {
-		return nil, fmt.Errorf("oauth.clientSecret without oauth.clientId: give the client id the secret belongs to")
+		return fmt.Errorf("oauth.clientSecret without oauth.clientId: give the client id the secret belongs to")
 	}
 	if s.PrivateKeyFile != "" && s.ClientID == "" {
-		return nil, fmt.Errorf("oauth.privateKeyFile without oauth.clientId: give the client id the key belongs to")
+		return fmt.Errorf("oauth.privateKeyFile without oauth.clientId: give the client id the key belongs to")
 	}
 	if s.GrantType == GrantClientCredentials && (s.ClientID == "" || (s.ClientSecret == "" && s.PrivateKeyFile == "")) {
-		return nil, fmt.Errorf("oauth.grantType client_credentials needs oauth.clientId and either oauth.clientSecret or oauth.privateKeyFile")
+		return fmt.Errorf("oauth.grantType client_credentials needs oauth.clientId and either oauth.clientSecret or oauth.privateKeyFile")
 	}
-	if s.ClientMetadataURL != "" {
+	if s.ClientMetadataURL != "" && !envRef.MatchString(s.ClientMetadataURL) {
 		// A Client ID Metadata Document's URL is the client id: https,
 		// with a path (draft-ietf-oauth-client-id-metadata-document §3).
 		u, err := url.Parse(s.ClientMetadataURL)
 		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" || u.Fragment != "" {
-			return nil, fmt.Errorf("oauth.clientMetadataUrl %q: want an https URL with a path, where dispatch's client metadata document is served", s.ClientMetadataURL)
+			return fmt.Errorf("oauth.clientMetadataUrl %q: want an https URL with a path, where dispatch's client metadata document is served", s.ClientMetadataURL)
 		}
 	}
-	return s, nil
+	return nil
+}
+
+// expandEnv returns a copy of s with expand applied to its string values
+// (the copy, because configs share the pointer), checked again.
+func (s *OAuthSettings) expandEnv(expand func(string) string) *OAuthSettings {
+	out := *s
+	out.ClientID = expand(s.ClientID)
+	out.ClientSecret = expand(s.ClientSecret)
+	out.ClientMetadataURL = expand(s.ClientMetadataURL)
+	out.PrivateKeyFile = expand(s.PrivateKeyFile)
+	out.Scopes = nil
+	for _, scope := range s.Scopes {
+		out.Scopes = append(out.Scopes, strings.Fields(expand(scope))...)
+	}
+	return &out
 }
 
 // redirectURI is the loopback redirect URI for port.

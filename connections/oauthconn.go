@@ -19,7 +19,7 @@ var ErrAuthorizationDeclined = errors.New("authorization declined")
 func (c *Conn) oauthWrapper() func(http.RoundTripper) http.RoundTripper {
 	client := newOAuthClient(c.Config, c.authName(), c.opts.Tokens)
 	return func(next http.RoundTripper) http.RoundTripper {
-		return &oauthTransport{next: next, client: client, authorizer: c.stepUpAuthorizer}
+		return &oauthTransport{next: next, client: client, authorizer: c.stepUpAuthorizer, log: c.log}
 	}
 }
 

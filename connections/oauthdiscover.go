@@ -51,6 +51,9 @@ type authTarget struct {
 	Resource        string
 	Server          AuthServerMetadata
 	ScopesSupported []string
+	// DefaultEndpoints: a 2025-03-26 server without metadata, whose
+	// endpoints are the spec's defaults.
+	DefaultEndpoints bool
 }
 
 // discover finds the authorization server of the MCP server at serverURL.
@@ -105,7 +108,7 @@ func legacyTarget(ctx context.Context, hc *http.Client, server *url.URL, resourc
 		return nil, err
 	}
 	if meta == nil {
-		meta = defaultEndpoints(origin)
+		return &authTarget{Resource: resource, Server: *defaultEndpoints(origin), DefaultEndpoints: true}, nil
 	}
 	return &authTarget{Resource: resource, Server: *meta}, nil
 }

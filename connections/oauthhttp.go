@@ -1,9 +1,12 @@
 package connections
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 )
 
 // maxOAuthResponse bounds every answer of an authorization server (its
@@ -14,7 +17,60 @@ const maxOAuthResponse = 1 << 20
 // newOAuthHTTPClient is the HTTP client of every request to an
 // authorization server.
 func newOAuthHTTPClient() *http.Client {
-	return &http.Client{Timeout: OAuthHTTPTimeout, Transport: boundedAnswers{next: http.DefaultTransport, max: maxOAuthResponse}}
+	return &http.Client{Timeout: OAuthHTTPTimeout, Transport: boundedAnswers{next: http.DefaultTransport, max: maxOAuthResponse},
+		CheckRedirect: credentialsStayHome}
+}
+
+// credentialsStayHome refuses to follow a request that carries credentials
+// (a POST to the token or registration endpoint: a grant, a client secret,
+// a refresh token in its form or its Basic header) to another origin. Go
+// re-sends a 307/308's body, and keeps Authorization for another port of
+// the same host. Metadata GETs carry nothing and may go anywhere.
+func credentialsStayHome(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	first := via[0]
+	if first.Method == http.MethodGet && first.Header.Get("Authorization") == "" {
+		return nil
+	}
+	if !sameOrigin(first.URL, req.URL) {
+		return &crossOriginError{from: first.URL, to: req.URL}
+	}
+	return nil
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port
+// (RFC 6454), a default port written or not.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && effectivePort(a) == effectivePort(b)
+}
+
+func effectivePort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+		return "443"
+	case "http":
+		return "80"
+	}
+	return ""
+}
+
+// crossOriginError: a request with credentials was redirected to another
+// origin, and not sent there.
+type crossOriginError struct{ from, to *url.URL }
+
+func (e *crossOriginError) Error() string {
+	return fmt.Sprintf("%s redirected to %s, another origin: dispatch does not send credentials (tokens, grants, client secrets) anywhere but where they belong; check the server's or authorization server's URL", originOf(e.from), originOf(e.to))
+}
+
+// originOf is u's scheme://host:port, without path or query (which may
+// hold a credential).
+func originOf(u *url.URL) string {
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host}).String()
 }
 
 // boundedAnswers cuts every response body at max bytes with an error.

@@ -120,6 +120,13 @@ func (c *oauthClient) login(ctx context.Context, opts LoginOptions, extra []stri
 		return err
 	}
 	meta := &target.Server
+	if len(meta.CodeChallengeMethodsSupported) == 0 && !target.DefaultEndpoints {
+		// 2025-11-25: without the list, PKCE support cannot be verified,
+		// and the client must refuse. A 2025-03-26 server without any
+		// metadata (default endpoints) has nothing to list: its spec
+		// requires PKCE of every authorization server.
+		return &LoginError{Step: "metadata", Err: errors.New("the authorization server's metadata does not list code_challenge_methods_supported, so its PKCE support cannot be verified"), Hint: "MCP requires PKCE (S256) and clients must refuse such a server; ask its operator to publish code_challenge_methods_supported"}
+	}
 	if len(meta.CodeChallengeMethodsSupported) > 0 && !slices.Contains(meta.CodeChallengeMethodsSupported, "S256") {
 		return &LoginError{Step: "metadata", Err: fmt.Errorf("the authorization server does not support PKCE with S256 (it lists %s)", strings.Join(meta.CodeChallengeMethodsSupported, ", ")), Hint: "MCP requires it; the server cannot be used"}
 	}
@@ -154,7 +161,7 @@ func (c *oauthClient) login(ctx context.Context, opts LoginOptions, extra []stri
 	}
 	err = c.save(func(e *TokenEntry) {
 		e.ClientID, e.ClientSecret, e.AuthMethod = creds.ID, creds.Secret, creds.Method
-		e.AuthServer, e.Resource, e.Scopes, e.StepUpScopes, e.Token = meta, target.Resource, scopes, nil, token
+		e.AuthServer, e.Resource, e.Scopes, e.StepUpScopes, e.Token, e.LoginNeeded = meta, target.Resource, scopes, nil, token, ""
 	})
 	if err == nil && opts.Completed != nil {
 		opts.Completed()

@@ -77,6 +77,21 @@ func (e *tokenError) Error() string {
 // refresh token, a wrong client), as opposed to failing.
 func (e *tokenError) refused() bool { return e.Status >= 400 && e.Status < 500 }
 
+// withoutCredentials masks in text (an authorization server's refusal)
+// the credentials the request sent, raw and encoded, before it is cut
+// short for an error message, which would leave a masked secret's start.
+func withoutCredentials(text string, sent []string) string {
+	for _, v := range sent {
+		if len(v) < minSecretLen {
+			continue
+		}
+		for _, form := range []string{v, url.QueryEscape(v), url.PathEscape(v)} {
+			text = strings.ReplaceAll(text, form, Mask)
+		}
+	}
+	return text
+}
+
 // requestToken posts form (a grant) to meta's token endpoint, authenticated
 // as creds, and returns the token it answers.
 func requestToken(ctx context.Context, hc *http.Client, meta *AuthServerMetadata, creds clientCreds, form url.Values) (*transport.Token, error) {
@@ -130,7 +145,8 @@ func requestToken(ctx context.Context, hc *http.Client, meta *AuthServerMetadata
 		if status < 400 {
 			status = http.StatusBadRequest
 		}
-		return nil, &tokenError{Status: status, Code: answer.Error, Description: answer.Description}
+		sent := []string{creds.Secret, form.Get("client_secret"), form.Get("refresh_token"), form.Get("code"), form.Get("code_verifier"), form.Get("client_assertion")}
+		return nil, &tokenError{Status: status, Code: withoutCredentials(answer.Error, sent), Description: withoutCredentials(answer.Description, sent)}
 	}
 	if decodeErr != nil || answer.AccessToken == "" {
 		return nil, errors.New("the token endpoint's answer has no access_token")

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 )
@@ -15,6 +18,17 @@ import (
 // scopes (403 insufficient_scope): a server that keeps asking for more
 // gets an error, not an endless loop of browser pages.
 const MaxScopeStepUps = 3
+
+// MaxListenRefusals bounds the tries of a listening stream (the GET that
+// carries the server's requests and notifications) that the server
+// refuses with 401 although a renewed token was just sent: mcp-go tries
+// again every second forever, and each try would refresh the token.
+// After these, dispatch stops listening (calls still work) and says so.
+const MaxListenRefusals = 3
+
+// listenRetryBase is the wait before the second try of a refused
+// listening stream; each later try waits twice as long.
+const listenRetryBase = time.Second
 
 // oauthTransport sends a server's requests with its OAuth token, under
 // mcp-go's HTTP transports. It is dispatch's, not mcp-go's handler
@@ -32,14 +46,34 @@ type oauthTransport struct {
 	// then says to run dispatch auth login).
 	authorizer func(ctx context.Context) *LoginOptions
 	stepUps    atomic.Int32
+	// listenRefusals counts the listening stream's 401s in a row.
+	listenRefusals atomic.Int32
+	log            *slog.Logger
 }
 
 func (t *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
+	// Under http.Client, a redirect comes back here as a new request: the
+	// token only ever goes to its server's origin.
+	home, err := url.Parse(t.client.cfg.URL)
+	if err != nil {
+		closeBody(req)
+		return nil, fmt.Errorf("the server's URL: %w", err)
+	}
+	if !sameOrigin(home, req.URL) {
+		closeBody(req)
+		return nil, &crossOriginError{from: home, to: req.URL}
+	}
 	token, err := t.client.accessToken(ctx)
 	if err != nil {
 		closeBody(req)
 		return nil, err
+	}
+	listening := isListeningStream(req)
+	if listening {
+		if resp, err := t.beforeListening(req); resp != nil || err != nil {
+			return resp, err
+		}
 	}
 	renewed := false
 	for attempt := 0; ; attempt++ {
@@ -53,6 +87,9 @@ func (t *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		replayable := req.Body == nil || req.GetBody != nil
 		switch {
+		case resp.StatusCode == http.StatusUnauthorized && listening && (renewed || t.listenRefusals.Load() > 0):
+			discard(resp)
+			return t.listenRefused(req)
 		case resp.StatusCode == http.StatusUnauthorized && replayable:
 			discard(resp)
 			if renewed {
@@ -77,9 +114,61 @@ func (t *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, err
 			}
 		default:
+			if listening && resp.StatusCode < 300 {
+				t.listenRefusals.Store(0)
+			}
 			return resp, nil
 		}
 	}
+}
+
+// isListeningStream reports whether req opens a streamable HTTP session's
+// listening stream: a GET on a session.
+func isListeningStream(req *http.Request) bool {
+	return req.Method == http.MethodGet && req.Header.Get(headerSessionID) != ""
+}
+
+// beforeListening waits before another try of a listening stream the
+// server refused, longer each time; after MaxListenRefusals it answers
+// for the server that the stream is not offered (405), which makes mcp-go
+// stop listening.
+func (t *oauthTransport) beforeListening(req *http.Request) (*http.Response, error) {
+	n := t.listenRefusals.Load()
+	if n >= MaxListenRefusals {
+		return notListening(req), nil
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	wait := time.NewTimer(listenRetryBase << (n - 1))
+	defer wait.Stop()
+	select {
+	case <-wait.C:
+		return nil, nil
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+}
+
+// listenRefused counts a refusal of the listening stream, says so in the
+// log, and gives up on the stream after MaxListenRefusals.
+func (t *oauthTransport) listenRefused(req *http.Request) (*http.Response, error) {
+	n := t.listenRefusals.Add(1)
+	server := publicURL(t.client.cfg.URL)
+	if n >= MaxListenRefusals {
+		t.log.Warn("oauth: stopped listening to the server: it refused the listening stream (401) with a token its requests accept; its requests and notifications outside calls will not arrive until it reconnects",
+			"server", server, "refusals", n)
+		return notListening(req), nil
+	}
+	t.log.Warn("oauth: the server refused the listening stream (401) with a token just renewed; trying again later",
+		"server", server, "refusals", n, "max", MaxListenRefusals, "retry_in", (listenRetryBase << (n - 1)).String())
+	return nil, t.client.needsAuth("the server refused the listening stream with a token it was just given")
+}
+
+// notListening is the answer of a server that offers no listening stream.
+func notListening(req *http.Request) *http.Response {
+	return &http.Response{StatusCode: http.StatusMethodNotAllowed, Status: "405 Method Not Allowed (dispatch stopped listening: the server kept refusing the stream)",
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: http.Header{}, Body: http.NoBody, Request: req}
 }
 
 // withToken is req carrying token; a retry (attempt > 0) gets a fresh copy

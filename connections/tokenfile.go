@@ -1,6 +1,7 @@
 package connections
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,7 +25,9 @@ const MaxTokenFileBytes = 4 << 20
 
 // TokenRefreshMargin is how long before its expiry an access token is
 // refreshed, so that a call started just before expiry does not reach the
-// server with a dead token.
+// server with a dead token. A token that lives less than twice as long is
+// refreshed after half its lifetime instead: else every request would
+// refresh a token just issued.
 const TokenRefreshMargin = 30 * time.Second
 
 // TokenFileName is the token file's name in the state directory.
@@ -72,6 +75,9 @@ type TokenEntry struct {
 	// write there.
 	SecretsIn      string `json:"secretsIn,omitempty"`
 	SecretsVersion string `json:"secretsVersion,omitempty"`
+	// LoginNeeded says why the tokens were dropped (the authorization
+	// server refused the refresh token); a login clears it.
+	LoginNeeded string `json:"loginNeeded,omitempty"`
 }
 
 type tokenFileData struct {
@@ -96,7 +102,18 @@ type TokenFile struct {
 	// cache holds the keychain secrets of each entry as of the version the
 	// file names, sparing a keychain read per request.
 	cache map[string]cachedSecrets
+
+	// lock keeps other processes out while this one writes or renews.
+	lock *processLock
+
+	// renewals holds a one-slot semaphore per entry key: one renewal of
+	// an entry at a time in this process, whichever connection asks.
+	renewalsMu sync.Mutex
+	renewals   map[string]chan struct{}
 }
+
+// tokenLockSuffix names the lock file next to the token file.
+const tokenLockSuffix = ".lock"
 
 // NewTokenFile returns the token file at path, keeping secrets in it; r
 // learns every secret in it.
@@ -115,12 +132,43 @@ func NewTokenStore(path string, r *Redactor, store string, kc *keychain.Keychain
 	if kc == nil {
 		store = TokenStoreFile
 	}
-	return &TokenFile{path: path, redactor: r, store: store, keychain: kc, cache: map[string]cachedSecrets{}}
+	return &TokenFile{path: path, redactor: r, store: store, keychain: kc, cache: map[string]cachedSecrets{},
+		lock: newProcessLock(path + tokenLockSuffix), renewals: map[string]chan struct{}{}}
 }
 
 // Store is where secrets written from now on go: TokenStoreFile or
 // TokenStoreKeychain.
 func (f *TokenFile) Store() string { return f.store }
+
+// lockRenewal keeps cfg's entry for one renewal: no other caller of this
+// process, and no other process, renews it (or writes the file) until
+// unlock. A refresh token may be good for one use only (rotation): the
+// caller reads the entry again once it has the lock, since another may
+// have renewed it meanwhile.
+func (f *TokenFile) lockRenewal(ctx context.Context, cfg ServerConfig) (unlock func(), err error) {
+	key := tokenKey(cfg)
+	f.renewalsMu.Lock()
+	sem := f.renewals[key]
+	if sem == nil {
+		sem = make(chan struct{}, 1)
+		f.renewals[key] = sem
+	}
+	f.renewalsMu.Unlock()
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("wait for another renewal of the token: %w", ctx.Err())
+	}
+	release, err := f.lock.acquire(ctx)
+	if err != nil {
+		<-sem
+		return nil, err
+	}
+	return func() { release(); <-sem }, nil
+}
+
+// Redactor is the redactor that learns the file's secrets.
+func (f *TokenFile) Redactor() *Redactor { return f.redactor }
 
 // Path is the file's location.
 func (f *TokenFile) Path() string { return f.path }
@@ -137,10 +185,20 @@ func tokenKey(cfg ServerConfig) string {
 
 func (f *TokenFile) readLocked() (tokenFileData, error) {
 	data := tokenFileData{Version: 1, Entries: map[string]*TokenEntry{}}
-	file, err := os.Open(f.path)
+	info, err := os.Lstat(f.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return data, nil
 	}
+	if err != nil {
+		return data, fmt.Errorf("read token file: %w", err)
+	}
+	if err := checkTokenDir(filepath.Dir(f.path)); err != nil {
+		return data, err
+	}
+	if err := checkTokenFile(f.path, info); err != nil {
+		return data, err
+	}
+	file, err := os.Open(f.path)
 	if err != nil {
 		return data, fmt.Errorf("read token file: %w", err)
 	}
@@ -224,6 +282,11 @@ func (f *TokenFile) Entry(cfg ServerConfig) (*TokenEntry, error) {
 
 // update changes cfg's entry (creating it) under the lock.
 func (f *TokenFile) update(cfg ServerConfig, change func(e *TokenEntry)) error {
+	release, err := f.lock.acquire(context.Background()) // bounded by TokenLockTimeout
+	if err != nil {
+		return err
+	}
+	defer release()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	data, err := f.readLocked()
@@ -258,6 +321,11 @@ func (f *TokenFile) update(cfg ServerConfig, change func(e *TokenEntry)) error {
 
 // Remove deletes cfg's entry; it reports whether there was one.
 func (f *TokenFile) Remove(cfg ServerConfig) (bool, error) {
+	release, err := f.lock.acquire(context.Background()) // bounded by TokenLockTimeout
+	if err != nil {
+		return false, err
+	}
+	defer release()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	data, err := f.readLocked()

@@ -63,7 +63,6 @@ func readTokenFile(t *testing.T, tokens *TokenFile) string {
 func TestKeychain_LoginRefreshLogout(t *testing.T) {
 	kc := testKeychain(t)
 	as := newAuthServer(t)
-	as.expiresIn = 5 // inside TokenRefreshMargin: every use refreshes
 	cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: protectedServer(t, as)}
 	path := filepath.Join(t.TempDir(), "state", TokenFileName)
 	r := NewRedactor(cfg)
@@ -89,6 +88,7 @@ func TestKeychain_LoginRefreshLogout(t *testing.T) {
 		t.Errorf("entry store = %v, %v; want keychain", e, err)
 	}
 
+	expireSoon(t, tokens, cfg) // the next use refreshes it
 	c := oauthConn(t, cfg, tokens, r)
 	if got, err := callEcho(t, c, "x"); err != nil || got != "x" {
 		t.Fatalf("call: %q, %v", got, err)
