@@ -131,7 +131,8 @@ func TestServeHTTP_HostOnAllAddresses(t *testing.T) {
 			}
 		})
 	}
-	if !strings.Contains(d.stderr.String(), `"HTTP request refused" status=403`) {
-		t.Errorf("the refused Host has no log line:\n%s", d.stderr.String())
-	}
+	// The line is written after the answer is sent: wait for it.
+	waitFor(t, "the refused Host's log line", 10*time.Second, func() bool {
+		return strings.Contains(d.stderr.String(), `"HTTP request refused" status=403`)
+	})
 }

@@ -258,11 +258,22 @@ func TestShell_RefusalsLeaveTheSessionServing(t *testing.T) {
 	// A call that holds the only slot until it is cancelled.
 	hangCtx, cancelHang := context.WithCancel(ctx)
 	hung := make(chan error, 1)
-	go func() {
-		_, err := s.client.Do(hangCtx, dispatch.Request{Action: "call", Tool: "hang", Arguments: json.RawMessage(`{}`)})
-		hung <- err
-	}()
+	startHang := func() {
+		go func() {
+			_, err := s.client.Do(hangCtx, dispatch.Request{Action: "call", Tool: "hang", Arguments: json.RawMessage(`{}`)})
+			hung <- err
+		}()
+	}
+	startHang()
 	busy := waitUntil(t, func() bool {
+		select {
+		case <-hung:
+			// It came while a probe held the slot and was refused busy
+			// itself: try again to have it hold the slot.
+			startHang()
+			return false
+		default:
+		}
 		err := echo("busy?")
 		return errors.As(err, &link) && strings.Contains(err.Error(), "503") && strings.Contains(err.Error(), "--max-in-flight")
 	})
