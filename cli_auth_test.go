@@ -58,6 +58,18 @@ func TestAuth_NeedsAuthInListAndCalls(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, url) {
 		t.Errorf("auth login of an unknown server: exit %d, %q", code, stderr)
 	}
+
+	// A URL with a query (which may hold a key) is named without it in
+	// the hint, and auth login takes that name.
+	withKey := url + "?api_key=abcdef1234567890XYZ"
+	_, stderr, _ = runCLI(t, "", "--no-cache", "--mcp", withKey, "list")
+	if !strings.Contains(stderr, "dispatch auth login "+url+"`") {
+		t.Errorf("list stderr does not name the URL without its query: %q", stderr)
+	}
+	_, stderr, _ = runCLI(t, "", "--mcp", withKey, "auth", "login", url)
+	if strings.Contains(stderr, "no http(s) server") {
+		t.Errorf("auth login does not take the name the hint gave: %q", stderr)
+	}
 }
 
 // echoingAuthServer serves, on one loopback origin, an MCP endpoint that

@@ -94,6 +94,7 @@ func (g *Globals) authServer(name string) (connections.ServerConfig, *connection
 		return connections.ServerConfig{}, nil, errors.New("no directory for the token file: set XDG_STATE_HOME or HOME")
 	}
 	var names []string
+	var byAuthName []connections.ServerConfig // unnamed ones whose AuthName is name
 	for _, c := range configs {
 		if c.Transport == connections.TransportStdio {
 			continue
@@ -101,7 +102,18 @@ func (g *Globals) authServer(name string) (connections.ServerConfig, *connection
 		if c.Name == name || (c.Name == "" && (c.URL == name || connections.SanitizeURL(c.URL) == name)) {
 			return c, tokens, nil
 		}
+		if c.Name == "" && connections.AuthName(c) == name {
+			byAuthName = append(byAuthName, c)
+		}
 		names = append(names, dashName(c))
+	}
+	// The name errors give for a URL with a query is the URL without it.
+	switch len(byAuthName) {
+	case 1:
+		return byAuthName[0], tokens, nil
+	case 0:
+	default:
+		return connections.ServerConfig{}, nil, &usageErr{fmt.Errorf("%d servers have the URL %q with different queries: give the one to log in to as auth status lists it, or name them in a config file", len(byAuthName), escapeControls(name, true))}
 	}
 	if len(names) == 0 {
 		return connections.ServerConfig{}, nil, &usageErr{fmt.Errorf("no http(s) server is configured: give one with --config FILE or --mcp URL")}

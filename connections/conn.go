@@ -399,13 +399,18 @@ func (c *Conn) fail(op string, err error, withStderr bool) error {
 	return &ConnError{Alias: c.Alias, Op: op, msg: c.opts.Redactor.String(msg), err: err}
 }
 
-// authName is the name `dispatch auth login` takes for this server: its
-// config name, else its URL.
-func (c *Conn) authName() string {
-	if c.Config.Name != "" {
-		return c.Config.Name
+// authName is the name `dispatch auth login` takes for this server.
+func (c *Conn) authName() string { return AuthName(c.Config) }
+
+// AuthName is the name errors tell the user to give `dispatch auth login`
+// for cfg: its config name, else its URL without user info or query (which
+// may hold credentials), which auth login accepts when no other unnamed
+// server has the same.
+func AuthName(cfg ServerConfig) string {
+	if cfg.Name != "" {
+		return cfg.Name
 	}
-	return publicURL(c.Config.URL)
+	return publicURL(cfg.URL)
 }
 
 // Connect starts the server if it is not running, and returns when it is
