@@ -1,6 +1,7 @@
 package main
 
 import (
+	"dispatch/internal/testkit"
 	"fmt"
 	"io"
 	"os"
@@ -53,7 +54,7 @@ func TestServe_ShutdownWithAnswersUnread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "dispatch's stdout pipe to fill", 60*time.Second, func() bool {
+	testkit.WaitFor(t, "dispatch's stdout pipe to fill", 60*time.Second, func() bool {
 		n, err := unix.IoctlGetInt(fd, unix.TIOCINQ) // FIONREAD
 		return err == nil && n >= capacity-8<<10
 	})

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"net"
 	"os/exec"
@@ -72,7 +73,7 @@ func TestExpose_HTTPSessionsKeepTheirFiles(t *testing.T) {
 		}
 		_ = cmd.Wait() // killed: its exit status says nothing
 	})
-	waitFor(t, "dispatch listening", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "dispatch listening", 30*time.Second, func() bool {
 		conn, err := net.Dial("tcp", addr)
 		if err == nil {
 			_ = conn.Close()

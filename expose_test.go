@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -226,7 +227,7 @@ deny = [%[2]s]
 	if _, errMsg := tc.request("resources/subscribe", map[string]any{"uri": "two+fixture://read/hello.txt"}); errMsg != "" {
 		t.Fatalf("resources/subscribe: %s", errMsg)
 	}
-	waitFor(t, "resources/updated", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "resources/updated", 10*time.Second, func() bool {
 		tc.mu.Lock()
 		defer tc.mu.Unlock()
 		for _, n := range tc.notifications {
@@ -240,15 +241,15 @@ deny = [%[2]s]
 	// Live config: two now also hides echo, so one's echo is unique.
 	before := tc.countNotifications(listChanged)
 	writeConfigAtomically(t, config, servers(`"env*", "echo"`))
-	waitFor(t, "echo listed unprefixed after the config change", 20*time.Second, func() bool {
+	testkit.WaitFor(t, "echo listed unprefixed after the config change", 20*time.Second, func() bool {
 		names := tc.listNames("tools/list", "tools", "name")
 		return slices.Contains(names, "echo") && !slices.Contains(names, "two__echo") && !slices.Contains(names, "one__echo")
 	})
-	waitFor(t, "tools list_changed", 10*time.Second, func() bool { return tc.countNotifications(listChanged) > before })
+	testkit.WaitFor(t, "tools list_changed", 10*time.Second, func() bool { return tc.countNotifications(listChanged) > before })
 
 	// A server's own list_changed: its new tool is listed.
 	tc.callTool("one__change_tools", map[string]any{})
-	waitFor(t, "added_later listed", 20*time.Second, func() bool {
+	testkit.WaitFor(t, "added_later listed", 20*time.Second, func() bool {
 		return slices.Contains(tc.listNames("tools/list", "tools", "name"), "added_later")
 	})
 	if r := tc.callTool("added_later", map[string]any{"message": "late"}); r.text() != "late" {

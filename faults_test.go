@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -91,7 +92,7 @@ func TestFault_IdleServerDeathShowsInList(t *testing.T) {
 		t.Fatal(err)
 	}
 	var c struct{ Status, Error string }
-	waitFor(t, "list to show the server failed", 20*time.Second, func() bool {
+	testkit.WaitFor(t, "list to show the server failed", 20*time.Second, func() bool {
 		var list listResponse
 		decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
 		c.Status, c.Error = list.Connections[0].Status, list.Connections[0].Error
@@ -187,7 +188,7 @@ func TestFault_HangTimesOutPerServerAndPerRequest(t *testing.T) {
 	if r.IsError {
 		t.Errorf("slow with timeout 5 (server timeout 300ms): %s", r.text())
 	}
-	waitFor(t, "the hung call to be cancelled downstream", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "the hung call to be cancelled downstream", 10*time.Second, func() bool {
 		data, err := os.ReadFile(cancelLog)
 		return err == nil && strings.Contains(string(data), "cancelled hang server-timeout")
 	})
@@ -293,7 +294,7 @@ func startFixtureAt(t *testing.T, mode, addr string) func() {
 		}
 	}
 	t.Cleanup(stop)
-	waitFor(t, "fixture "+mode+" at "+addr, 20*time.Second, func() bool {
+	testkit.WaitFor(t, "fixture "+mode+" at "+addr, 20*time.Second, func() bool {
 		_, err := os.Stat(ready)
 		return err == nil
 	})
@@ -360,7 +361,7 @@ func TestServe_AbandonedStartIsNotAFailure(t *testing.T) {
 		}
 	}()
 	var server int
-	waitFor(t, "the call to start the server", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the call to start the server", 30*time.Second, func() bool {
 		pids := childPIDs(t, cmd.Process.Pid)
 		if len(pids) == 1 {
 			server = pids[0]
@@ -373,12 +374,12 @@ func TestServe_AbandonedStartIsNotAFailure(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the abandoned start's server to be stopped", 30*time.Second, func() bool { return !processAlive(server) })
+	testkit.WaitFor(t, "the abandoned start's server to be stopped", 30*time.Second, func() bool { return !processAlive(server) })
 
 	// The start's own goroutine ends a moment after its server: until then
 	// list shows the connection still connecting.
 	var list listResponse
-	waitFor(t, "the abandoned start to end", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the abandoned start to end", 30*time.Second, func() bool {
 		list = listResponse{}
 		decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
 		return list.Connections[0].Status != "connecting"

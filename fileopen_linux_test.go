@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"dispatch/internal/testkit"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,7 +171,7 @@ func TestServe_ArgumentsFileFIFOSwap(t *testing.T) {
 			} else if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "dispatch to exit", 30*time.Second, func() bool { return !processAlive(cmd.Process.Pid) })
+			testkit.WaitFor(t, "dispatch to exit", 30*time.Second, func() bool { return !processAlive(cmd.Process.Pid) })
 			if exists(dir) {
 				t.Errorf("spill directory %s left behind", dir)
 			}

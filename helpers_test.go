@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -45,14 +46,13 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	dispatchBin = filepath.Join(dir, "dispatch")
-	fixtureBin = filepath.Join(dir, "fixture")
-	for _, b := range []struct{ out, pkg string }{{dispatchBin, "."}, {fixtureBin, "./testdata/fixture"}} {
-		args := append(append([]string{"build"}, buildFlags...), "-o", b.out, b.pkg)
-		cmd := exec.Command("go", args...)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "build %s: %v\n", b.pkg, err)
+	for _, b := range []struct {
+		path *string
+		name string
+		pkg  string
+	}{{&dispatchBin, "dispatch", "."}, {&fixtureBin, "fixture", testkit.FixturePackage}} {
+		if *b.path, err = testkit.Build(dir, b.name, b.pkg, buildFlags...); err != nil {
+			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 	}
@@ -72,9 +72,10 @@ type testClient struct {
 	tr     *transport.Stdio
 	seq    atomic.Int64
 
+	stderr *testkit.SyncBuffer
+
 	mu            sync.Mutex
 	notifications []mcp.JSONRPCNotification
-	stderr        *bytes.Buffer
 }
 
 // startDispatch runs dispatch in serve mode with args and initializes it.
@@ -87,9 +88,9 @@ func startDispatch(t *testing.T, env []string, args ...string) *testClient {
 // (its sampling, elicitation and roots handlers, which it declares).
 func startDispatchAs(t *testing.T, env []string, clientOpts []client.ClientOption, args ...string) *testClient {
 	t.Helper()
-	tc := &testClient{t: t, stderr: &bytes.Buffer{}}
+	tc := &testClient{t: t, stderr: &testkit.SyncBuffer{}}
 	tc.tr = transport.NewStdioWithOptions(dispatchBin, env, args,
-		transport.WithCommandStderrWriter(&lockedWriter{w: tc.stderr, mu: &tc.mu}))
+		transport.WithCommandStderrWriter(tc.stderr))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := tc.tr.Start(context.Background()); err != nil {
@@ -118,22 +119,7 @@ func startDispatchAs(t *testing.T, env []string, clientOpts []client.ClientOptio
 	return tc
 }
 
-type lockedWriter struct {
-	w  *bytes.Buffer
-	mu *sync.Mutex
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (tc *testClient) Stderr() string {
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
-	return tc.stderr.String()
-}
+func (tc *testClient) Stderr() string { return tc.stderr.String() }
 
 // toolResult is an MCP tools/call result, kept raw.
 type toolResult struct {
@@ -262,19 +248,6 @@ func runCLI(t *testing.T, stdin string, args ...string) (string, string, int) {
 		t.Fatalf("run dispatch %v: %v", args, err)
 	}
 	return stdout.String(), stderr.String(), code
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 // rawClient talks to any MCP server directly, to compare with what

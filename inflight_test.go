@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -90,7 +91,7 @@ func TestServe_ManySlowCallsDoNotBlockReading(t *testing.T) {
 	}
 	// Hang detectors, generous: each comes at once when dispatch goes on
 	// reading, and never when it stops.
-	waitFor(t, "every slow call to reach its server", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "every slow call to reach its server", 30*time.Second, func() bool {
 		tc.mu.Lock()
 		defer tc.mu.Unlock()
 		seen := map[any]bool{}
@@ -106,7 +107,7 @@ func TestServe_ManySlowCallsDoNotBlockReading(t *testing.T) {
 		t.Fatalf("list with %d slow calls in flight: %v %s\nstderr:\n%s", slow+1, err, r.text(), tc.Stderr())
 	}
 	cancelRequest(t, tc, "target")
-	waitFor(t, "the cancellation to reach the server", 20*time.Second, func() bool {
+	testkit.WaitFor(t, "the cancellation to reach the server", 20*time.Second, func() bool {
 		data, err := os.ReadFile(cancelLog)
 		return err == nil && strings.Contains(string(data), "cancelled slow target")
 	})
@@ -143,7 +144,7 @@ func TestServe_MaxInFlightAnswersBusy(t *testing.T) {
 		send(i)
 	}
 	var busy toolResult
-	waitFor(t, "a busy answer", 20*time.Second, func() bool {
+	testkit.WaitFor(t, "a busy answer", 20*time.Second, func() bool {
 		for i, ch := range answers {
 			select {
 			case r := <-ch:
@@ -169,7 +170,7 @@ func TestServe_MaxInFlightAnswersBusy(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the cancelled call was never answered")
 	}
-	waitFor(t, "a place to free up", 20*time.Second, func() bool {
+	testkit.WaitFor(t, "a place to free up", 20*time.Second, func() bool {
 		return !tc.mustCall(map[string]any{"action": "list"}).IsError
 	})
 }

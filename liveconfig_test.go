@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"dispatch/internal/testkit"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -67,13 +68,13 @@ func TestLiveConfig_Agent(t *testing.T) {
 		}
 		inFlight <- r
 	}()
-	waitFor(t, "the slow call to report progress", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the slow call to report progress", 30*time.Second, func() bool {
 		return tc.countNotifications("notifications/progress") >= 1
 	})
 
 	// Remove drop, add fresh, deny echo on keep.
 	writeConfigAtomically(t, config, server("keep")+"[servers.keep.tools]\ndeny = [\"echo\"]\n"+server("fresh"))
-	waitFor(t, "list_changed after the new config", 30*time.Second, func() bool { return tc.countNotifications(listChanged) >= 1 })
+	testkit.WaitFor(t, "list_changed after the new config", 30*time.Second, func() bool { return tc.countNotifications(listChanged) >= 1 })
 	r := <-inFlight
 	if r.IsError || !strings.Contains(r.text(), "slept 2s") {
 		t.Errorf("the call in flight on the removed server did not finish: %+v %s\nstderr:\n%s", r, r.text(), tc.Stderr())
@@ -89,7 +90,7 @@ func TestLiveConfig_Agent(t *testing.T) {
 	// An invalid config: reported, and the running servers kept.
 	notes := tc.countNotifications(listChanged)
 	writeConfigAtomically(t, config, server("keep")+"[servers.keep.tools]\ndeny = [\"[broken\"]\n")
-	waitFor(t, "the invalid config to be reported", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the invalid config to be reported", 30*time.Second, func() bool {
 		return strings.Contains(tc.Stderr(), "config changed but is invalid; keeping the running servers")
 	})
 	checkText(t, "stderr", tc.Stderr(), []string{"level=WARN", `tools.deny pattern \"[broken\" at line 5`}, nil)
@@ -101,7 +102,7 @@ func TestLiveConfig_Agent(t *testing.T) {
 
 	// Changing a server's args restarts it under its alias.
 	writeConfigAtomically(t, config, server("keep", "--server-version", "2.0.0")+server("fresh"))
-	waitFor(t, "the restart", 30*time.Second, func() bool { return strings.Contains(tc.Stderr(), "restarted c1 (keep)") })
+	testkit.WaitFor(t, "the restart", 30*time.Second, func() bool { return strings.Contains(tc.Stderr(), "restarted c1 (keep)") })
 	echo := tc.mustOK(map[string]any{"action": "call", "tool": "c1/echo", "arguments": map[string]any{"message": "new keep"}})
 	checkText(t, "c1/echo after restart", echo.text(), []string{"new keep"}, nil)
 }
@@ -136,11 +137,11 @@ func TestLiveConfig_ReadInFlightFinishes(t *testing.T) {
 		}
 		inFlight <- r
 	}()
-	waitFor(t, "the read to report progress", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the read to report progress", 30*time.Second, func() bool {
 		return tc.countNotifications("notifications/progress") >= 1
 	})
 	writeConfigAtomically(t, config, server("keep"))
-	waitFor(t, "list_changed after the new config", 30*time.Second, func() bool { return tc.countNotifications(listChanged) >= 1 })
+	testkit.WaitFor(t, "list_changed after the new config", 30*time.Second, func() bool { return tc.countNotifications(listChanged) >= 1 })
 	if r := <-inFlight; r.IsError || !strings.Contains(r.text(), "waited 2s") {
 		t.Errorf("the read in flight on the removed server did not finish: %+v %s\nstderr:\n%s", r, r.text(), tc.Stderr())
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"dispatch/connections"
+	"dispatch/internal/testkit"
 )
 
 // A config path swapped for a FIFO or a file over MaxConfigBytes is
@@ -37,7 +38,7 @@ func TestLiveConfig_HostileSwapIsRefused(t *testing.T) {
 	if err := os.Rename(swap, config); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the FIFO to be refused", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the FIFO to be refused", 30*time.Second, func() bool {
 		return strings.Contains(tc.Stderr(), "is not a regular file")
 	})
 
@@ -46,12 +47,12 @@ func TestLiveConfig_HostileSwapIsRefused(t *testing.T) {
 	if err := os.Rename(big, config); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the big file to be refused", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the big file to be refused", 30*time.Second, func() bool {
 		return strings.Contains(tc.Stderr(), "MaxConfigBytes")
 	})
 
 	still := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "still"}})
 	checkText(t, "echo after the hostile swaps", still.text(), []string{"still"}, nil)
 	writeConfigAtomically(t, config, good+fmt.Sprintf("[servers.fresh]\ncommand = %q\nargs = [\"--name\", \"fresh\"]\n", fixtureBin))
-	waitFor(t, "the good config after them", 30*time.Second, func() bool { return strings.Contains(tc.Stderr(), "added c2 (fresh)") })
+	testkit.WaitFor(t, "the good config after them", 30*time.Second, func() bool { return strings.Contains(tc.Stderr(), "added c2 (fresh)") })
 }

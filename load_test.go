@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -148,7 +149,7 @@ func TestLoad_SlowCallDoesNotBlockOthers(t *testing.T) {
 		}
 		slowDone <- err
 	}()
-	waitFor(t, "the slow call's first progress notification", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the slow call's first progress notification", 30*time.Second, func() bool {
 		tc.mu.Lock()
 		defer tc.mu.Unlock()
 		for _, n := range tc.notifications {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"dispatch/internal/testkit"
 	"fmt"
 	"os"
 	"strconv"
@@ -108,8 +109,8 @@ func TestFault_ExitWhileGrandchildHoldsStdout(t *testing.T) {
 			}
 		}
 	})
-	waitFor(t, "the server to be reaped", 10*time.Second, func() bool { return reaped(servers[0]) })
-	waitFor(t, "the grandchild to be stopped", 10*time.Second, func() bool { return !processAlive(grandchildren[0]) })
+	testkit.WaitFor(t, "the server to be reaped", 10*time.Second, func() bool { return reaped(servers[0]) })
+	testkit.WaitFor(t, "the grandchild to be stopped", 10*time.Second, func() bool { return !processAlive(grandchildren[0]) })
 	var list listResponse
 	decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
 	if c := list.Connections[0]; c.Status != "failed" || !strings.Contains(c.Error, "exited with status 5") {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"dispatch/internal/testkit"
 	"net"
 	"net/http"
 	"os"
@@ -39,7 +40,7 @@ func startConformanceServer(t *testing.T) string {
 		}
 		_ = cmd.Wait() // killed: its exit status says nothing
 	})
-	waitFor(t, "the conformance server", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the conformance server", 30*time.Second, func() bool {
 		resp, err := http.Get("http://" + addr + "/health")
 		if err != nil {
 			return false
@@ -68,7 +69,7 @@ func TestRelay_ConformanceServer(t *testing.T) {
 	// mcp-go's streamable HTTP server can drop a notification sent just
 	// before its handler returns (see testdata/fixture/README.md), as this
 	// tool's last one: the first two must arrive, in order, named.
-	waitFor(t, "the conformance server's logs", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the conformance server's logs", 30*time.Second, func() bool {
 		return len(tc.logsFrom("c1/conformance-test-server")) >= 2
 	})
 	got := strings.Join(tc.logsFrom("c1/conformance-test-server"), "|")

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -114,7 +114,7 @@ func TestRelay_IdleServerRequestIsRelayed(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "answer")
 	callFixtureTool(tc, "sample-when-idle", map[string]any{"prompt": "while idle", "file": out, "ms": 100})
 	var got []byte
-	waitFor(t, "the idle sampling answer", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the idle sampling answer", 30*time.Second, func() bool {
 		got, _ = os.ReadFile(out)
 		return len(got) > 0
 	})
@@ -154,7 +154,7 @@ func TestRelay_LogsNamedAndFilteredByTheAgentsLevel(t *testing.T) {
 		before := len(tc.logsFrom("c1/fixture"))
 		callFixtureTool(tc, "log-levels", nil)
 		// Logs travel on their own queue, so they may follow the answer.
-		waitFor(t, "the logs of log-levels", 30*time.Second, func() bool { return len(tc.logsFrom("c1/fixture")) >= before+len(want) })
+		testkit.WaitFor(t, "the logs of log-levels", 30*time.Second, func() bool { return len(tc.logsFrom("c1/fixture")) >= before+len(want) })
 		// Exactly these, in order.
 		got := tc.logsFrom("c1/fixture")[before:]
 		if strings.Join(got, ",") != strings.Join(want, ",") {
@@ -255,10 +255,10 @@ func TestRelay_MirrorsTheAgentsCapabilities(t *testing.T) {
 // next use starts it again declaring them.
 func TestRelay_EagerServerStartsAgainWithTheAgentsCapabilities(t *testing.T) {
 	initLog := filepath.Join(t.TempDir(), "initialize.log")
-	tc := &testClient{t: t, stderr: &bytes.Buffer{}}
+	tc := &testClient{t: t, stderr: &testkit.SyncBuffer{}}
 	tc.tr = transport.NewStdioWithOptions(dispatchBin, nil,
 		[]string{"--no-cache", "--eager", "--mcp", fixture("--client-requests", "--log-protocol-version", initLog)},
-		transport.WithCommandStderrWriter(&lockedWriter{w: tc.stderr, mu: &tc.mu}))
+		transport.WithCommandStderrWriter(tc.stderr))
 	if err := tc.tr.Start(context.Background()); err != nil {
 		t.Fatalf("start dispatch: %v", err)
 	}
@@ -272,7 +272,7 @@ func TestRelay_EagerServerStartsAgainWithTheAgentsCapabilities(t *testing.T) {
 	if err := tc.client.Start(context.Background()); err != nil {
 		t.Fatalf("start client: %v", err)
 	}
-	waitFor(t, "the eager server's initialize", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the eager server's initialize", 30*time.Second, func() bool {
 		data, _ := os.ReadFile(initLog)
 		return len(data) > 0
 	})
@@ -306,7 +306,7 @@ func TestRelay_RootsChangedReachesRunningServers(t *testing.T) {
 	if err := tc.client.RootListChanges(ctx); err != nil {
 		t.Fatalf("send roots/list_changed: %v", err)
 	}
-	waitFor(t, "the server to hear of the roots change", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the server to hear of the roots change", 30*time.Second, func() bool {
 		return callFixtureTool(tc, "roots-changes", nil).text() == "1"
 	})
 }
@@ -320,7 +320,7 @@ func TestRelay_LogsMaskSecretsFromConfig(t *testing.T) {
 		t.Fatalf("log-env = %q", r.text())
 	}
 	var logged string
-	waitFor(t, "the leaky log", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the leaky log", 30*time.Second, func() bool {
 		tc.mu.Lock()
 		defer tc.mu.Unlock()
 		for _, n := range tc.notifications {
@@ -352,7 +352,7 @@ func TestRelay_OversizedLogIsANoteNotTheData(t *testing.T) {
 	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--client-requests"))
 	callFixtureTool(tc, "log-big", map[string]any{"bytes": 1 << 20})
 	callFixtureTool(tc, "log-big", map[string]any{"bytes": 100})
-	waitFor(t, "both big logs", 30*time.Second, func() bool { return len(tc.logsFrom("c1/big")) == 2 })
+	testkit.WaitFor(t, "both big logs", 30*time.Second, func() bool { return len(tc.logsFrom("c1/big")) == 2 })
 	logs := tc.logsFrom("c1/big")
 	checkText(t, "a 1 MiB log", logs[0], []string{"1.0 MiB was left out", "MaxLogDataBytes"}, []string{"xxxx"})
 	if logs[1] != strings.Repeat("x", 100) {
@@ -383,7 +383,7 @@ func TestRelay_ServerCancellingItsRequestReachesTheAgent(t *testing.T) {
 		t.Errorf("dispatch answered the request the server cancelled: %q", r.text())
 	}
 	var cancelled []string
-	waitFor(t, "the agent to hear of the cancellation", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the agent to hear of the cancellation", 30*time.Second, func() bool {
 		tc.mu.Lock()
 		defer tc.mu.Unlock()
 		cancelled = cancelled[:0]
@@ -469,7 +469,7 @@ func TestRelay_OversizedLoggerNameIsANote(t *testing.T) {
 		}
 		return out
 	}
-	waitFor(t, "both logs", 30*time.Second, func() bool { return len(loggers()) == 2 })
+	testkit.WaitFor(t, "both logs", 30*time.Second, func() bool { return len(loggers()) == 2 })
 	got := loggers()
 	checkText(t, "a 1 MiB logger name", got[0], []string{"c1/", "1.0 MiB was left out", "MaxLoggerNameBytes"}, []string{"LLLL"})
 	if want := "c1/" + strings.Repeat("L", 200); got[1] != want {
@@ -498,9 +498,9 @@ func TestRelay_OversizedServerRequestIsRefused(t *testing.T) {
 // request that names no level must get none. dispatch used to relay every
 // server log to such an agent whatever it asked.
 func TestRelay_ModernAgentsLogLevelComesWithEachRequest(t *testing.T) {
-	tc := &testClient{t: t, stderr: &bytes.Buffer{}}
+	tc := &testClient{t: t, stderr: &testkit.SyncBuffer{}}
 	tc.tr = transport.NewStdioWithOptions(dispatchBin, nil, []string{"--no-cache", "--mcp", fixture("--client-requests")},
-		transport.WithCommandStderrWriter(&lockedWriter{w: tc.stderr, mu: &tc.mu}))
+		transport.WithCommandStderrWriter(tc.stderr))
 	if err := tc.tr.Start(context.Background()); err != nil {
 		t.Fatalf("start dispatch: %v", err)
 	}
@@ -548,7 +548,7 @@ func TestRelay_ModernAgentsLogLevelComesWithEachRequest(t *testing.T) {
 	setLevel(mcp.LoggingLevelError)
 	call("log-levels")
 	want := []string{"error message", "critical message", "alert message", "emergency message"}
-	waitFor(t, "the logs of log-levels at error", 30*time.Second, func() bool { return len(tc.logsFrom("c1/fixture")) >= len(want) })
+	testkit.WaitFor(t, "the logs of log-levels at error", 30*time.Second, func() bool { return len(tc.logsFrom("c1/fixture")) >= len(want) })
 	if got := tc.logsFrom("c1/fixture"); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("logs = %q, want only %q (none for the call that asked for none)", got, want)
 	}
@@ -556,7 +556,7 @@ func TestRelay_ModernAgentsLogLevelComesWithEachRequest(t *testing.T) {
 	setLevel(mcp.LoggingLevelWarning)
 	call("log-levels")
 	want = append(want, "warning message", "error message", "critical message", "alert message", "emergency message")
-	waitFor(t, "the logs of log-levels at warning", 30*time.Second, func() bool { return len(tc.logsFrom("c1/fixture")) >= len(want) })
+	testkit.WaitFor(t, "the logs of log-levels at warning", 30*time.Second, func() bool { return len(tc.logsFrom("c1/fixture")) >= len(want) })
 	if got := tc.logsFrom("c1/fixture"); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("logs = %q, want %q", got, want)
 	}

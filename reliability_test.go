@@ -3,6 +3,7 @@
 package main
 
 import (
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -139,7 +140,7 @@ func TestCLI_LazyStartFromCatalogCache(t *testing.T) {
 func TestServe_ToolsListChangedRefreshesCatalog(t *testing.T) {
 	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture())
 	tc.mustOK(map[string]any{"action": "call", "tool": "change_tools"})
-	waitFor(t, "added_later in list", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "added_later in list", 10*time.Second, func() bool {
 		r := tc.mustOK(map[string]any{"action": "list", "connection": "c1", "limit": 100})
 		return strings.Contains(r.text(), `"added_later"`)
 	})
@@ -167,7 +168,7 @@ func TestServe_EagerStartsEveryServer(t *testing.T) {
 	}
 
 	startDispatch(t, nil, append(specs(), "--eager")...)
-	waitFor(t, "--eager to start both servers", 20*time.Second, func() bool {
+	testkit.WaitFor(t, "--eager to start both servers", 20*time.Second, func() bool {
 		return initCount(t, logs[0]) == 2 && initCount(t, logs[1]) == 1
 	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ type rawAgent struct {
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
 	answers chan rawAnswer
-	stderr  *bytes.Buffer
+	stderr  *testkit.SyncBuffer
 }
 
 type rawAnswer struct {
@@ -35,7 +36,7 @@ type rawAnswer struct {
 
 func startRawAgent(t *testing.T, args ...string) *rawAgent {
 	t.Helper()
-	a := &rawAgent{t: t, answers: make(chan rawAnswer, 16), stderr: &bytes.Buffer{}}
+	a := &rawAgent{t: t, answers: make(chan rawAnswer, 16), stderr: &testkit.SyncBuffer{}}
 	a.cmd = exec.Command(dispatchBin, append([]string{"--no-cache", "--mcp", fixture()}, args...)...)
 	a.cmd.Stderr = a.stderr
 	var err error

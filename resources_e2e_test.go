@@ -3,6 +3,7 @@
 package main
 
 import (
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -242,11 +243,11 @@ func TestServe_ResourcesAndPromptsListChanged(t *testing.T) {
 		t.Fatal("added resource listed before it was added")
 	}
 	tc.mustOK(map[string]any{"action": "call", "tool": "add_resource"})
-	waitFor(t, "fixture://added/later in list type=resource", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "fixture://added/later in list type=resource", 10*time.Second, func() bool {
 		return contains(mustSideList(t, tc, map[string]any{"action": "list", "type": "resource", "format": "compact"}).keys(), "fixture://added/later")
 	})
 	tc.mustOK(map[string]any{"action": "call", "tool": "add_prompt"})
-	waitFor(t, "added_later_prompt in list type=prompt", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "added_later_prompt in list type=prompt", 10*time.Second, func() bool {
 		return contains(mustSideList(t, tc, map[string]any{"action": "list", "type": "prompt", "format": "compact"}).keys(), "added_later_prompt")
 	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -256,7 +257,7 @@ func TestResource_ProgressAndCancellationReachTheServer(t *testing.T) {
 		_, err := tc.call(ctx, map[string]any{"action": "call", "type": "resource", "uri": "fixture://read/slow"}, map[string]any{"progressToken": "p1"})
 		done <- err
 	}()
-	waitFor(t, "progress of the slow read", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "progress of the slow read", 30*time.Second, func() bool {
 		tc.mu.Lock()
 		defer tc.mu.Unlock()
 		for _, n := range tc.notifications {
@@ -276,7 +277,7 @@ func TestResource_ProgressAndCancellationReachTheServer(t *testing.T) {
 	}
 	cancel()
 	<-done
-	waitFor(t, "the server to see the read cancelled", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the server to see the read cancelled", 30*time.Second, func() bool {
 		data, err := os.ReadFile(cancelLog)
 		return err == nil && strings.Count(string(data), "cancelled resource fixture://read/slow") == 1
 	})
@@ -287,7 +288,7 @@ func TestResource_ProgressAndCancellationReachTheServer(t *testing.T) {
 	if !r.IsError || !strings.Contains(r.text(), "timed out") || !strings.Contains(r.text(), `"timeout"`) {
 		t.Errorf("slow read with a timeout = %s", r.text())
 	}
-	waitFor(t, "the server to see the timed-out read cancelled", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "the server to see the timed-out read cancelled", 30*time.Second, func() bool {
 		data, err := os.ReadFile(cancelLog)
 		return err == nil && strings.Count(string(data), "cancelled resource fixture://read/slow") == 2
 	})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -256,7 +257,7 @@ func TestRun_TimeLimitEndsEveryStep(t *testing.T) {
 	if a.Steps[1].FailedDependency != "h" {
 		t.Errorf("dependant of the timed-out step: %+v", a.Steps[1])
 	}
-	waitFor(t, "the fixture to log the cancellation", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "the fixture to log the cancellation", 10*time.Second, func() bool {
 		data, err := os.ReadFile(cancelLog)
 		return err == nil && strings.Contains(string(data), "cancelled hang run-limit")
 	})
@@ -281,7 +282,7 @@ func TestRun_CancellingTheRunCancelsEveryStep(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "both steps to be cancelled downstream", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "both steps to be cancelled downstream", 10*time.Second, func() bool {
 		data, err := os.ReadFile(cancelLog)
 		return err == nil && strings.Contains(string(data), "cancelled hang one") && strings.Contains(string(data), "cancelled hang two")
 	})

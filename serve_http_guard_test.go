@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"dispatch/internal/testkit"
 	"io"
 	"net/http"
 	"net/url"
@@ -132,7 +133,7 @@ func TestServeHTTP_HostOnAllAddresses(t *testing.T) {
 		})
 	}
 	// The line is written after the answer is sent: wait for it.
-	waitFor(t, "the refused Host's log line", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "the refused Host's log line", 10*time.Second, func() bool {
 		return strings.Contains(d.stderr.String(), `"HTTP request refused" status=403`)
 	})
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"dispatch/internal/testkit"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,7 +30,7 @@ func readLines(t *testing.T, file string) []string {
 // waitLines waits until file has n lines and returns them.
 func waitLines(t *testing.T, file string, n int) []string {
 	t.Helper()
-	waitFor(t, "the fixture to record an answer", 20*time.Second, func() bool { return len(readLines(t, file)) >= n })
+	testkit.WaitFor(t, "the fixture to record an answer", 20*time.Second, func() bool { return len(readLines(t, file)) >= n })
 	return readLines(t, file)
 }
 

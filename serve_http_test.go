@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"errors"
 	"net"
@@ -14,7 +15,6 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,24 +28,7 @@ type httpDispatch struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	url    string // http://127.0.0.1:PORT/mcp
-	stderr *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	stderr *testkit.SyncBuffer
 }
 
 var listeningAt = regexp.MustCompile(`serving MCP over HTTP" address=(\S+)`)
@@ -59,7 +42,7 @@ func startHTTPDispatch(t *testing.T, env []string, args ...string) *httpDispatch
 		all = append(all, "--listen", "127.0.0.1:0")
 	}
 	all = append(all, args...)
-	d := &httpDispatch{t: t, cmd: exec.Command(dispatchBin, all...), stderr: &syncBuffer{}}
+	d := &httpDispatch{t: t, cmd: exec.Command(dispatchBin, all...), stderr: &testkit.SyncBuffer{}}
 	d.cmd.Stderr = d.stderr
 	d.cmd.Env = append(os.Environ(), env...)
 	if err := d.cmd.Start(); err != nil {
@@ -71,7 +54,7 @@ func startHTTPDispatch(t *testing.T, env []string, args ...string) *httpDispatch
 			t.Logf("dispatch's stderr:\n%s", d.stderr.String())
 		}
 	})
-	waitFor(t, "dispatch to listen", 30*time.Second, func() bool {
+	testkit.WaitFor(t, "dispatch to listen", 30*time.Second, func() bool {
 		m := listeningAt.FindStringSubmatch(d.stderr.String())
 		if m != nil {
 			d.url = "http://" + m[1] + "/mcp"
@@ -395,7 +378,7 @@ func TestServeHTTP_IdleSessionExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := spillOver(t, c)
-	waitFor(t, "the idle session's file to be deleted", 20*time.Second, func() bool {
+	testkit.WaitFor(t, "the idle session's file to be deleted", 20*time.Second, func() bool {
 		_, err := os.Stat(file)
 		return errors.Is(err, os.ErrNotExist)
 	})
@@ -429,12 +412,7 @@ func TestServeHTTP_ShutdownDeletesEverySessionsFiles(t *testing.T) {
 // TestServeHTTP_UnixSocket: --listen unix:PATH serves the same over a
 // socket of mode 0600 in a directory of mode 0700.
 func TestServeHTTP_UnixSocket(t *testing.T) {
-	dir, err := os.MkdirTemp("", "dh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	sock := filepath.Join(dir, "run", "s")
+	sock := filepath.Join(testkit.ShortTempDir(t), "run", "s")
 	d := startHTTPDispatch(t, nil, "--listen", "unix:"+sock)
 	for path, want := range map[string]os.FileMode{filepath.Dir(sock): 0o700, sock: 0o600} {
 		info, err := os.Stat(path)

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -271,7 +272,7 @@ func TestServe_ProgressAndCancellation(t *testing.T) {
 	if err != nil || r.IsError {
 		t.Fatalf("slow: %v %s", err, r.text())
 	}
-	waitFor(t, "3 progress notifications", 5*time.Second, func() bool {
+	testkit.WaitFor(t, "3 progress notifications", 5*time.Second, func() bool {
 		tc.mu.Lock()
 		defer tc.mu.Unlock()
 		n := 0
@@ -296,7 +297,7 @@ func TestServe_ProgressAndCancellation(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the fixture to log the cancellation", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "the fixture to log the cancellation", 10*time.Second, func() bool {
 		data, err := os.ReadFile(cancelLog)
 		return err == nil && strings.Contains(string(data), "cancelled hang given-up")
 	})
@@ -307,7 +308,7 @@ func TestServe_ProgressAndCancellation(t *testing.T) {
 	if !r.IsError || !strings.Contains(r.text(), "timed out") || !strings.Contains(r.text(), "timeout") {
 		t.Errorf("hang with timeout = %s", r.text())
 	}
-	waitFor(t, "the fixture to log the timeout", 10*time.Second, func() bool {
+	testkit.WaitFor(t, "the fixture to log the timeout", 10*time.Second, func() bool {
 		data, err := os.ReadFile(cancelLog)
 		return err == nil && strings.Contains(string(data), "cancelled hang timed-out")
 	})
@@ -440,7 +441,7 @@ func TestServe_StdinEOFStopsEveryProcess(t *testing.T) {
 	if err := tc.client.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
-	waitFor(t, "the grandchild to die", 15*time.Second, func() bool { return !processAlive(pid) })
+	testkit.WaitFor(t, "the grandchild to die", 15*time.Second, func() bool { return !processAlive(pid) })
 }
 
 // A stray top-level key of a call is only said to belong in "arguments"

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"dispatch/internal/testkit"
 	"dispatch/upstream"
 )
 
@@ -168,7 +169,7 @@ func TestSession_SigkillThenStartSweeps(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the killed session to be gone", 10*time.Second, func() bool { return !processAlive(pid) })
+	testkit.WaitFor(t, "the killed session to be gone", 10*time.Second, func() bool { return !processAlive(pid) })
 
 	_, errOut, code = runIn(t, env, "", dispatchBin, "--session", socket, "list")
 	if code != exitServer || !strings.Contains(errOut, "dispatch session start") || !strings.Contains(errOut, "unset DISPATCH_SESSION") {
@@ -181,7 +182,7 @@ func TestSession_SigkillThenStartSweeps(t *testing.T) {
 	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
 		t.Errorf("the dead session's directory %s is still there after the next start (%v)", dir, err)
 	}
-	waitFor(t, "the dead session's servers to end", 10*time.Second, func() bool { return len(markedProcesses(t, marker)) == 0 })
+	testkit.WaitFor(t, "the dead session's servers to end", 10*time.Second, func() bool { return len(markedProcesses(t, marker)) == 0 })
 	stopSession(t, env, next)
 }
 
@@ -283,7 +284,7 @@ func TestSession_IdleEnds(t *testing.T) {
 	stopSession(t, env, socket)
 
 	socket = startSessionIdle(t, env, "300ms", "--mcp", fixture("--demo"))
-	waitFor(t, "the idle session to end and delete its directory", 20*time.Second, func() bool {
+	testkit.WaitFor(t, "the idle session to end and delete its directory", 20*time.Second, func() bool {
 		_, err := os.Lstat(filepath.Dir(socket))
 		return os.IsNotExist(err)
 	})

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"io"
 	"os"
@@ -94,7 +95,7 @@ func TestShutdown_StopsServersStillStarting(t *testing.T) {
 					}
 				}
 			})
-			waitFor(t, "the server to start", 30*time.Second, func() bool {
+			testkit.WaitFor(t, "the server to start", 30*time.Second, func() bool {
 				pids = readPIDs(pidFile)
 				return len(pids) == 2
 			})
@@ -115,7 +116,7 @@ func TestShutdown_StopsServersStillStarting(t *testing.T) {
 				t.Errorf("dispatch exited %d, want %d\nstderr:\n%s", code, tt.code, stderr.String())
 			}
 			for _, pid := range pids {
-				waitFor(t, "the server's process group to be gone", 10*time.Second, func() bool { return !processAlive(pid) })
+				testkit.WaitFor(t, "the server's process group to be gone", 10*time.Second, func() bool { return !processAlive(pid) })
 			}
 		})
 	}
@@ -206,7 +207,7 @@ func TestShutdown_ExitsBeforeTheClientsGrace(t *testing.T) {
 	}
 	t.Logf("dispatch exited %s after stdin EOF", took.Round(time.Millisecond))
 	for _, pid := range pids {
-		waitFor(t, "the server's process group to be gone", 10*time.Second, func() bool { return !processAlive(pid) })
+		testkit.WaitFor(t, "the server's process group to be gone", 10*time.Second, func() bool { return !processAlive(pid) })
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -534,9 +535,9 @@ func TestServe_ReadresultConfinement(t *testing.T) {
 func startDispatchProc(t *testing.T, dir string, env []string, args ...string) (*testClient, *exec.Cmd) {
 	t.Helper()
 	var cmd *exec.Cmd
-	tc := &testClient{t: t, stderr: &bytes.Buffer{}}
+	tc := &testClient{t: t, stderr: &testkit.SyncBuffer{}}
 	tc.tr = transport.NewStdioWithOptions(dispatchBin, env, args,
-		transport.WithCommandStderrWriter(&lockedWriter{w: tc.stderr, mu: &tc.mu}),
+		transport.WithCommandStderrWriter(tc.stderr),
 		transport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
 			cmd = exec.CommandContext(ctx, command, args...)
 			cmd.Env = append(os.Environ(), env...)
@@ -635,9 +636,9 @@ func TestServe_ShutdownDeletesResultFiles(t *testing.T) {
 			} else if err := cmd.Process.Signal(tt.sig); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "the private spill directory to go", 15*time.Second, func() bool { return !exists(dir) })
-			waitFor(t, "the fixture server to go", 15*time.Second, func() bool { return !processAlive(servers[0]) })
-			waitFor(t, "dispatch to exit", 15*time.Second, func() bool { return !processAlive(cmd.Process.Pid) })
+			testkit.WaitFor(t, "the private spill directory to go", 15*time.Second, func() bool { return !exists(dir) })
+			testkit.WaitFor(t, "the fixture server to go", 15*time.Second, func() bool { return !processAlive(servers[0]) })
+			testkit.WaitFor(t, "dispatch to exit", 15*time.Second, func() bool { return !processAlive(cmd.Process.Pid) })
 			if tt.sig != 0 {
 				if err := tc.tr.Close(); err != nil {
 					t.Logf("close: %v", err)
@@ -679,7 +680,7 @@ func killedSpillDir(t *testing.T, parent string) string {
 	if err := tc.tr.Close(); err != nil { // reaps it: a zombie still counts as alive
 		t.Logf("close: %v", err)
 	}
-	waitFor(t, "the orphaned fixture server to go", 15*time.Second, func() bool { return !processAlive(servers[0]) })
+	testkit.WaitFor(t, "the orphaned fixture server to go", 15*time.Second, func() bool { return !processAlive(servers[0]) })
 	if !exists(killedDir) {
 		t.Fatal("SIGKILL cannot clean up, yet the spill directory is gone")
 	}

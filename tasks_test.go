@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"dispatch/internal/testkit"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,7 +64,7 @@ func TestServe_TaskOnlyTool(t *testing.T) {
 	if !r.IsError || !strings.Contains(r.text(), "timed out") {
 		t.Errorf("research past its limit: %s", r.text())
 	}
-	waitFor(t, "the task to be cancelled on the server", 20*time.Second, func() bool {
+	testkit.WaitFor(t, "the task to be cancelled on the server", 20*time.Second, func() bool {
 		data, err := os.ReadFile(cancelLog)
 		return err == nil && strings.Contains(string(data), "cancelled research too-long")
 	})

@@ -1,7 +1,7 @@
 package connections
 
 import (
-	"bytes"
+	"dispatch/internal/testkit"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -100,7 +100,7 @@ func TestOAuth_RefusedListeningStreamIsBounded(t *testing.T) {
 	cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: protectedServerWith(t, as, protectedOptions{refuseListen: true, listenRefused: &refused})}
 	tokens := NewTokenFile(filepath.Join(t.TempDir(), TokenFileName), nil)
 	login(t, cfg, tokens)
-	var logs syncBuffer
+	var logs testkit.SyncBuffer
 	set, err := NewSet([]ServerConfig{cfg}, Options{ConnectTimeout: 10 * time.Second, Tokens: tokens,
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
@@ -133,24 +133,6 @@ func TestOAuth_RefusedListeningStreamIsBounded(t *testing.T) {
 	if got, err := callEcho(t, c, "y"); err != nil || got != "y" {
 		t.Errorf("call after the listener stopped: %q, %v", got, err)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // A refresh token the authorization server refused is not kept: the entry

@@ -2,43 +2,17 @@ package connections
 
 import (
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
 
-var (
-	fixtureOnce sync.Once
-	fixturePath string
-	fixtureErr  error
-)
-
-// fixtureServer builds the Go fixture server (testdata/fixture) once.
-func fixtureServer(t *testing.T) string {
-	t.Helper()
-	fixtureOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "dispatch-connections-fixture-")
-		if err != nil {
-			fixtureErr = err
-			return
-		}
-		fixturePath = filepath.Join(dir, "fixture")
-		out, err := exec.Command("go", "build", "-o", fixturePath, "../testdata/fixture").CombinedOutput()
-		if err != nil {
-			fixtureErr = errors.New("build fixture: " + err.Error() + ": " + string(out))
-		}
-	})
-	if fixtureErr != nil {
-		t.Fatal(fixtureErr)
-	}
-	return fixturePath
-}
+// fixtureServer is the Go fixture MCP server (testdata/fixture).
+var fixtureServer = &testkit.Binary{Package: testkit.FixturePackage}
 
 func aliases(s *Set) string {
 	var out []string
@@ -84,7 +58,7 @@ func TestSet_Update(t *testing.T) {
 			t.Errorf("Lookup(%q) after removal = %v", gone, err)
 		}
 	}
-	waitUntil(t, "the replaced connection to close", func() bool { return connB.State().Status == StatusClosed })
+	testkit.WaitFor(t, "the replaced connection to close", 20*time.Second, func() bool { return connB.State().Status == StatusClosed })
 
 	// Removed aliases are never given again: c3 stays unknown.
 	if changes, err = set.Update([]ServerConfig{aFiltered, bChanged, stdio("d", "srv-d"), stdio("e", "srv-e")}); err != nil {
@@ -112,22 +86,11 @@ func TestSet_Update(t *testing.T) {
 	}
 }
 
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // A server a new config removes finishes the call in flight on it, then
 // stops; one whose filter alone changed keeps its process. Run with -race:
 // lookups, listings and calls go on while the config changes.
 func TestSet_Update_LiveServers(t *testing.T) {
-	fx := fixtureServer(t)
+	fx := fixtureServer.Path(t)
 	keep, drop := stdio("keep", fx), stdio("drop", fx, "--name", "drop")
 	set, err := NewSet([]ServerConfig{keep, drop}, Options{ConnectTimeout: 20 * time.Second, RetireGrace: 30 * time.Second})
 	if err != nil {
@@ -151,7 +114,7 @@ func TestSet_Update_LiveServers(t *testing.T) {
 		}
 		inFlight <- err
 	}()
-	waitUntil(t, "the call to be in flight", func() bool {
+	testkit.WaitFor(t, "the call to be in flight", 20*time.Second, func() bool {
 		dropped.mu.Lock()
 		defer dropped.mu.Unlock()
 		return dropped.calls == 1
@@ -194,7 +157,7 @@ func TestSet_Update_LiveServers(t *testing.T) {
 	}
 	close(stop)
 	readers.Wait()
-	waitUntil(t, "the removed server to stop", func() bool { return dropped.State().Status == StatusClosed })
+	testkit.WaitFor(t, "the removed server to stop", 20*time.Second, func() bool { return dropped.State().Status == StatusClosed })
 
 	tools, err := kept.Tools(ctx, false)
 	if err != nil {

@@ -3,6 +3,7 @@
 package upstream
 
 import (
+	"dispatch/internal/testkit"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,7 +14,7 @@ import (
 // TestListen_UnixSocketIsPrivate: the directory is created 0700 and the
 // socket is 0600, and the socket answers.
 func TestListen_UnixSocketIsPrivate(t *testing.T) {
-	dir := filepath.Join(shortTempDir(t), "new", "dir")
+	dir := filepath.Join(testkit.ShortTempDir(t), "new", "dir")
 	sock := filepath.Join(dir, "s")
 	l, err := Listen(UnixPrefix + sock)
 	if err != nil {
@@ -37,7 +38,7 @@ func TestListen_UnixSocketIsPrivate(t *testing.T) {
 }
 
 func TestListen_Refusals(t *testing.T) {
-	base := shortTempDir(t)
+	base := testkit.ShortTempDir(t)
 
 	open := filepath.Join(base, "open")
 	if err := os.Mkdir(open, 0o755); err != nil {
@@ -95,7 +96,7 @@ func TestListen_Refusals(t *testing.T) {
 // TestListen_ReplacesStaleSocket: a socket file left by a process that
 // died (nothing listening) is replaced.
 func TestListen_ReplacesStaleSocket(t *testing.T) {
-	sock := filepath.Join(shortTempDir(t), "s")
+	sock := filepath.Join(testkit.ShortTempDir(t), "s")
 	first, err := Listen(UnixPrefix + sock)
 	if err != nil {
 		t.Fatal(err)
@@ -122,18 +123,6 @@ func TestListen_TCP(t *testing.T) {
 	if l.Addr().Network() != "tcp" {
 		t.Errorf("network %s", l.Addr().Network())
 	}
-}
-
-// shortTempDir is a private directory with a path short enough for a unix
-// socket (108 bytes at most; t.TempDir can be longer).
-func shortTempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "ul")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
 }
 
 // TestListen_RefusesDirectoryAtRoot: unix:$XDG_RUNTIME_DIR/dispatch/sock

@@ -3,7 +3,6 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,46 +11,21 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"dispatch/connections"
 	"dispatch/dispatch"
+	"dispatch/internal/testkit"
 	"dispatch/spill"
 )
 
-var fixture struct {
-	once sync.Once
-	bin  string
-	err  error
-}
-
-// fixtureBin builds the Go fixture MCP server once for this package's
-// tests: the shell session serves a real server over a real pipe.
-func fixtureBin(t *testing.T) string {
-	t.Helper()
-	fixture.once.Do(func() {
-		dir, err := os.MkdirTemp("", "upstream-fixture-")
-		if err != nil {
-			fixture.err = err
-			return
-		}
-		fixture.bin = filepath.Join(dir, "fixture")
-		out, err := exec.Command("go", "build", "-o", fixture.bin, "dispatch/testdata/fixture").CombinedOutput()
-		if err != nil {
-			fixture.err = errors.New("build the fixture server: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if fixture.err != nil {
-		t.Fatal(fixture.err)
-	}
-	return fixture.bin
-}
+// fixtureServer is the Go fixture MCP server: the shell session serves a
+// real server over a real pipe.
+var fixtureServer = &testkit.Binary{Package: testkit.FixturePackage}
 
 // explainForTest stands in for the command line's wording: it marks what
 // it words, so a test sees that the session used it.
@@ -66,27 +40,9 @@ func explainForTest(err error) *ShellError {
 type shellUnderTest struct {
 	client *ShellClient
 	socket string
-	log    *syncBuffer
+	log    *testkit.SyncBuffer
 	done   chan error
 	cancel context.CancelFunc
-}
-
-// syncBuffer is a log sink the session's goroutines and the test share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // startShell serves a shell session in front of the fixture server on a
@@ -94,7 +50,7 @@ func (b *syncBuffer) String() string {
 func startShell(t *testing.T, adjust func(*ShellOptions)) *shellUnderTest {
 	t.Helper()
 	conns, err := connections.NewSet([]connections.ServerConfig{
-		{Transport: connections.TransportStdio, Command: fixtureBin(t)},
+		{Transport: connections.TransportStdio, Command: fixtureServer.Path(t)},
 	}, connections.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -106,12 +62,12 @@ func startShell(t *testing.T, adjust func(*ShellOptions)) *shellUnderTest {
 	}
 	t.Cleanup(func() { store.Close() })
 	svc := dispatch.New(conns, dispatch.Options{Spill: store, TrustPaths: true})
-	socket := filepath.Join(shortTempDir(t), "s", ShellSocketName)
+	socket := filepath.Join(testkit.ShortTempDir(t), "s", ShellSocketName)
 	ln, err := Listen(UnixPrefix + socket)
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := &syncBuffer{}
+	log := &testkit.SyncBuffer{}
 	opts := ShellOptions{Socket: socket, Idle: time.Hour, MaxRequestBytes: 1 << 20, MaxInFlight: 8,
 		Conns: conns, Store: store, Log: slog.New(slog.NewTextHandler(log, nil)), Explain: explainForTest}
 	if adjust != nil {
@@ -265,7 +221,7 @@ func TestShell_RefusalsLeaveTheSessionServing(t *testing.T) {
 		}()
 	}
 	startHang()
-	busy := waitUntil(t, func() bool {
+	busy := testkit.Eventually(20*time.Second, func() bool {
 		select {
 		case <-hung:
 			// It came while a probe held the slot and was refused busy
@@ -282,22 +238,9 @@ func TestShell_RefusalsLeaveTheSessionServing(t *testing.T) {
 	if !busy {
 		t.Fatal("a request past MaxInFlight was never answered busy")
 	}
-	if !waitUntil(t, func() bool { return echo("free again") == nil }) {
+	if !testkit.Eventually(20*time.Second, func() bool { return echo("free again") == nil }) {
 		t.Fatalf("the slot was not freed: %v", echo("free again"))
 	}
-}
-
-// waitUntil polls cond for up to 20 s.
-func waitUntil(t *testing.T, cond func() bool) bool {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
 }
 
 // A forgotten session ends by itself after Idle without a request, and
