@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -28,32 +27,6 @@ func freeAddr(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return addr
-}
-
-// httpAgent is an agent session over dispatch serve --listen.
-func httpAgent(t *testing.T, url string) *client.Client {
-	t.Helper()
-	tr, err := transport.NewStreamableHTTP(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize over HTTP: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Logf("close: %v", err)
-		}
-	})
-	return c
 }
 
 // An exposed tool's call over serve --listen runs in the calling session:
@@ -81,7 +54,8 @@ func TestExpose_HTTPSessionsKeepTheirFiles(t *testing.T) {
 		return err == nil
 	})
 	url := "http://" + addr + "/mcp"
-	a, b := httpAgent(t, url), httpAgent(t, url)
+	a, _ := connectHTTP(t, url, nil)
+	b, _ := connectHTTP(t, url, nil)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -272,21 +271,8 @@ func TestServeHTTP_InitializeErrorHoldsNoSession(t *testing.T) {
 // within ListenGrace, not a call that hangs until the relay's timeout.
 func TestServeHTTP_SamplingWithoutListeningStreamFails(t *testing.T) {
 	d := startHTTPDispatch(t, nil)
-	tr, err := transport.NewStreamableHTTP(d.url) // no WithContinuousListening
-	if err != nil {
-		t.Fatal(err)
-	}
 	agent := &namedAgent{name: "deaf"}
-	c := client.NewClient(tr, append(agent.options(), client.WithProtocolVersion(mcp.ProtocolVersion20251125))...)
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	if _, err := c.Initialize(context.Background(), init); err != nil {
-		t.Fatal(err)
-	}
+	c := d.sessionWith(t, nil, agent.options()...) // no WithContinuousListening
 	for _, tool := range []string{"request-sampling", "request-roots"} {
 		text, isErr := callFixture(t, c, tool, map[string]any{"prompt": "hello"})
 		if !isErr || !strings.Contains(text, "no listening stream open (GET /mcp)") {

@@ -103,7 +103,18 @@ func (d *httpDispatch) session(t *testing.T, opts ...client.ClientOption) *clien
 // (without WithContinuousListening, it opens no listening stream).
 func (d *httpDispatch) sessionWith(t *testing.T, trOpts []transport.StreamableHTTPCOption, opts ...client.ClientOption) *client.Client {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(d.url, trOpts...)
+	c, _ := connectHTTP(t, d.url, trOpts, opts...)
+	return c
+}
+
+// connectHTTP opens an agent session on the streamable HTTP endpoint at
+// url: a real mcp-go client whose transport has trOpts, started and
+// initialized, closed when the test ends. The transport is returned for
+// its session id. (A failing test logs dispatch's stderr:
+// startHTTPDispatch sees to it.)
+func connectHTTP(t *testing.T, url string, trOpts []transport.StreamableHTTPCOption, opts ...client.ClientOption) (*client.Client, *transport.StreamableHTTP) {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(url, trOpts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,16 +125,16 @@ func (d *httpDispatch) sessionWith(t *testing.T, trOpts []transport.StreamableHT
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { c.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var init mcp.InitializeRequest
 	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
 	init.Params.ClientInfo = mcp.Implementation{Name: "http-test", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize over HTTP: %v\nstderr:\n%s", err, d.stderr.String())
+		t.Fatalf("initialize over HTTP at %s: %v", url, err)
 	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	return c, tr
 }
 
 func callText(ctx context.Context, t *testing.T, c *client.Client, args map[string]any) (string, bool) {
@@ -363,20 +374,7 @@ func TestServeHTTP_NonLoopbackNeedsToken(t *testing.T) {
 // ends, its files are deleted, and its id is refused after.
 func TestServeHTTP_IdleSessionExpires(t *testing.T) {
 	d := startHTTPDispatch(t, nil, "--session-idle", "500ms")
-	tr, err := transport.NewStreamableHTTP(d.url) // no listening stream: it would keep the session busy
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	if _, err := c.Initialize(context.Background(), init); err != nil {
-		t.Fatal(err)
-	}
+	c, tr := connectHTTP(t, d.url, nil) // no listening stream: it would keep the session busy
 	file := spillOver(t, c)
 	testkit.WaitFor(t, "the idle session's file to be deleted", 20*time.Second, func() bool {
 		_, err := os.Stat(file)
@@ -413,7 +411,7 @@ func TestServeHTTP_ShutdownDeletesEverySessionsFiles(t *testing.T) {
 // socket of mode 0600 in a directory of mode 0700.
 func TestServeHTTP_UnixSocket(t *testing.T) {
 	sock := filepath.Join(testkit.ShortTempDir(t), "run", "s")
-	d := startHTTPDispatch(t, nil, "--listen", "unix:"+sock)
+	startHTTPDispatch(t, nil, "--listen", "unix:"+sock)
 	for path, want := range map[string]os.FileMode{filepath.Dir(sock): 0o700, sock: 0o600} {
 		info, err := os.Stat(path)
 		if err != nil {
@@ -427,20 +425,7 @@ func TestServeHTTP_UnixSocket(t *testing.T) {
 		var dialer net.Dialer
 		return dialer.DialContext(ctx, "unix", sock)
 	}}}
-	tr, err := transport.NewStreamableHTTP("http://localhost/mcp", transport.WithHTTPBasicClient(httpClient))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	if _, err := c.Initialize(context.Background(), init); err != nil {
-		t.Fatalf("initialize over the socket: %v\n%s", err, d.stderr.String())
-	}
+	c, _ := connectHTTP(t, "http://localhost/mcp", []transport.StreamableHTTPCOption{transport.WithHTTPBasicClient(httpClient)})
 	if text, isErr := callText(context.Background(), t, c, map[string]any{"action": "call", "connection": "c1", "tool": "echo", "arguments": map[string]any{"message": "over the socket"}}); isErr || !strings.Contains(text, "over the socket") {
 		t.Errorf("echo over the socket: %v %.200s", isErr, text)
 	}
