@@ -125,6 +125,11 @@ func explainHTTPErr(cfg ServerConfig, err error) error {
 	if err == nil || cfg.Transport == TransportStdio {
 		return err
 	}
+	// The server was reached; it redirected where its token may not go.
+	var coe *crossOriginError
+	if errors.As(err, &coe) {
+		return coe
+	}
 	var urlErr *url.Error
 	if !errors.As(err, &urlErr) {
 		return err

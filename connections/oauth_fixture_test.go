@@ -49,6 +49,9 @@ type authServer struct {
 	// ends; registerSent counts the bytes it got out.
 	endlessRegister bool
 	registerSent    int64
+	// endlessMetadata makes the authorization server metadata a JSON
+	// string that never ends (its bytes count in registerSent too).
+	endlessMetadata bool
 	// omitPKCEMethods leaves code_challenge_methods_supported out of the
 	// metadata: PKCE support cannot be verified.
 	omitPKCEMethods bool
@@ -86,7 +89,12 @@ func newAuthServer(t *testing.T) *authServer {
 		if a.omitPKCEMethods {
 			delete(meta, "code_challenge_methods_supported")
 		}
+		endless := a.endlessMetadata
 		a.mu.Unlock()
+		if endless {
+			a.sendEndless(w, r, http.StatusOK)
+			return
+		}
 		writeJSON(w, http.StatusOK, meta)
 	})
 	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
@@ -94,7 +102,7 @@ func newAuthServer(t *testing.T) *authServer {
 		endless := a.endlessRegister
 		a.mu.Unlock()
 		if endless {
-			a.sendEndless(w, r)
+			a.sendEndless(w, r, http.StatusCreated)
 			return
 		}
 		id := randomToken(t, "client-")
@@ -183,9 +191,9 @@ func newAuthServer(t *testing.T) *authServer {
 }
 
 // sendEndless writes a JSON string that never ends, until the client goes.
-func (a *authServer) sendEndless(w http.ResponseWriter, r *http.Request) {
+func (a *authServer) sendEndless(w http.ResponseWriter, r *http.Request, status int) {
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
+	w.WriteHeader(status)
 	chunk := []byte(strings.Repeat("a", 64<<10))
 	if _, err := w.Write([]byte(`{"client_id":"`)); err != nil {
 		return

@@ -33,6 +33,25 @@ func TestOAuth_TokenNeverFollowsRedirectToAnotherOrigin(t *testing.T) {
 	} else {
 		t.Logf("error: %v", err)
 	}
+	checkCrossOriginWording(t, err, "put its new URL in the config")
+}
+
+// checkCrossOriginWording: a refused cross-origin redirect says what
+// happened (the server was reached; it redirected, and dispatch did not
+// follow with credentials) and one thing to do, the fix.
+func checkCrossOriginWording(t *testing.T, err error, fix string) {
+	t.Helper()
+	msg := err.Error()
+	for _, misleading := range []string{"cannot reach", "check oauth.clientId"} {
+		if strings.Contains(msg, misleading) {
+			t.Errorf("error says %q, which does not apply to a redirect: %v", misleading, err)
+		}
+	}
+	for _, want := range []string{"redirected", "does not follow", fix} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error does not say %q: %v", want, err)
+		}
+	}
 }
 
 // A token endpoint that redirects to another origin does not get the grant,
@@ -59,6 +78,7 @@ func TestOAuth_TokenRequestNeverFollowsRedirectToAnotherOrigin(t *testing.T) {
 	} else {
 		t.Logf("error: %v", err)
 	}
+	checkCrossOriginWording(t, err, "authorization server's operator")
 }
 
 // A refusal that quotes a credential the request carried does not keep it,

@@ -181,6 +181,40 @@ func TestLogin_BrowserNeverComesBack(t *testing.T) {
 	}
 }
 
+// An authorization server answer too large to read (its metadata, or a
+// registration) gets one hint, the one about its size: not that one plus
+// the step's usual hint, which would send the person to the wrong fix
+// (the server's URL, or a clientId for a server that does register).
+func TestLogin_TooLargeAnswerGetsOneHint(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		set     func(*authServer)
+		step    string
+		usually string // the step's hint for other failures
+	}{
+		{"metadata", func(a *authServer) { a.endlessMetadata = true }, "metadata", "could not be discovered"},
+		{"registration", func(a *authServer) { a.endlessRegister = true }, "registration", "does not register clients dynamically"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			as := newAuthServer(t)
+			tt.set(as)
+			cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: protectedServer(t, as)}
+			tokens := NewTokenFile(filepath.Join(t.TempDir(), TokenFileName), nil)
+			err := Login(context.Background(), cfg, tokens, LoginOptions{Timeout: 5 * time.Second})
+			var le *LoginError
+			if !errors.As(err, &le) || le.Step != tt.step || !strings.Contains(err.Error(), "larger than") {
+				t.Fatalf("want a %s-step error naming the bound, got %v", tt.step, err)
+			}
+			if strings.Contains(err.Error(), tt.usually) {
+				t.Errorf("the error adds the %s step's usual hint to the size's: %v", tt.step, err)
+			}
+			if n := strings.Count(err.Error(), "check "); n != 1 {
+				t.Errorf("%d hints (\"check ...\"), want one: %v", n, err)
+			}
+		})
+	}
+}
+
 // A hostile authorization server answering registration with no end must
 // not be read until the timeout: the answer is cut at maxOAuthResponse.
 func TestLogin_EndlessRegistrationAnswerIsCut(t *testing.T) {

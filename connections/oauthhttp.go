@@ -35,7 +35,8 @@ func credentialsStayHome(req *http.Request, via []*http.Request) error {
 		return nil
 	}
 	if !sameOrigin(first.URL, req.URL) {
-		return &crossOriginError{from: first.URL, to: req.URL}
+		return &crossOriginError{from: first.URL, to: req.URL, carried: "credentials (a grant, a client secret or a refresh token)",
+			fix: "the authorization server's metadata names an endpoint that sends them elsewhere; tell the authorization server's operator"}
 	}
 	return nil
 }
@@ -60,11 +61,34 @@ func effectivePort(u *url.URL) string {
 }
 
 // crossOriginError: a request with credentials was redirected to another
-// origin, and not sent there.
-type crossOriginError struct{ from, to *url.URL }
+// origin, and not sent there. The server was reached: the error says so,
+// and what to do, which depends on who redirected.
+type crossOriginError struct {
+	from, to *url.URL
+	carried  string // what the request would have taken along
+	fix      string
+}
 
 func (e *crossOriginError) Error() string {
-	return fmt.Sprintf("%s redirected to %s, another origin: dispatch does not send credentials (tokens, grants, client secrets) anywhere but where they belong; check the server's or authorization server's URL", originOf(e.from), originOf(e.to))
+	return fmt.Sprintf("%s redirected the request to %s, another origin; dispatch does not follow a redirect with %s to another origin: %s", originOf(e.from), originOf(e.to), e.carried, e.fix)
+}
+
+func (e *crossOriginError) hintsItself() {}
+
+// hintsItself is an error whose text already ends with what to do, so a
+// LoginError does not add its step's usual hint after it: two hints back
+// to back read as two problems, and the step's would be the wrong fix.
+type hintsItself interface{ hintsItself() }
+
+// withoutRequestURL returns the crossOriginError inside err, if any, for
+// http.Client's url.Error repeats the whole request URL (which may hold a
+// credential) before the redirect error that already names both origins.
+func withoutRequestURL(err error) error {
+	var coe *crossOriginError
+	if errors.As(err, &coe) {
+		return coe
+	}
+	return err
 }
 
 // originOf is u's scheme://host:port, without path or query (which may
@@ -119,5 +143,7 @@ type answerTooLargeError struct {
 }
 
 func (e *answerTooLargeError) Error() string {
-	return fmt.Sprintf("the answer of %s is larger than %d KiB, more than any authorization server sends: it is not read further; check the server's OAuth configuration", e.host, e.max>>10)
+	return fmt.Sprintf("the answer of %s is larger than %d KiB, more than any authorization server sends, and was not read further: check that %s is the authorization server meant (the MCP server's metadata names it), or tell its operator", e.host, e.max>>10, e.host)
 }
+
+func (e *answerTooLargeError) hintsItself() {}

@@ -50,7 +50,8 @@ type LoginError struct {
 
 func (e *LoginError) Error() string {
 	msg := fmt.Sprintf("oauth %s: %v", e.Step, e.Err)
-	if e.Hint != "" {
+	var self hintsItself
+	if e.Hint != "" && !errors.As(e.Err, &self) {
 		msg += ": " + e.Hint
 	}
 	return msg

@@ -126,7 +126,7 @@ func requestToken(ctx context.Context, hc *http.Client, meta *AuthServerMetadata
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, withoutRequestURL(err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)

@@ -62,7 +62,8 @@ func (t *oauthTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if !sameOrigin(home, req.URL) {
 		closeBody(req)
-		return nil, &crossOriginError{from: home, to: req.URL}
+		return nil, &crossOriginError{from: home, to: req.URL, carried: "the server's access token",
+			fix: "if the server has moved there, put its new URL in the config"}
 	}
 	token, err := t.client.accessToken(ctx)
 	if err != nil {
