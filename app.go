@@ -296,6 +296,19 @@ func (g *Globals) checkLimits() error {
 }
 
 func (g *Globals) loadConfigs() ([]connections.ServerConfig, error) {
+	configs, err := g.gatherConfigs()
+	if err != nil {
+		return nil, err
+	}
+	if len(configs) == 0 {
+		return nil, &usageErr{errors.New("no servers configured: add --mcp 'COMMAND ARGS' or --config FILE")}
+	}
+	return configs, nil
+}
+
+// gatherConfigs reads the servers of --mcp and --config, none if none
+// are given.
+func (g *Globals) gatherConfigs() ([]connections.ServerConfig, error) {
 	var configs []connections.ServerConfig
 	for _, spec := range g.MCP {
 		c, err := connections.ParseSpec(spec)
@@ -313,9 +326,6 @@ func (g *Globals) loadConfigs() ([]connections.ServerConfig, error) {
 			return nil, &usageErr{err}
 		}
 		configs = append(configs, loaded...)
-	}
-	if len(configs) == 0 {
-		return nil, &usageErr{errors.New("no servers configured: add --mcp 'COMMAND ARGS' or --config FILE")}
 	}
 	return configs, nil
 }

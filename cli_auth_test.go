@@ -137,3 +137,34 @@ func TestAuth_LoginErrorMasksSecrets(t *testing.T) {
 		}
 	}
 }
+
+// The auth commands concern servers reached by URL: with none configured
+// they say so and how to give one (the config file dispatch runs with, or
+// --mcp with a URL), never to add a command, which has no OAuth; and
+// auth status does not print an empty table as if all were well.
+func TestAuth_NoHTTPServerSaysHowToConfigureOne(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+	}{
+		{"no servers, status", []string{"auth", "status"}},
+		{"no servers, login", []string{"auth", "login", "remote"}},
+		{"a command only, status", []string{"--mcp", fixture(), "auth", "status"}},
+		{"a command only, logout", []string{"--mcp", fixture(), "auth", "logout", "c1"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, "", tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d (stdout %q), want %d", code, stdout, exitUsage)
+			}
+			for _, want := range []string{"no http(s) server is configured", "--config FILE", "--mcp https://"} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr %q does not say %q", stderr, want)
+				}
+			}
+			if strings.Contains(stderr, "COMMAND") {
+				t.Errorf("stderr %q suggests a command server, which has no OAuth", stderr)
+			}
+		})
+	}
+}

@@ -82,9 +82,28 @@ func masked(r *connections.Redactor, err error) error {
 	return &maskedError{err: err, r: r}
 }
 
+// errNoHTTPServer: OAuth is for servers reached by URL, so the usual
+// advice for no servers at all (--mcp 'COMMAND ARGS') would not help.
+var errNoHTTPServer = &usageErr{errors.New("no http(s) server is configured, and only those use OAuth: give the config file you run dispatch with (dispatch --config FILE auth ...) or the server's URL (dispatch --mcp https://HOST/mcp auth ...)")}
+
+// authConfigs are the configured servers when at least one is reached by
+// URL; a command server has no OAuth.
+func (g *Globals) authConfigs() ([]connections.ServerConfig, error) {
+	configs, err := g.gatherConfigs()
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range configs {
+		if c.Transport != connections.TransportStdio {
+			return configs, nil
+		}
+	}
+	return nil, errNoHTTPServer
+}
+
 // authServer finds the http(s) server called name (or with that URL).
 func (g *Globals) authServer(name string) (connections.ServerConfig, *connections.TokenFile, error) {
-	configs, err := g.loadConfigs()
+	configs, err := g.authConfigs()
 	if err != nil {
 		return connections.ServerConfig{}, nil, err
 	}
@@ -114,9 +133,6 @@ func (g *Globals) authServer(name string) (connections.ServerConfig, *connection
 	case 0:
 	default:
 		return connections.ServerConfig{}, nil, &usageErr{fmt.Errorf("%d servers have the URL %q with different queries: give the one to log in to as auth status lists it, or name them in a config file", len(byAuthName), escapeControls(name, true))}
-	}
-	if len(names) == 0 {
-		return connections.ServerConfig{}, nil, &usageErr{fmt.Errorf("no http(s) server is configured: give one with --config FILE or --mcp URL")}
 	}
 	return connections.ServerConfig{}, nil, &usageErr{fmt.Errorf("no http(s) server %q; the configured ones are: %s", escapeControls(name, true), strings.Join(names, ", "))}
 }
@@ -168,7 +184,7 @@ func (c *AuthLogoutCmd) Run(g *Globals) error {
 }
 
 func (c *AuthStatusCmd) Run(g *Globals) error {
-	configs, err := g.loadConfigs()
+	configs, err := g.authConfigs()
 	if err != nil {
 		return err
 	}
