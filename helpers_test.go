@@ -71,6 +71,8 @@ type testClient struct {
 	client *client.Client
 	tr     *transport.Stdio
 	seq    atomic.Int64
+	// version is the protocol version the agent asks for.
+	version string
 
 	stderr *testkit.SyncBuffer
 
@@ -88,35 +90,51 @@ func startDispatch(t *testing.T, env []string, args ...string) *testClient {
 // (its sampling, elicitation and roots handlers, which it declares).
 func startDispatchAs(t *testing.T, env []string, clientOpts []client.ClientOption, args ...string) *testClient {
 	t.Helper()
-	tc := &testClient{t: t, stderr: &testkit.SyncBuffer{}}
+	tc := launchDispatch(t, env, mcp.ProtocolVersion20251125, nil, clientOpts, args...)
+	tc.initialize()
+	return tc
+}
+
+// launchDispatch starts dispatch in serve mode as a stdio child (its
+// transport has trOpts) under an agent client that will ask for protocol
+// version, and keeps the notifications; the client is closed when the
+// test ends. It does not initialize: some tests act first.
+func launchDispatch(t *testing.T, env []string, version string, trOpts []transport.StdioOption, clientOpts []client.ClientOption, args ...string) *testClient {
+	t.Helper()
+	tc := &testClient{t: t, stderr: &testkit.SyncBuffer{}, version: version}
 	tc.tr = transport.NewStdioWithOptions(dispatchBin, env, args,
-		transport.WithCommandStderrWriter(tc.stderr))
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+		append([]transport.StdioOption{transport.WithCommandStderrWriter(tc.stderr)}, trOpts...)...)
 	if err := tc.tr.Start(context.Background()); err != nil {
 		t.Fatalf("start dispatch: %v", err)
 	}
-	tc.client = client.NewClient(tc.tr, append([]client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125)}, clientOpts...)...)
+	tc.client = client.NewClient(tc.tr, append([]client.ClientOption{client.WithProtocolVersion(version)}, clientOpts...)...)
 	if err := tc.client.Start(context.Background()); err != nil {
 		t.Fatalf("start client: %v", err)
-	}
-	tc.client.OnNotification(func(n mcp.JSONRPCNotification) {
-		tc.mu.Lock()
-		tc.notifications = append(tc.notifications, n)
-		tc.mu.Unlock()
-	})
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	init.Params.ClientInfo = mcp.Implementation{Name: "dispatch-test", Version: "1"}
-	if _, err := tc.client.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize dispatch: %v\nstderr:\n%s", err, tc.Stderr())
 	}
 	t.Cleanup(func() {
 		if err := tc.client.Close(); err != nil {
 			t.Logf("close dispatch: %v", err)
 		}
 	})
+	tc.client.OnNotification(func(n mcp.JSONRPCNotification) {
+		tc.mu.Lock()
+		tc.notifications = append(tc.notifications, n)
+		tc.mu.Unlock()
+	})
 	return tc
+}
+
+// initialize initializes dispatch at the client's protocol version.
+func (tc *testClient) initialize() {
+	tc.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var init mcp.InitializeRequest
+	init.Params.ProtocolVersion = tc.version
+	init.Params.ClientInfo = mcp.Implementation{Name: "dispatch-test", Version: "1"}
+	if _, err := tc.client.Initialize(ctx, init); err != nil {
+		tc.t.Fatalf("initialize dispatch: %v\nstderr:\n%s", err, tc.Stderr())
+	}
 }
 
 func (tc *testClient) Stderr() string { return tc.stderr.String() }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -255,35 +254,14 @@ func TestRelay_MirrorsTheAgentsCapabilities(t *testing.T) {
 // next use starts it again declaring them.
 func TestRelay_EagerServerStartsAgainWithTheAgentsCapabilities(t *testing.T) {
 	initLog := filepath.Join(t.TempDir(), "initialize.log")
-	tc := &testClient{t: t, stderr: &testkit.SyncBuffer{}}
-	tc.tr = transport.NewStdioWithOptions(dispatchBin, nil,
-		[]string{"--no-cache", "--eager", "--mcp", fixture("--client-requests", "--log-protocol-version", initLog)},
-		transport.WithCommandStderrWriter(tc.stderr))
-	if err := tc.tr.Start(context.Background()); err != nil {
-		t.Fatalf("start dispatch: %v", err)
-	}
 	agent := &testAgent{}
-	tc.client = client.NewClient(tc.tr, append([]client.ClientOption{client.WithProtocolVersion(mcp.ProtocolVersion20251125)}, agent.options()...)...)
-	t.Cleanup(func() {
-		if err := tc.client.Close(); err != nil {
-			t.Logf("close dispatch: %v", err)
-		}
-	})
-	if err := tc.client.Start(context.Background()); err != nil {
-		t.Fatalf("start client: %v", err)
-	}
+	tc := launchDispatch(t, nil, mcp.ProtocolVersion20251125, nil, agent.options(),
+		"--no-cache", "--eager", "--mcp", fixture("--client-requests", "--log-protocol-version", initLog))
 	testkit.WaitFor(t, "the eager server's initialize", 30*time.Second, func() bool {
 		data, _ := os.ReadFile(initLog)
 		return len(data) > 0
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	init.Params.ClientInfo = mcp.Implementation{Name: "dispatch-test", Version: "1"}
-	if _, err := tc.client.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize dispatch: %v\nstderr:\n%s", err, tc.Stderr())
-	}
+	tc.initialize()
 	r := callFixtureTool(tc, "client-capabilities", nil)
 	checkText(t, "capabilities the server saw", r.text(), []string{`"sampling":{}`, `"elicitation":{}`, `"roots":{"listChanged":true}`}, nil)
 	data, err := os.ReadFile(initLog)
@@ -498,30 +476,10 @@ func TestRelay_OversizedServerRequestIsRefused(t *testing.T) {
 // request that names no level must get none. dispatch used to relay every
 // server log to such an agent whatever it asked.
 func TestRelay_ModernAgentsLogLevelComesWithEachRequest(t *testing.T) {
-	tc := &testClient{t: t, stderr: &testkit.SyncBuffer{}}
-	tc.tr = transport.NewStdioWithOptions(dispatchBin, nil, []string{"--no-cache", "--mcp", fixture("--client-requests")},
-		transport.WithCommandStderrWriter(tc.stderr))
-	if err := tc.tr.Start(context.Background()); err != nil {
-		t.Fatalf("start dispatch: %v", err)
-	}
-	tc.client = client.NewClient(tc.tr, client.WithProtocolVersion(mcp.ProtocolVersion20260728))
-	if err := tc.client.Start(context.Background()); err != nil {
-		t.Fatalf("start client: %v", err)
-	}
-	t.Cleanup(func() { tc.client.Close() })
-	tc.client.OnNotification(func(n mcp.JSONRPCNotification) {
-		tc.mu.Lock()
-		tc.notifications = append(tc.notifications, n)
-		tc.mu.Unlock()
-	})
+	tc := launchDispatch(t, nil, mcp.ProtocolVersion20260728, nil, nil, "--no-cache", "--mcp", fixture("--client-requests"))
+	tc.initialize()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20260728
-	init.Params.ClientInfo = mcp.Implementation{Name: "dispatch-test", Version: "1"}
-	if _, err := tc.client.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize dispatch: %v\nstderr:\n%s", err, tc.Stderr())
-	}
 	if v := tc.client.ProtocolVersion(); v != mcp.ProtocolVersion20260728 {
 		t.Fatalf("negotiated %q, want %q", v, mcp.ProtocolVersion20260728)
 	}

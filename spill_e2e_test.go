@@ -26,7 +26,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -535,35 +534,14 @@ func TestServe_ReadresultConfinement(t *testing.T) {
 func startDispatchProc(t *testing.T, dir string, env []string, args ...string) (*testClient, *exec.Cmd) {
 	t.Helper()
 	var cmd *exec.Cmd
-	tc := &testClient{t: t, stderr: &testkit.SyncBuffer{}}
-	tc.tr = transport.NewStdioWithOptions(dispatchBin, env, args,
-		transport.WithCommandStderrWriter(tc.stderr),
+	tc := launchDispatch(t, env, mcp.ProtocolVersion20251125, []transport.StdioOption{
 		transport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
 			cmd = exec.CommandContext(ctx, command, args...)
 			cmd.Env = append(os.Environ(), env...)
 			cmd.Dir = dir
 			return cmd, nil
-		}))
-	if err := tc.tr.Start(context.Background()); err != nil {
-		t.Fatalf("start dispatch: %v", err)
-	}
-	tc.client = client.NewClient(tc.tr, client.WithProtocolVersion(mcp.ProtocolVersion20251125))
-	if err := tc.client.Start(context.Background()); err != nil {
-		t.Fatalf("start client: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := tc.client.Close(); err != nil {
-			t.Logf("close dispatch: %v", err)
-		}
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	var init mcp.InitializeRequest
-	init.Params.ProtocolVersion = mcp.ProtocolVersion20251125
-	init.Params.ClientInfo = mcp.Implementation{Name: "dispatch-test", Version: "1"}
-	if _, err := tc.client.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize dispatch: %v\nstderr:\n%s", err, tc.Stderr())
-	}
+		})}, nil, args...)
+	tc.initialize()
 	return tc, cmd
 }
 
