@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A Draft represents json-schema specification.
@@ -14,7 +15,8 @@ type Draft struct {
 	id            string             // property name used to represent id
 	subschemas    []SchemaPath       // locations of subschemas
 	vocabPrefix   string             // prefix used for vocabulary
-	allVocabs     map[string]*Schema // names of supported vocabs with its schemas
+	allVocabs     map[string]*Schema // names of supported vocabs (dispatch: values unused, see vocabSchemas)
+	vocabSchemas  map[string]*Schema // dispatch: the vocabs' schemas, set by compileMetaSchemas
 	defaultVocabs []string           // names of default vocabs
 }
 
@@ -124,13 +126,25 @@ var (
 	draftLatest = Draft2020
 )
 
-func init() {
+// compileMetaSchemas compiles every draft's meta-schema and vocabulary
+// schemas. dispatch: upstream did this in init(), which cost every program
+// linking the package 3 ms and 1.7 MB at start-up; here it runs once, at
+// the first use of a meta-schema (see getSchema), with the same compiler
+// and in the same order. The compiled vocabularies go to vocabSchemas
+// rather than into allVocabs, whose keys getVocabs reads without waiting
+// for this.
+func compileMetaSchemas() { metaSchemasOnce.Do(doCompileMetaSchemas) }
+
+var metaSchemasOnce sync.Once
+
+func doCompileMetaSchemas() {
 	c := NewCompiler()
 	c.AssertFormat()
 	for _, d := range []*Draft{Draft4, Draft6, Draft7, Draft2019, Draft2020} {
 		d.sch = c.MustCompile(d.url)
+		d.vocabSchemas = make(map[string]*Schema, len(d.allVocabs))
 		for name := range d.allVocabs {
-			d.allVocabs[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
+			d.vocabSchemas[name] = c.MustCompile(strings.TrimSuffix(d.url, "schema") + "meta/" + name)
 		}
 	}
 }
@@ -264,6 +278,7 @@ func (d *dialect) activeVocabs(assertVocabs bool, vocabularies map[string]*Vocab
 }
 
 func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabulary) *Schema {
+	compileMetaSchemas() // dispatch: lazily, instead of in init()
 	vocabs := d.activeVocabs(assertVocabs, vocabularies)
 	if vocabs == nil {
 		return d.draft.sch
@@ -271,7 +286,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 
 	var allOf []*Schema
 	for _, vocab := range vocabs {
-		sch := d.draft.allVocabs[vocab]
+		sch := d.draft.vocabSchemas[vocab]
 		if sch == nil {
 			if v, ok := vocabularies[vocab]; ok {
 				sch = v.Schema
@@ -282,7 +297,7 @@ func (d *dialect) getSchema(assertVocabs bool, vocabularies map[string]*Vocabula
 		}
 	}
 	if !slices.Contains(vocabs, "core") {
-		sch := d.draft.allVocabs["core"]
+		sch := d.draft.vocabSchemas["core"]
 		if sch == nil {
 			sch = d.draft.sch
 		}
