@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -339,12 +340,12 @@ func (c *ReadresultCmd) Run(g *Globals) error {
 
 // agentParams are the request parameters that readresult's notes name, as
 // an agent writes them ("continue with slice fromLine=501").
-var agentParams = regexp.MustCompile(`\b(slice |read )?(fromLine|offset)=`)
+var agentParams = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(slice |read )?(fromLine|offset)=`) })
 
 // shellNotes rewrites readresult's notes for a shell user: "continue with
 // slice fromLine=501" becomes "continue with --op slice --from-line 501".
 func shellNotes(notes string) string {
-	return agentParams.ReplaceAllStringFunc(notes, func(m string) string {
+	return agentParams().ReplaceAllStringFunc(notes, func(m string) string {
 		op, param, _ := strings.Cut(m, " ")
 		if param == "" {
 			op, param = "", op

@@ -24,3 +24,5 @@ require (
 	github.com/zalando/go-keyring v0.2.8 // indirect
 	golang.org/x/text v0.14.0 // indirect
 )
+
+replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema

@@ -53,17 +53,11 @@ func run(args []string) int {
 	// kong calls Exit after printing help or the version; recording the
 	// code instead of exiting keeps os.Exit in main alone.
 	exited := -1
-	parser, err := kong.New(&cli,
-		kong.Name("dispatch"),
-		kong.Description("One MCP tool in front of many MCP servers, with large results kept in files."),
-		kong.Vars{"version": versionLine()},
-		kong.Groups{"global": "Global flags:"},
-		kong.Exit(func(code int) {
-			if exited < 0 {
-				exited = code
-			}
-		}),
-	)
+	parser, err := newParser(&cli, func(code int) {
+		if exited < 0 {
+			exited = code
+		}
+	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "dispatch:", err)
 		return exitInternal
@@ -102,6 +96,17 @@ func run(args []string) int {
 	// Errors quote servers and tools: escaped, so none can drive the terminal.
 	fmt.Fprintln(os.Stderr, "dispatch:", escapeControls(err.Error(), true))
 	return classify(err)
+}
+
+// newParser is the command line's grammar over cli; exit is called
+// instead of os.Exit after help or the version is printed.
+func newParser(cli *CLI, exit func(int)) (*kong.Kong, error) {
+	return kong.New(cli,
+		kong.Name("dispatch"),
+		kong.Description("One MCP tool in front of many MCP servers, with large results kept in files."),
+		kong.Groups{"global": "Global flags:"},
+		kong.Exit(exit),
+	)
 }
 
 // notifyShutdown is signal.NotifyContext for shutdownSignals that also

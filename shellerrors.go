@@ -4,6 +4,7 @@ import (
 	"errors"
 	"regexp"
 	"strings"
+	"sync"
 
 	"dispatch/dispatch"
 )
@@ -43,13 +44,15 @@ var agentTerms = strings.NewReplacer(
 // nothing at a shell.
 // It matches objects nested one level deep ("arguments":{...}), and no
 // further than the example's closing brace.
-var agentExample = regexp.MustCompile(`(Example: )?\{"action":"(\w+)"[^{}]*(\{[^{}]*\}[^{}]*)*\}`)
+var agentExample = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(Example: )?\{"action":"(\w+)"[^{}]*(\{[^{}]*\}[^{}]*)*\}`)
+})
 
 // shellHelpFor names the command whose --help shows examples of what an
 // agent's example request does: a call of a resource or prompt is
 // "dispatch read" or "dispatch prompt" on the command line.
 func shellHelpFor(example string) string {
-	command := agentExample.FindStringSubmatch(example)[2]
+	command := agentExample().FindStringSubmatch(example)[2]
 	if command == "call" {
 		switch {
 		case strings.Contains(example, `"type":"resource"`):
@@ -63,11 +66,13 @@ func shellHelpFor(example string) string {
 
 // repeatedHelp is a pointer to --help that an error with two example
 // requests ("…, or with a template {…}") got twice.
-var repeatedHelp = regexp.MustCompile(`(See '[^']+' for examples)(?:[^.']*See '[^']+' for examples)+`)
+var repeatedHelp = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(See '[^']+' for examples)(?:[^.']*See '[^']+' for examples)+`)
+})
 
 // bothForms is a parameter an error already names in both forms,
 // `"maxMatches" (--max-matches)`: the shell keeps the flag alone.
-var bothForms = regexp.MustCompile(`"\w+" \((--[\w-]+)\)`)
+var bothForms = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"\w+" \((--[\w-]+)\)`) })
 
 // bareParams are argumentsFile's parameters named unquoted at the head of
 // a message ("argumentsFile F holds text").
@@ -98,17 +103,17 @@ func shellError(err error) error {
 	msg := err.Error()
 	if usage != nil && usage.ShellHint != "" {
 		// The hint has its own shell form; only the message is reworded.
-		shell := bareParams.Replace(agentTerms.Replace(bothForms.ReplaceAllString(usage.Msg, "$1"))) + ". " + usage.ShellHint
+		shell := bareParams.Replace(agentTerms.Replace(bothForms().ReplaceAllString(usage.Msg, "$1"))) + ". " + usage.ShellHint
 		msg = strings.Replace(msg, usage.Error(), shell, 1)
 		if msg == err.Error() {
 			return err
 		}
 		return &shellErr{msg: msg, err: err}
 	}
-	msg = bothForms.ReplaceAllString(msg, "$1")
+	msg = bothForms().ReplaceAllString(msg, "$1")
 	msg = agentTerms.Replace(msg)
-	msg = agentExample.ReplaceAllStringFunc(msg, shellHelpFor)
-	msg = repeatedHelp.ReplaceAllString(msg, "$1")
+	msg = agentExample().ReplaceAllStringFunc(msg, shellHelpFor)
+	msg = repeatedHelp().ReplaceAllString(msg, "$1")
 	msg = shellNotes(msg)
 	if msg == err.Error() {
 		return err

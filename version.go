@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/alecthomas/kong"
 )
 
 // Set at build time by scripts/release.sh:
@@ -34,6 +36,19 @@ func versionLine() string {
 	bi, _ := debug.ReadBuildInfo()
 	v, c := versionOf(version, commit, bi)
 	return fmt.Sprintf("dispatch %s (commit %s, %s %s/%s)", v, c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// versionFlag is --version. Unlike kong.VersionFlag it does not need the
+// line as a kong variable: kong interpolates every variable into every
+// flag's help at each start, and reading the build info costs each command
+// too, while only --version prints it.
+type versionFlag bool
+
+// BeforeReset prints the version line and exits 0, as kong.VersionFlag does.
+func (versionFlag) BeforeReset(app *kong.Kong) error {
+	fmt.Fprintln(app.Stdout, versionLine())
+	app.Exit(0)
+	return nil
 }
 
 // versionOf picks the version and commit: those set at build time first,

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/tidwall/gjson"
@@ -75,10 +76,10 @@ func OpenCache(dir string) (*Cache, error) {
 // Dir is where the catalogs are.
 func (c *Cache) Dir() string { return c.dir }
 
-var validID = regexp.MustCompile(`^[0-9a-f]{32}$`)
+var validID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{32}$`) })
 
 func (c *Cache) path(id string) (string, error) {
-	if !validID.MatchString(id) {
+	if !validID().MatchString(id) {
 		return "", fmt.Errorf("invalid connection ID %q", id)
 	}
 	return filepath.Join(c.dir, id+".json"), nil
@@ -207,10 +208,10 @@ const (
 	searchIndexDir   = "search-index"
 )
 
-var validIndexKey = regexp.MustCompile(`^[0-9a-f]{64}$`)
+var validIndexKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{64}$`) })
 
 func (c *Cache) indexPath(key string) (string, error) {
-	if !validIndexKey.MatchString(key) {
+	if !validIndexKey().MatchString(key) {
 		return "", fmt.Errorf("invalid search index key %q", key)
 	}
 	return filepath.Join(c.dir, searchIndexDir, key+".idx"), nil

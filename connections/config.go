@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -113,7 +114,7 @@ func (c ServerConfig) Validate() error {
 }
 
 // quotedInURLErr matches what url.Parse quotes from the URL in its errors.
-var quotedInURLErr = regexp.MustCompile(`\s*"(?:[^"\\]|\\.)*"`)
+var quotedInURLErr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*"(?:[^"\\]|\\.)*"`) })
 
 // urlProblem says what is wrong with a URL that does not parse, without
 // quoting any of it: the quoted part can be a piece of a password, as in
@@ -125,7 +126,7 @@ func urlProblem(err error) string {
 	if inner := errors.Unwrap(err); inner != nil {
 		msg = inner.Error()
 	}
-	return quotedInURLErr.ReplaceAllString(msg, "") +
+	return quotedInURLErr().ReplaceAllString(msg, "") +
 		" (a user name, password or token with / ? # @ : or % in it must be percent-encoded)"
 }
 
@@ -146,7 +147,7 @@ func ParseSpec(spec string) (ServerConfig, error) {
 	}
 	// ws://, ftp://, sse://, ... are URLs we cannot speak, not commands:
 	// running one would fail later with a confusing "file not found".
-	if m := urlScheme.FindStringSubmatch(spec); m != nil {
+	if m := urlScheme().FindStringSubmatch(spec); m != nil {
 		return ServerConfig{}, fmt.Errorf("unsupported URL scheme %q in --mcp spec: use http://, https://, sse+http:// or sse+https://", m[1])
 	}
 	words, err := SplitCommandLine(spec)
@@ -157,7 +158,7 @@ func ParseSpec(spec string) (ServerConfig, error) {
 }
 
 // urlScheme matches a spec that starts with a URL scheme (RFC 3986).
-var urlScheme = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
+var urlScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`) })
 
 func validated(c ServerConfig) (ServerConfig, error) {
 	if err := c.Validate(); err != nil {
@@ -429,7 +430,9 @@ func objectKeysInOrder(raw json.RawMessage) ([]string, error) {
 // envRef matches the references the clients' config files use: ${VAR}
 // (all of them), ${env:VAR} (VS Code, Cursor), ${VAR:-default} (Claude
 // Code) and ${input:ID} (VS Code's prompt, which dispatch cannot show).
-var envRef = regexp.MustCompile(`\$\{(env:|input:)?([A-Za-z_][A-Za-z0-9_.-]*)(:-([^}]*))?\}`)
+var envRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\$\{(env:|input:)?([A-Za-z_][A-Za-z0-9_.-]*)(:-([^}]*))?\}`)
+})
 
 // ExpandEnv replaces ${VAR}, ${env:VAR} and ${VAR:-default} in the command,
 // args, env values, cwd, url, header values and the oauth table's values; ${userHome} and
@@ -440,8 +443,8 @@ var envRef = regexp.MustCompile(`\$\{(env:|input:)?([A-Za-z_][A-Za-z0-9_.-]*)(:-
 func (c *ServerConfig) ExpandEnv(lookup func(string) (string, bool)) error {
 	var missing, prompts []string
 	expand := func(s string) string {
-		return envRef.ReplaceAllStringFunc(s, func(ref string) string {
-			m := envRef.FindStringSubmatch(ref)
+		return envRef().ReplaceAllStringFunc(s, func(ref string) string {
+			m := envRef().FindStringSubmatch(ref)
 			kind, name, hasDefault, def := m[1], m[2], m[3] != "", m[4]
 			if kind == "input:" {
 				prompts = append(prompts, name)

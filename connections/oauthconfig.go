@@ -102,7 +102,7 @@ func (s *OAuthSettings) check() error {
 	if s.GrantType == GrantClientCredentials && (s.ClientID == "" || (s.ClientSecret == "" && s.PrivateKeyFile == "")) {
 		return fmt.Errorf("oauth.grantType client_credentials needs oauth.clientId and either oauth.clientSecret or oauth.privateKeyFile")
 	}
-	if s.ClientMetadataURL != "" && !envRef.MatchString(s.ClientMetadataURL) {
+	if s.ClientMetadataURL != "" && !envRef().MatchString(s.ClientMetadataURL) {
 		// A Client ID Metadata Document's URL is the client id: https,
 		// with a path (draft-ietf-oauth-client-id-metadata-document §3).
 		u, err := url.Parse(s.ClientMetadataURL)

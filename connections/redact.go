@@ -19,11 +19,15 @@ const Mask = "***"
 const minSecretLen = 4
 
 // secretName matches parameter, flag and header names that carry credentials.
-var secretName = regexp.MustCompile(`(?i)(token|secret|passw(or)?d|^pass$|passphrase|^pw$|pwd|api[-_]?key|apikey|access[-_]?key|private[-_]?key|client[-_]?secret|auth|credential|session|cookie|signature|^sig$|^key$|^code$|bearer|jwt|^creds?$|(^|[-_])pat$)`)
+var secretName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(token|secret|passw(or)?d|^pass$|passphrase|^pw$|pwd|api[-_]?key|apikey|access[-_]?key|private[-_]?key|client[-_]?secret|auth|credential|session|cookie|signature|^sig$|^key$|^code$|bearer|jwt|^creds?$|(^|[-_])pat$)`)
+})
 
 // secretShape matches values that look like credentials whatever their name:
 // well-known token prefixes, JWTs and bearer values.
-var secretShape = regexp.MustCompile(`^(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpors]-[A-Za-z0-9-]{8,}|AKIA[A-Z0-9]{12,}|AIza[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)$`)
+var secretShape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpors]-[A-Za-z0-9-]{8,}|AKIA[A-Z0-9]{12,}|AIza[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*)$`)
+})
 
 // Redactor masks credentials in text. It learns the secret values of every
 // configured server (env values, header values, URL user info, token-like
@@ -63,7 +67,9 @@ func (r *Redactor) Learn(c ServerConfig) {
 
 // secretEnvName matches environment variable names that hold
 // credentials: API_KEY, GITHUB_TOKEN, DB_PASSWORD, ...
-var secretEnvName = regexp.MustCompile(`(?i)(key|token|secret|passw|pwd|auth|credential|cookie|session|private)`)
+var secretEnvName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(key|token|secret|passw|pwd|auth|credential|cookie|session|private)`)
+})
 
 // notSecretEnv are variables whose names match secretEnvName but which
 // every shell sets to a path: PWD and OLDPWD are working directories, not
@@ -75,7 +81,9 @@ var notSecretEnv = map[string]bool{"PWD": true, "OLDPWD": true, "XAUTHORITY": tr
 // mention a session, key or auth but whose values are words and paths
 // (XDG_SESSION_CLASS=user, SSH_AUTH_SOCK=/tmp/...): masking "user" took it
 // out of every error message.
-var notSecretEnvShape = regexp.MustCompile(`(?i)(^XDG_|^DBUS_|^GNOME_KEYRING|_(SOCK|SOCKET|PATH|DIR|FILE|HOME|CLASS|TYPE|DESKTOP|MODE|LEVEL|LAYOUT)$)`)
+var notSecretEnvShape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^XDG_|^DBUS_|^GNOME_KEYRING|_(SOCK|SOCKET|PATH|DIR|FILE|HOME|CLASS|TYPE|DESKTOP|MODE|LEVEL|LAYOUT)$)`)
+})
 
 // minEnvSecretLen is the shortest inherited value taken for a secret: the
 // environment is full of short words, while real credentials are long.
@@ -88,8 +96,8 @@ func (r *Redactor) LearnEnviron(environ []string) {
 	var found []string
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if ok && secretEnvName.MatchString(name) && !notSecretEnv[strings.ToUpper(name)] &&
-			!notSecretEnvShape.MatchString(name) && len(strings.TrimSpace(value)) >= minEnvSecretLen {
+		if ok && secretEnvName().MatchString(name) && !notSecretEnv[strings.ToUpper(name)] &&
+			!notSecretEnvShape().MatchString(name) && len(strings.TrimSpace(value)) >= minEnvSecretLen {
 			found = append(found, value)
 		}
 	}
@@ -185,24 +193,26 @@ func (r *Redactor) holdsNoSecret(data []byte) bool {
 
 // The shapes start at a word boundary: inside a word ("ask-sampling",
 // "task-0123456789") the same letters are a name, not a key.
-var shapeInText = regexp.MustCompile(`\b(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpors]-[A-Za-z0-9-]{8,}|AKIA[A-Z0-9]{12,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*|(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,})`)
+var shapeInText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b(sk-[A-Za-z0-9_-]{8,}|sk_(live|test)_[A-Za-z0-9]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpors]-[A-Za-z0-9-]{8,}|AKIA[A-Z0-9]{12,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*|(?i:bearer)\s+[A-Za-z0-9._~+/=-]{8,})`)
+})
 
 // userinfoInText finds the user info of URLs in free text. Go's own URL
 // errors print "user:***@host", and a user name too short to mask by value
 // (minSecretLen) would otherwise still show.
-var userinfoInText = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s"'<>@]+@`)
+var userinfoInText = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/\s"'<>@]+@`) })
 
 func maskShapes(s string) string {
 	// Running the two expressions costs far more than looking for the
 	// literals they cannot match without: a server's catalog, masked as
 	// it is loaded, is hundreds of kilobytes of text that holds none.
 	if mayHoldUserinfo(s) {
-		s = userinfoInText.ReplaceAllString(s, "${1}"+Mask+"@")
+		s = userinfoInText().ReplaceAllString(s, "${1}"+Mask+"@")
 	}
 	if !mayHoldShape(s) {
 		return s
 	}
-	return shapeInText.ReplaceAllStringFunc(s, func(m string) string {
+	return shapeInText().ReplaceAllStringFunc(s, func(m string) string {
 		if strings.HasPrefix(strings.ToLower(m), "bearer") {
 			return m[:len("bearer")] + " " + Mask
 		}
@@ -274,7 +284,7 @@ func urlSecrets(raw string) []string {
 	}
 	found = append(found, pathTokens(u)...)
 	for name, values := range u.Query() {
-		if secretName.MatchString(name) {
+		if secretName().MatchString(name) {
 			found = append(found, values...)
 		}
 	}
@@ -286,7 +296,7 @@ func urlSecrets(raw string) []string {
 		if unescaped, err := url.QueryUnescape(name); err == nil {
 			name = unescaped
 		}
-		if ok && secretName.MatchString(name) {
+		if ok && secretName().MatchString(name) {
 			found = append(found, value)
 		}
 	}
@@ -324,7 +334,7 @@ func argSecrets(args []string) []string {
 	for i, arg := range args {
 		// URLs first, wherever they sit in the argument (--url=https://...,
 		// DSN=postgres://...): the "=" of a URL's query is not a flag's.
-		for _, u := range urlInArg.FindAllString(arg, -1) {
+		for _, u := range urlInArg().FindAllString(arg, -1) {
 			found = append(found, urlSecrets(u)...)
 		}
 		found = append(found, connStringSecrets(arg)...)
@@ -336,7 +346,7 @@ func argSecrets(args []string) []string {
 			found = append(found, v...)
 			continue
 		}
-		if secretShape.MatchString(arg) {
+		if secretShape().MatchString(arg) {
 			found = append(found, arg)
 		}
 	}
@@ -344,7 +354,7 @@ func argSecrets(args []string) []string {
 }
 
 // urlInArg finds the URLs inside a command-line argument.
-var urlInArg = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
+var urlInArg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`) })
 
 // SanitizeURL returns raw with user info, token-like query values and
 // token-like path segments masked, for the rare place that must show where
@@ -363,7 +373,7 @@ func SanitizeURL(raw string) string {
 		for i, p := range params {
 			name, _, _ := strings.Cut(p, "=")
 			plain, err := url.QueryUnescape(name)
-			if secretName.MatchString(name) || err == nil && secretName.MatchString(plain) {
+			if secretName().MatchString(name) || err == nil && secretName().MatchString(plain) {
 				params[i] = name + "=" + Mask
 			}
 		}

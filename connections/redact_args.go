@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Rules for the credentials of a command line and a URL, beyond the
@@ -26,7 +27,7 @@ var userFlags = map[string]bool{"-u": true, "--user": true}
 // ports, port mappings or numeric IDs, not passwords: psql -p 5432, docker
 // run -p 8080:80, docker run -u 1000:1000. Masking them would hide every
 // such number in every message.
-var notPassword = regexp.MustCompile(`^[0-9.:]+$`)
+var notPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9.:]+$`) })
 
 // flagValueSecrets returns the secrets of one argument, given as
 // NAME=VALUE or as NAME followed by next (empty when no value follows);
@@ -46,16 +47,16 @@ func flagValueSecrets(arg, next string) (found []string, ok bool) {
 	case headerFlags[name]:
 		return headerArgSecrets(value), true
 	case userFlags[name]:
-		if _, password, ok := strings.Cut(value, ":"); ok && !notPassword.MatchString(password) {
+		if _, password, ok := strings.Cut(value, ":"); ok && !notPassword().MatchString(password) {
 			return []string{password, value}, true
 		}
 		return nil, true
 	case passwordShortFlags[name]:
-		if notPassword.MatchString(value) {
+		if notPassword().MatchString(value) {
 			return nil, true
 		}
 		return []string{value}, true
-	case secretName.MatchString(strings.TrimLeft(name, "-")):
+	case secretName().MatchString(strings.TrimLeft(name, "-")):
 		return []string{value}, true
 	}
 	return nil, false
@@ -123,13 +124,15 @@ const minPathTokenRun = 16
 
 // uuidShape is a UUID, which services put in URLs as a capability: it has
 // no run of 16, but 122 random bits.
-var uuidShape = regexp.MustCompile(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
+var uuidShape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$`)
+})
 
 // tokenLikeSegment says whether a (decoded) URL path segment is a
 // credential: a UUID, or a run of at least minPathTokenRun ASCII letters
 // and digits holding both.
 func tokenLikeSegment(segment string) bool {
-	if uuidShape.MatchString(segment) {
+	if uuidShape().MatchString(segment) {
 		return true
 	}
 	run, letters, digits := 0, false, false
@@ -196,7 +199,9 @@ func maskPathTokens(u *url.URL) {
 // connPair is one KEY=value pair of a ;-separated connection string (ADO,
 // ODBC, JDBC properties): "Server=db;User ID=sa;Password=pw". A value in
 // braces or quotes may hold a ";" ({a;b}, "a;b").
-var connPair = regexp.MustCompile(`([A-Za-z][A-Za-z0-9 _.-]*)=\s*(\{[^}]*\}|"[^"]*"|[^;]*)`)
+var connPair = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`([A-Za-z][A-Za-z0-9 _.-]*)=\s*(\{[^}]*\}|"[^"]*"|[^;]*)`)
+})
 
 // connStringSecrets returns the values of the secret-named pairs (Password,
 // Pwd, ...) of a connection string in arg. The pairs after the first are
@@ -206,9 +211,9 @@ func connStringSecrets(arg string) []string {
 		return nil
 	}
 	var found []string
-	for _, m := range connPair.FindAllStringSubmatch(arg, -1) {
+	for _, m := range connPair().FindAllStringSubmatch(arg, -1) {
 		name, value := strings.TrimSpace(m[1]), strings.TrimSpace(m[2])
-		if value == "" || !secretName.MatchString(name) {
+		if value == "" || !secretName().MatchString(name) {
 			continue
 		}
 		found = append(found, value)

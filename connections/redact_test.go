@@ -427,8 +427,8 @@ func TestMaskShapes_OnlyAtAWordStart(t *testing.T) {
 // maskShapesByExpression is maskShapes without its literal prefilter: the
 // answer the prefilter must never change.
 func maskShapesByExpression(s string) string {
-	s = userinfoInText.ReplaceAllString(s, "${1}"+Mask+"@")
-	return shapeInText.ReplaceAllStringFunc(s, func(m string) string {
+	s = userinfoInText().ReplaceAllString(s, "${1}"+Mask+"@")
+	return shapeInText().ReplaceAllStringFunc(s, func(m string) string {
 		if strings.HasPrefix(strings.ToLower(m), "bearer") {
 			return m[:len("bearer")] + " " + Mask
 		}

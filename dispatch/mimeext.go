@@ -3,6 +3,7 @@ package dispatch
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // knownExtensions maps the MIME types servers commonly send to the
@@ -32,7 +33,7 @@ var knownExtensions = map[string]string{
 	"video/mp4":                ".mp4",
 }
 
-var extWord = regexp.MustCompile(`^[a-z0-9]{1,10}$`)
+var extWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]{1,10}$`) })
 
 // extensionFor returns the file extension for a MIME type: from the table,
 // else the subtype when it is a plain word ("audio/flac" → ".flac"), else
@@ -48,7 +49,7 @@ func extensionFor(mimeType string) string {
 	}
 	_, sub, _ := strings.Cut(base, "/")
 	sub = strings.TrimPrefix(sub, "x-")
-	if extWord.MatchString(sub) {
+	if extWord().MatchString(sub) {
 		return "." + sub
 	}
 	return ".bin"

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 )
@@ -29,7 +30,7 @@ type StepResult struct {
 // stepRef matches a whole string value that refers to an earlier step's
 // answer: "$step2.resultFile", "$fetch.spill.lines" (an id), with a gjson
 // path after the first dot.
-var stepRef = regexp.MustCompile(`^\$([A-Za-z_][A-Za-z0-9_-]*)\.(.+)$`)
+var stepRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$([A-Za-z_][A-Za-z0-9_-]*)\.(.+)$`) })
 
 // RunPipeline runs steps in order over one set of connections, so that a
 // step can use an earlier step's result file ("argumentsFile":
@@ -151,7 +152,7 @@ func resolveRefs(v any, answers map[string][]byte) (any, error) {
 		if strings.HasPrefix(x, "$$") {
 			return x[1:], nil // "$$" writes a literal "$"
 		}
-		m := stepRef.FindStringSubmatch(x)
+		m := stepRef().FindStringSubmatch(x)
 		if m == nil {
 			return x, nil
 		}

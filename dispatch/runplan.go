@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"dispatch/spill"
 )
@@ -17,10 +18,10 @@ import (
 const DefaultMaxRunSteps = 50
 
 // stepID is what a step's "id" may be: what a reference can name.
-var stepID = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+var stepID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`) })
 
 // autoName is the name every step has without an id: step1, step2, ...
-var autoName = regexp.MustCompile(`^step[0-9]+$`)
+var autoName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^step[0-9]+$`) })
 
 // plannedStep is one step of a run, checked before anything runs.
 type plannedStep struct {
@@ -53,7 +54,7 @@ func parseReference(s string) (stepReference, bool) {
 	if strings.HasPrefix(s, "$$") {
 		return stepReference{}, false
 	}
-	m := stepRef.FindStringSubmatch(s)
+	m := stepRef().FindStringSubmatch(s)
 	if m == nil {
 		return stepReference{}, false
 	}
@@ -128,9 +129,9 @@ func decodePlannedStep(n int, raw json.RawMessage) (plannedStep, error) {
 	if id, given := fields["id"]; given {
 		name, ok := id.(string)
 		switch {
-		case !ok || !stepID.MatchString(name):
+		case !ok || !stepID().MatchString(name):
 			return plannedStep{}, usagef(`An id is a letter or "_" then letters, digits, "_" or "-", e.g. "files"`, "invalid step id %s", describeID(id))
-		case autoName.MatchString(name):
+		case autoName().MatchString(name):
 			return plannedStep{}, usagef(`Pick another id; without one the step is already "step`+strconv.Itoa(n)+`"`, "step id %q is reserved: stepN names the Nth step", name)
 		}
 		p.id = name

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Format is the content format of a spill file; it decides the extension.
@@ -21,7 +22,7 @@ const (
 )
 
 // safeExt is an extension CreateBinary accepts.
-var safeExt = regexp.MustCompile(`^\.[a-z0-9-]{1,16}$`)
+var safeExt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\.[a-z0-9-]{1,16}$`) })
 
 // Ext returns the file extension of f, with the dot.
 func (f Format) Ext() (string, error) {
@@ -67,11 +68,13 @@ func sniffFormat(t []byte) Format {
 // "[3]: a,b,c"), or a key line ("name: x", "items[2]{id}:", "\"a b\": 1",
 // "meta:"). A bare key is a word of letters, digits, _ and dots, as TOON
 // writes keys unquoted.
-var toonFirstLine = regexp.MustCompile(`^(\[\d+[,\t|]?\](\{[^}\n]*\})?:|("(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w.]*)(\[\d+[,\t|]?\](\{[^}\n]*\})?)?:)( |\r?\n|$)`)
+var toonFirstLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\[\d+[,\t|]?\](\{[^}\n]*\})?:|("(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w.]*)(\[\d+[,\t|]?\](\{[^}\n]*\})?)?:)( |\r?\n|$)`)
+})
 
 // SniffTOON reports whether data, the start of a file from its first
 // non-space byte, looks like TOON. A file whose name says nothing of its
 // format (out/tree.out) is read by what it holds.
 func SniffTOON(data []byte) bool {
-	return toonFirstLine.Match(data)
+	return toonFirstLine().Match(data)
 }

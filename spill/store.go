@@ -236,7 +236,7 @@ func (s *Store) Create(format Format, write func(w io.Writer) error) (*File, err
 // be a dot and 1 to 16 lowercase letters, digits or dashes, so that a
 // hostile server's MIME type cannot name a path.
 func (s *Store) CreateBinary(ext string, write func(w io.Writer) error) (*File, error) {
-	if !safeExt.MatchString(ext) {
+	if !safeExt().MatchString(ext) {
 		return nil, fmt.Errorf("create spill file: invalid extension %q", ext)
 	}
 	return s.create(FormatBinary, ext, write)
