@@ -78,7 +78,7 @@ type stdioTransport struct {
 	requestSlots chan struct{}
 
 	pendingMu sync.Mutex
-	pending   map[string]chan *transport.JSONRPCResponse
+	pending   map[string]pendingRequest
 
 	handlerMu sync.RWMutex
 	onNotify  func(mcp.JSONRPCNotification)
@@ -121,7 +121,7 @@ func newStdioTransport(cfg ServerConfig, stderr io.Writer, opts stdioOptions) *s
 		stdinTimeout: opts.stdinTimeout,
 		writeSlot:    make(chan struct{}, 1),
 		requestSlots: make(chan struct{}, MaxServerRequests),
-		pending:      make(map[string]chan *transport.JSONRPCResponse),
+		pending:      make(map[string]pendingRequest),
 		exited:       make(chan struct{}),
 		done:         make(chan struct{}),
 	}
@@ -251,13 +251,24 @@ func (t *stdioTransport) waitLoop(stdoutRead, stderrRead <-chan struct{}) {
 	closeFiles(t.stdout, t.stderr) // ends the reads a grandchild keeps alive
 	<-stdoutRead
 	<-stderrRead
+	var orphans []func(*transport.JSONRPCResponse, error)
 	t.pendingMu.Lock()
-	for id, ch := range t.pending {
-		close(ch)
+	for id, p := range t.pending {
+		if p.done != nil {
+			orphans = append(orphans, p.done)
+		} else {
+			close(p.ch)
+		}
 		delete(t.pending, id)
 	}
 	t.pendingMu.Unlock()
 	t.endOnce.Do(func() { close(t.done) })
+	if len(orphans) > 0 {
+		err := t.exitError() // done is closed: it does not wait
+		for _, done := range orphans {
+			done(nil, err)
+		}
+	}
 	if err := endGroup(t.group); err != nil {
 		fmt.Fprintf(t.diag, "[dispatch] %v\n", err)
 	}
@@ -339,11 +350,15 @@ func preview(b []byte, n int) string {
 func (t *stdioTransport) deliver(id mcp.RequestId, resp *transport.JSONRPCResponse) {
 	key := id.String()
 	t.pendingMu.Lock()
-	ch, ok := t.pending[key]
+	p, ok := t.pending[key]
 	delete(t.pending, key)
 	t.pendingMu.Unlock()
-	if ok {
-		ch <- resp
+	switch {
+	case !ok:
+	case p.done != nil:
+		p.done(resp, nil)
+	default:
+		p.ch <- resp
 	}
 }
 
@@ -479,7 +494,7 @@ func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSON
 		return nil, t.exitError()
 	default:
 	}
-	t.pending[key] = ch
+	t.pending[key] = pendingRequest{ch: ch}
 	t.pendingMu.Unlock()
 	forget := func() {
 		t.pendingMu.Lock()
@@ -624,4 +639,50 @@ func endGroup(pgid *procGroup) error {
 		return killGroup(pgid)
 	}
 	return nil
+}
+
+// pendingRequest is how a request waiting for its response gets it: on ch
+// (SendRequest's caller waits on it), or by done, called on the reading
+// goroutine (sendAsync's).
+type pendingRequest struct {
+	ch   chan *transport.JSONRPCResponse
+	done func(*transport.JSONRPCResponse, error)
+}
+
+// sendAsync writes request and returns at once; done gets the response,
+// or the error that ended the wait (the child's exit), on the goroutine
+// that read it. forget takes the request back: it reports whether it did,
+// in which case done is never called; otherwise done has been or is being
+// called. A write that fails returns its error, and done is not called.
+//
+// Nothing waits for the response, so no goroutine is woken to take it:
+// the reading goroutine finishes the call.
+func (t *stdioTransport) sendAsync(request transport.JSONRPCRequest, done func(*transport.JSONRPCResponse, error)) (forget func() bool, err error) {
+	key := request.ID.String()
+	t.pendingMu.Lock()
+	select {
+	case <-t.done:
+		t.pendingMu.Unlock()
+		return nil, t.exitError()
+	default:
+	}
+	t.pending[key] = pendingRequest{done: done}
+	t.pendingMu.Unlock()
+	forget = func() bool {
+		t.pendingMu.Lock()
+		_, ok := t.pending[key]
+		delete(t.pending, key)
+		t.pendingMu.Unlock()
+		return ok
+	}
+	// The write waits for another message's only as long as that one's
+	// own write may take (the stdin timeout), so no context is needed.
+	if err := t.writeJSON(context.Background(), request); err != nil {
+		if forget() {
+			return nil, err
+		}
+		// The child exited meanwhile and done was told so.
+		return forget, nil
+	}
+	return forget, nil
 }

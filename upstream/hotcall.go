@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -188,5 +189,104 @@ func (s *stdioServer) answerHot(ctx context.Context, call hotCall, line []byte, 
 			return
 		}
 		s.reply(ctx, line)
+	}
+}
+
+// startHot begins call without waiting for its server, if the Service can
+// (see dispatch.Service.StartToolResult): the reading goroutine sends it
+// and reads on, and the goroutine that reads the server's answer writes
+// the agent's. It reports false, having done nothing, when the call must
+// be served the general way (serve), which also says when dispatch is
+// busy.
+func (s *stdioServer) startHot(ctx context.Context, call hotCall) bool {
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		return false
+	}
+	key := string(call.id)
+	entry := &hotEntry{}
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		<-s.slots
+		return false
+	}
+	s.inFlight[key] = entry.cancel
+	s.handlers.Add(1)
+	s.mu.Unlock()
+	ended := func() {
+		s.mu.Lock()
+		delete(s.inFlight, key)
+		s.mu.Unlock()
+		<-s.slots
+		s.handlers.Done()
+	}
+	out := make([]byte, 0, 1024)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, call.id...)
+	out = append(out, `,"result":`...)
+	to := dispatch.HotAnswer{
+		Answer: func(answer []byte) {
+			s.writeLine(append(answer, "}\n"...))
+			ended()
+		},
+		Panic: func(r any) {
+			// As answerHot answers a panic.
+			s.log.Error("panic serving a request", "panic", fmt.Sprint(r))
+			s.write(errorAnswer(call.id, mcp.INTERNAL_ERROR, fmt.Sprintf("panic recovered in %s tool handler: %v", dispatch.ToolName, r)))
+			ended()
+		},
+	}
+	var (
+		cancel  func()
+		started bool
+	)
+	t, exposed := dispatch.SurfaceTool{}, false
+	if s.exposed != nil {
+		t, exposed = s.exposed(call.name)
+	}
+	if exposed {
+		cancel, started = s.direct.StartExposedResult(ctx, out, t, call.arguments, to)
+	} else {
+		cancel, started = s.direct.StartToolResult(ctx, out, call.arguments, to)
+	}
+	if !started {
+		s.mu.Lock()
+		delete(s.inFlight, key)
+		s.mu.Unlock()
+		<-s.slots
+		s.handlers.Done()
+		return false
+	}
+	entry.begun(cancel)
+	return true
+}
+
+// hotEntry is a call startHot began, as a cancellation finds it. It may
+// be cancelled (by drain) before the Service has said how.
+type hotEntry struct {
+	mu        sync.Mutex
+	stop      func()
+	cancelled bool
+}
+
+func (e *hotEntry) cancel() {
+	e.mu.Lock()
+	e.cancelled = true
+	stop := e.stop
+	e.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+func (e *hotEntry) begun(stop func()) {
+	e.mu.Lock()
+	e.stop = stop
+	cancelled := e.cancelled
+	e.mu.Unlock()
+	if cancelled {
+		stop()
 	}
 }

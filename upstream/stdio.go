@@ -145,7 +145,16 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 func (s *stdioServer) drain(timeout time.Duration, notifier *sync.WaitGroup) {
 	s.mu.Lock()
 	s.stopped = true // no handler starts after this: Wait below may begin
+	// Calls begun without a goroutine of their own (startHot) have no
+	// context to end with serving's: they are cancelled here.
+	cancels := make([]context.CancelFunc, 0, len(s.inFlight))
+	for _, cancel := range s.inFlight {
+		cancels = append(cancels, cancel)
+	}
 	s.mu.Unlock()
+	for _, cancel := range cancels {
+		cancel()
+	}
 	done := make(chan struct{})
 	go func() {
 		s.handlers.Wait()
@@ -387,6 +396,9 @@ func (s *stdioServer) handle(ctx context.Context, line []byte, inline bool) (job
 	if s.direct != nil {
 		if call, ok := parseHotCall(line); ok {
 			if answer := s.hotAnswer(call); answer != nil {
+				if s.startHot(ctx, call) {
+					return nil
+				}
 				return s.serve(ctx, message{ID: call.id, Method: string(mcp.MethodToolsCall)}, string(call.id), inline, func(ctx context.Context) {
 					s.answerHot(ctx, call, line, answer)
 				})
