@@ -3,6 +3,7 @@ package connections
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -19,7 +20,9 @@ import (
 // take it: that hand-off was a fifth of a small call's cost.
 //
 // ok is false, and nothing has happened, when the call cannot begin
-// without waiting (the server is not running and ready) or needs what only
+// without waiting (the server is not running and ready, or its stdin
+// cannot take the call at once: StartCall's caller is the agent's
+// reader, which must never wait on a server) or needs what only
 // Call does (progress, a task, the 2026-07-28 protocol's per-request
 // facts, an HTTP server): the caller then uses Call.
 //
@@ -63,6 +66,14 @@ func (c *Conn) StartCall(ctx context.Context, req CallRequest, done func(json.Ra
 		Method:  "tools/call",
 		Params:  a.params,
 	}, a.answered)
+	if errors.Is(err, errWouldBlock) {
+		// Sending now would mean waiting on the server: the caller sends
+		// it the way that may wait, on a goroutine of its own.
+		a.stopTimerLocked()
+		a.untrack()
+		c.endCall()
+		return nil, false
+	}
 	if err != nil {
 		a.stopTimerLocked()
 		a.forget = func() bool { return false }

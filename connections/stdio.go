@@ -649,23 +649,46 @@ type pendingRequest struct {
 	done func(*transport.JSONRPCResponse, error)
 }
 
+// errWouldBlock says a message could not be written to a server's stdin
+// without waiting: another is being written, or the pipe is full.
+var errWouldBlock = errors.New("the server's stdin cannot take the message without waiting")
+
 // sendAsync writes request and returns at once; done gets the response,
-// or the error that ended the wait (the child's exit), on the goroutine
-// that read it. forget takes the request back: it reports whether it did,
-// in which case done is never called; otherwise done has been or is being
-// called. A write that fails returns its error, and done is not called.
+// or the error that ended the wait (the child's exit, a failed write), on
+// the goroutine that read it. forget takes the request back: it reports
+// whether it did, in which case done is never called; otherwise done has
+// been or is being called. A write that fails at once returns its error,
+// and done is not called.
 //
 // Nothing waits for the response, so no goroutine is woken to take it:
-// the reading goroutine finishes the call.
+// the reading goroutine finishes the call. Nor does sendAsync ever wait
+// to write, for its caller is the agent's reader, which must never wait
+// on a server: when another message is being written or the pipe has no
+// room, it returns errWouldBlock, having done nothing, and the caller
+// sends the request the way that may wait (SendRequest, on a goroutine
+// of its own). A message the pipe took in part is finished by a goroutine
+// that holds the write slot meanwhile, as writeJSON would.
 func (t *stdioTransport) sendAsync(request transport.JSONRPCRequest, done func(*transport.JSONRPCResponse, error)) (forget func() bool, err error) {
+	data, err := encodeRequest(request)
+	if err != nil {
+		return nil, fmt.Errorf("encode message: %w", err)
+	}
+	select {
+	case t.writeSlot <- struct{}{}:
+	default:
+		return nil, errWouldBlock
+	}
+	release := func() { <-t.writeSlot }
 	key := request.ID.String()
 	t.pendingMu.Lock()
 	select {
-	case <-t.done:
+	case <-t.exited:
 		t.pendingMu.Unlock()
+		release()
 		return nil, t.exitError()
 	default:
 	}
+	// Before the write: the answer may come before writeNow returns.
 	t.pending[key] = pendingRequest{done: done}
 	t.pendingMu.Unlock()
 	forget = func() bool {
@@ -675,14 +698,27 @@ func (t *stdioTransport) sendAsync(request transport.JSONRPCRequest, done func(*
 		t.pendingMu.Unlock()
 		return ok
 	}
-	// The write waits for another message's only as long as that one's
-	// own write may take (the stdin timeout), so no context is needed.
-	if err := t.writeJSON(context.Background(), request); err != nil {
-		if forget() {
-			return nil, err
-		}
-		// The child exited meanwhile and done was told so.
+	n, err := writeNow(t.stdin, data)
+	switch {
+	case err == nil && n == len(data):
+		release()
 		return forget, nil
+	case err == nil && n > 0:
+		go func() {
+			defer release()
+			if err := t.writeAll(data[n:]); err != nil && forget() {
+				done(nil, err)
+			}
+		}()
+		return forget, nil
+	case err == nil:
+		err = errWouldBlock
+	case !errors.Is(err, errWouldBlock):
+		err = fmt.Errorf("%w: write: %v", transport.ErrTransportClosed, err)
 	}
-	return forget, nil
+	release()
+	if !forget() {
+		return forget, nil // the child exited meanwhile, and done was told so
+	}
+	return nil, err
 }
