@@ -101,7 +101,7 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 	}
 	s := &stdioServer{
 		srv:      srv,
-		out:      out,
+		out:      newGroupWriter(out, opts.Logger),
 		log:      opts.Logger,
 		maxBytes: opts.MaxRequestBytes,
 		slots:    make(chan struct{}, opts.MaxInFlight),
@@ -175,8 +175,7 @@ type stdioServer struct {
 	log      *slog.Logger
 	maxBytes int64 // one message, MaxRequestBytes
 
-	writeMu sync.Mutex
-	out     io.Writer
+	out *groupWriter // to the agent
 
 	slots     chan struct{} // one per request being served
 	handlers  sync.WaitGroup
@@ -600,11 +599,7 @@ func (s *stdioServer) write(msg any) {
 
 // writeLine sends one encoded message, line ending included.
 func (s *stdioServer) writeLine(line []byte) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if _, err := s.out.Write(line); err != nil {
-		s.log.Debug("write to the agent", "error", err.Error())
-	}
+	s.out.writeLine(line)
 }
 
 func (s *stdioServer) writeNotifications(ctx context.Context, notifications <-chan mcp.JSONRPCNotification) {
