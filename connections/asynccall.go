@@ -65,7 +65,7 @@ func (c *Conn) StartCall(ctx context.Context, req CallRequest, done func(json.Ra
 		ID:      a.id,
 		Method:  "tools/call",
 		Params:  a.params,
-	}, a.answered)
+	}, a.answered, req.Batch)
 	if errors.Is(err, errWouldBlock) {
 		// Sending now would mean waiting on the server: the caller sends
 		// it the way that may wait, on a goroutine of its own.

@@ -29,6 +29,10 @@ type CallRequest struct {
 	// first is bounded by the connect timeout instead. Zero: no limit but
 	// the caller's context.
 	Timeout time.Duration
+	// Batch, for StartCall only, holds the call to be written with
+	// others to the same server when the batch is flushed (see
+	// SendBatch); nil writes it at once.
+	Batch *SendBatch
 }
 
 type callParams struct {

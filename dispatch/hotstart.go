@@ -16,6 +16,9 @@ import (
 type HotAnswer struct {
 	Answer func(answer []byte)
 	Panic  func(recovered any)
+	// Batch, when set, holds the call's request to its server until the
+	// caller flushes it (connections.SendBatch).
+	Batch *connections.SendBatch
 }
 
 // StartToolResult is AppendToolResult without waiting for the server:
@@ -65,7 +68,7 @@ func (s *Service) startCall(ctx context.Context, dst []byte, req Request, stampe
 		s.logCall(conn.Alias, checked.Tool, started, resp, err)
 		to.Answer(s.appendAnswer(dst, req, stamped, resp, err))
 	}
-	return conn.StartCall(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: timeout},
+	return conn.StartCall(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: timeout, Batch: to.Batch},
 		func(raw json.RawMessage, err error) {
 			if err == nil && s.answersInline(raw) {
 				finish(raw, nil)

@@ -237,6 +237,7 @@ func (s *stdioServer) startHot(ctx context.Context, call hotCall) bool {
 			s.write(errorAnswer(call.id, mcp.INTERNAL_ERROR, fmt.Sprintf("panic recovered in %s tool handler: %v", dispatch.ToolName, r)))
 			ended()
 		},
+		Batch: &s.batch,
 	}
 	var (
 		cancel  func()

@@ -33,7 +33,7 @@ var fixture struct {
 
 // fixtureBin builds the Go fixture MCP server once for this package's
 // tests: the shell session serves a real server over a real pipe.
-func fixtureBin(t *testing.T) string {
+func fixtureBin(t testing.TB) string {
 	t.Helper()
 	fixture.once.Do(func() {
 		dir, err := os.MkdirTemp("", "upstream-fixture-")

@@ -176,6 +176,10 @@ type stdioServer struct {
 	maxBytes int64 // one message, MaxRequestBytes
 
 	out *groupWriter // to the agent
+	// batch holds the hot calls the reader began while it had more lines
+	// at hand; it is flushed before the reader would wait, or does
+	// anything else. Only the goroutine reading uses it.
+	batch connections.SendBatch
 
 	slots     chan struct{} // one per request being served
 	handlers  sync.WaitGroup
@@ -230,21 +234,28 @@ func (s *stdioServer) read(ctx context.Context, r *bufio.Reader, readErr chan<- 
 	for {
 		msg, err := readMessage(r, s.maxBytes)
 		if ctx.Err() != nil {
+			s.batch.Flush() // the calls held end as serving's others do
 			return nil
 		}
 		switch {
 		case msg.oversize:
+			s.batch.Flush()
 			s.write(errorAnswer(recoverID(msg.data), mcp.INVALID_REQUEST, tooLargeText(s.maxBytes)))
 		case len(bytes.TrimSpace(msg.data)) > 0:
 			job = s.handle(ctx, msg.data, err == nil)
 		}
 		if err != nil {
+			s.batch.Flush()
 			readErr <- err
 			return nil
 		}
 		if job != nil {
+			s.batch.Flush() // before the next reader may use it
 			s.hand(ctx, s.reading(ctx, r, readErr))
 			return job
+		}
+		if r.Buffered() == 0 {
+			s.batch.Flush() // the next read may wait
 		}
 	}
 }
@@ -398,12 +409,16 @@ func (s *stdioServer) handle(ctx context.Context, line []byte, inline bool) (job
 				if s.startHot(ctx, call) {
 					return nil
 				}
+				s.batch.Flush() // the calls before this one go first
 				return s.serve(ctx, message{ID: call.id, Method: string(mcp.MethodToolsCall)}, string(call.id), inline, func(ctx context.Context) {
 					s.answerHot(ctx, call, line, answer)
 				})
 			}
 		}
 	}
+	// Whatever the line is, it may concern the calls held (cancel one),
+	// and goes after them.
+	s.batch.Flush()
 	var msg message
 	if err := json.Unmarshal(line, &msg); err != nil {
 		s.write(undecodable(line))
