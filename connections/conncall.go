@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -176,7 +175,7 @@ func (c *Conn) request(ctx context.Context, sess *session, method string, params
 	if !sess.alive() {
 		return nil, errors.New("session ended")
 	}
-	id := mcp.NewRequestId("d" + strconv.FormatUint(c.seq.Add(1), 10))
+	id := mcp.NewRequestId(requestIDText(c.seq.Add(1)))
 	if sess.modern {
 		params = c.withProtocolMeta(sess, params)
 	}

@@ -65,8 +65,8 @@ func (s *Service) startCall(ctx context.Context, dst []byte, req Request, stampe
 			}
 		}()
 		resp, err := s.callResponse(conn, checked, raw, err, which)
-		s.logCall(conn.Alias, checked.Tool, started, resp, err)
 		to.Answer(s.appendAnswer(dst, req, stamped, resp, err))
+		s.logCall(conn.Alias, checked.Tool, started, resp, err) // after: no part of the latency
 	}
 	return conn.StartCall(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: timeout, Batch: to.Batch},
 		func(raw json.RawMessage, err error) {
