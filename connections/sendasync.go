@@ -3,6 +3,7 @@ package connections
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 )
@@ -101,29 +102,28 @@ func (t *stdioTransport) writeBatched(data []byte, calls []batchedCall) bool {
 			failCalls(calls, fmt.Errorf("%w: write: %v", transport.ErrTransportClosed, err))
 			return true
 		}
-		calls = append([]batchedCall(nil), calls...)
-		go func() {
-			defer func() { <-t.writeSlot }()
-			if err := t.writeAll(data[n:]); err != nil {
-				failCalls(calls, err)
-			}
-		}()
+		go t.finishBatch(data[n:], slices.Clone(calls), true)
 	default:
-		calls = append([]batchedCall(nil), calls...)
-		go func() {
-			select {
-			case t.writeSlot <- struct{}{}:
-			case <-t.exited:
-				failCalls(calls, t.exitError())
-				return
-			}
-			defer func() { <-t.writeSlot }()
-			if err := t.writeAll(data); err != nil {
-				failCalls(calls, err)
-			}
-		}()
+		go t.finishBatch(data, slices.Clone(calls), false)
 	}
 	return false
+}
+
+// finishBatch writes data, the rest of calls' lines, waiting as writeJSON
+// does; holding says the write slot is held already.
+func (t *stdioTransport) finishBatch(data []byte, calls []batchedCall, holding bool) {
+	if !holding {
+		select {
+		case t.writeSlot <- struct{}{}:
+		case <-t.exited:
+			failCalls(calls, t.exitError())
+			return
+		}
+	}
+	defer func() { <-t.writeSlot }()
+	if err := t.writeAll(data); err != nil {
+		failCalls(calls, err)
+	}
 }
 
 // failCalls ends with err the calls not answered or taken back meanwhile.
@@ -167,7 +167,7 @@ func (t *stdioTransport) sendAsync(request transport.JSONRPCRequest, done func(*
 		return nil, errWouldBlock
 	}
 	release := func() { <-t.writeSlot }
-	key := request.ID.String()
+	key := pendingKeyOf(request.ID)
 	t.pendingMu.Lock()
 	select {
 	case <-t.exited:
@@ -213,7 +213,7 @@ func (t *stdioTransport) sendAsync(request transport.JSONRPCRequest, done func(*
 
 // sendBatched is sendAsync with a batch.
 func (t *stdioTransport) sendBatched(request transport.JSONRPCRequest, data []byte, done func(*transport.JSONRPCResponse, error), batch *SendBatch) (forget func() bool, err error) {
-	key := request.ID.String()
+	key := pendingKeyOf(request.ID)
 	t.pendingMu.Lock()
 	select {
 	case <-t.exited:

@@ -78,7 +78,7 @@ type stdioTransport struct {
 	requestSlots chan struct{}
 
 	pendingMu sync.Mutex
-	pending   map[string]pendingRequest
+	pending   map[pendingKey]pendingRequest
 
 	handlerMu sync.RWMutex
 	onNotify  func(mcp.JSONRPCNotification)
@@ -121,7 +121,7 @@ func newStdioTransport(cfg ServerConfig, stderr io.Writer, opts stdioOptions) *s
 		stdinTimeout: opts.stdinTimeout,
 		writeSlot:    make(chan struct{}, 1),
 		requestSlots: make(chan struct{}, MaxServerRequests),
-		pending:      make(map[string]pendingRequest),
+		pending:      make(map[pendingKey]pendingRequest),
 		exited:       make(chan struct{}),
 		done:         make(chan struct{}),
 	}
@@ -348,7 +348,7 @@ func preview(b []byte, n int) string {
 }
 
 func (t *stdioTransport) deliver(id mcp.RequestId, resp *transport.JSONRPCResponse) {
-	key := id.String()
+	key := pendingKeyOf(id)
 	t.pendingMu.Lock()
 	p, ok := t.pending[key]
 	delete(t.pending, key)
@@ -485,7 +485,7 @@ func (t *stdioTransport) failure() error {
 // SendRequest writes request and waits for its response, the child's
 // exit, or ctx.
 func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	key := request.ID.String()
+	key := pendingKeyOf(request.ID)
 	ch := make(chan *transport.JSONRPCResponse, 1)
 	t.pendingMu.Lock()
 	select {
@@ -647,4 +647,19 @@ func endGroup(pgid *procGroup) error {
 type pendingRequest struct {
 	ch   chan *transport.JSONRPCResponse
 	done func(*transport.JSONRPCResponse, error)
+}
+
+// pendingKey is a request id as the pending map holds it: a string id as
+// it is, with no allocation (dispatch's own are strings, one per call),
+// any other by RequestId.String; kind keeps the two apart.
+type pendingKey struct {
+	text  string
+	plain bool // text is a string id's value
+}
+
+func pendingKeyOf(id mcp.RequestId) pendingKey {
+	if s, ok := id.Value().(string); ok {
+		return pendingKey{text: s, plain: true}
+	}
+	return pendingKey{text: id.String()}
 }

@@ -13,12 +13,13 @@ import (
 // gets dst with the tool result appended, or Panic what the code
 // answering it panicked with. One of them is called, once, on a goroutine
 // that must not be kept waiting (the one reading the server's answer).
-type HotAnswer struct {
-	Answer func(answer []byte)
-	Panic  func(recovered any)
-	// Batch, when set, holds the call's request to its server until the
-	// caller flushes it (connections.SendBatch).
-	Batch *connections.SendBatch
+// Batch, when not nil, holds the call's request to its server until the
+// caller flushes it (connections.SendBatch). An interface, not funcs: the
+// caller's one value per call, not a closure for each.
+type HotAnswer interface {
+	Answer(answer []byte)
+	Panic(recovered any)
+	Batch() *connections.SendBatch
 }
 
 // StartToolResult is AppendToolResult without waiting for the server:
@@ -56,28 +57,43 @@ func (s *Service) startCall(ctx context.Context, dst []byte, req Request, stampe
 		return nil, false
 	}
 	ctx = AgentContext(ctx)
-	started := time.Now()
 	timeout, which := s.callLimit(conn, checked)
-	finish := func(raw json.RawMessage, err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				to.Panic(r)
-			}
-		}()
-		resp, err := s.callResponse(conn, checked, raw, err, which)
-		to.Answer(s.appendAnswer(dst, req, stamped, resp, err))
-		s.logCall(conn.Alias, checked.Tool, started, resp, err) // after: no part of the latency
+	c := &startedCall{s: s, conn: conn, req: req, checked: checked, stamped: stamped, dst: dst, to: to, which: which, started: time.Now()}
+	return conn.StartCall(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: timeout, Batch: to.Batch()}, c.done)
+}
+
+// startedCall is a call startCall began, as its answer finds it.
+type startedCall struct {
+	s            *Service
+	conn         *connections.Conn
+	req, checked Request
+	stamped      bool
+	dst          []byte
+	to           HotAnswer
+	which        func() string // names the time limit, for its error
+	started      time.Time
+}
+
+// done gets the server's answer, on the goroutine that read it.
+func (c *startedCall) done(raw json.RawMessage, err error) {
+	if err == nil && c.s.answersInline(raw) {
+		c.finish(raw, nil)
+		return
 	}
-	return conn.StartCall(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: timeout, Batch: to.Batch},
-		func(raw json.RawMessage, err error) {
-			if err == nil && s.answersInline(raw) {
-				finish(raw, nil)
-				return
-			}
-			// Saved to a file, made TOON, or an error to word: work that
-			// must not hold up the reading of the server's other answers.
-			go finish(raw, err)
-		})
+	// Saved to a file, made TOON, or an error to word: work that must
+	// not hold up the reading of the server's other answers.
+	go c.finish(raw, err)
+}
+
+func (c *startedCall) finish(raw json.RawMessage, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.to.Panic(r)
+		}
+	}()
+	resp, err := c.s.callResponse(c.conn, c.checked, raw, err, c.which)
+	c.to.Answer(c.s.appendAnswer(c.dst, c.req, c.stamped, resp, err))
+	c.s.logCall(c.conn.Alias, c.checked.Tool, c.started, resp, err) // after: no part of the latency
 }
 
 // answersInline reports whether the answer to a call whose server

@@ -405,11 +405,12 @@ type message struct {
 func (s *stdioServer) handle(ctx context.Context, line []byte, inline bool) (job func()) {
 	if s.direct != nil {
 		if call, ok := parseHotCall(line); ok {
-			if answer := s.hotAnswer(call); answer != nil {
-				if s.startHot(ctx, call) {
+			if t, exposed, ok := s.hotTool(call); ok {
+				if s.startHot(ctx, call, t, exposed) {
 					return nil
 				}
 				s.batch.Flush() // the calls before this one go first
+				answer := s.hotAnswer(call, t, exposed)
 				return s.serve(ctx, message{ID: call.id, Method: string(mcp.MethodToolsCall)}, string(call.id), inline, func(ctx context.Context) {
 					s.answerHot(ctx, call, line, answer)
 				})
