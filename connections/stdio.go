@@ -439,6 +439,9 @@ func (t *stdioTransport) writeJSON(ctx context.Context, v any) error {
 // writeAll writes data to the server's stdin. A server that reads slowly
 // is waited for; one that reads nothing for the stdin timeout is not.
 func (t *stdioTransport) writeAll(data []byte) error {
+	// The deadline must not outlive this write: writeNow, which never
+	// sets one, would fail on it once it passed.
+	defer t.stdin.SetWriteDeadline(time.Time{}) //nolint:errcheck // a pipe without deadlines has none to clear
 	for len(data) > 0 {
 		deadline := true
 		if err := t.stdin.SetWriteDeadline(time.Now().Add(t.stdinTimeout)); err != nil {

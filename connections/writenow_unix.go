@@ -24,6 +24,9 @@ func writeNow(f *os.File, data []byte) (n int, err error) {
 		n, werr = syscall.Write(int(fd), data)
 		return true // done either way: EAGAIN is reported, not waited out
 	}); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return 0, errWouldBlock // a deadline of writeAll's: the slow path sets its own
+		}
 		return 0, err // closed
 	}
 	switch {
