@@ -36,6 +36,8 @@ type batchEntry struct {
 type batchedCall struct {
 	forget func() bool
 	done   func(*transport.JSONRPCResponse, error)
+	key    pendingKey
+	line   int // where its line ends in the entry's data
 }
 
 // Flush writes what the batch holds, without waiting: what a server's
@@ -79,6 +81,7 @@ func (b *SendBatch) add(t *stdioTransport, data []byte, call batchedCall) {
 		b.flushEntry(e)
 	}
 	e.data = append(e.data, data...)
+	call.line = len(e.data)
 	e.calls = append(e.calls, call)
 }
 
@@ -119,11 +122,31 @@ func (t *stdioTransport) finishBatch(data []byte, calls []batchedCall, holding b
 			failCalls(calls, t.exitError())
 			return
 		}
+		// Nothing of data is written yet: calls cancelled or timed out
+		// while it waited are left out, as SendRequest leaves out one
+		// whose context ended while it waited for the slot.
+		data = t.stillPending(data, calls)
 	}
 	defer func() { <-t.writeSlot }()
 	if err := t.writeAll(data); err != nil {
 		failCalls(calls, err)
 	}
+}
+
+// stillPending returns data, the lines of calls, without those of the
+// calls no longer waiting for an answer.
+func (t *stdioTransport) stillPending(data []byte, calls []batchedCall) []byte {
+	kept := data[:0:0]
+	start := 0
+	t.pendingMu.Lock()
+	for _, c := range calls {
+		if _, ok := t.pending[c.key]; ok {
+			kept = append(kept, data[start:c.line]...)
+		}
+		start = c.line
+	}
+	t.pendingMu.Unlock()
+	return kept
 }
 
 // failCalls ends with err the calls not answered or taken back meanwhile.
@@ -230,6 +253,6 @@ func (t *stdioTransport) sendBatched(request transport.JSONRPCRequest, data []by
 		t.pendingMu.Unlock()
 		return ok
 	}
-	batch.add(t, data, batchedCall{forget: forget, done: done})
+	batch.add(t, data, batchedCall{forget: forget, done: done, key: key})
 	return forget, nil
 }

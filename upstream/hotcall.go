@@ -268,7 +268,12 @@ func (h *hotStart) Panic(r any) {
 	h.ended()
 }
 
-func (h *hotStart) Batch() *connections.SendBatch { return &h.s.batch }
+func (h *hotStart) Batch() *connections.SendBatch {
+	if !h.s.readAhead {
+		return nil
+	}
+	return &h.s.batch
+}
 
 // ended gives back what startHot took.
 func (h *hotStart) ended() {

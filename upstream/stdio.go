@@ -177,9 +177,13 @@ type stdioServer struct {
 
 	out *groupWriter // to the agent
 	// batch holds the hot calls the reader began while it had more lines
-	// at hand; it is flushed before the reader would wait, or does
-	// anything else. Only the goroutine reading uses it.
-	batch connections.SendBatch
+	// at hand (readAhead); it is flushed before the reader would wait, or
+	// does anything else. A lone call is not held: it is written at once,
+	// or, when its server's stdin cannot take it without waiting, served
+	// the general way on a goroutine of its own. Only the goroutine
+	// reading uses them.
+	batch     connections.SendBatch
+	readAhead bool
 
 	slots     chan struct{} // one per request being served
 	handlers  sync.WaitGroup
@@ -242,6 +246,7 @@ func (s *stdioServer) read(ctx context.Context, r *bufio.Reader, readErr chan<- 
 			s.batch.Flush()
 			s.write(errorAnswer(recoverID(msg.data), mcp.INVALID_REQUEST, tooLargeText(s.maxBytes)))
 		case len(bytes.TrimSpace(msg.data)) > 0:
+			s.readAhead = r.Buffered() > 0
 			job = s.handle(ctx, msg.data, err == nil)
 		}
 		if err != nil {
