@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -29,6 +28,10 @@ type CallRequest struct {
 	// first is bounded by the connect timeout instead. Zero: no limit but
 	// the caller's context.
 	Timeout time.Duration
+	// Batch, for StartCall only, holds the call to be written with
+	// others to the same server when the batch is flushed (see
+	// SendBatch); nil writes it at once.
+	Batch *SendBatch
 }
 
 type callParams struct {
@@ -120,6 +123,12 @@ func withOptionalTimeout(ctx context.Context, d time.Duration) (context.Context,
 // the server was lost, in which case it is marked dead so that the next use
 // restarts it.
 func (c *Conn) wrapRequestErr(op string, ctx context.Context, expired bool, timedOut, err error) error {
+	return c.explainRequestErr(op, ctx.Err(), expired, timedOut, err)
+}
+
+// explainRequestErr is wrapRequestErr for a request whose caller's
+// context ended with gone (nil: it did not end).
+func (c *Conn) explainRequestErr(op string, gone error, expired bool, timedOut, err error) error {
 	var (
 		rpc  *RPCError
 		conn *ConnError
@@ -134,8 +143,8 @@ func (c *Conn) wrapRequestErr(op string, ctx context.Context, expired bool, time
 		return c.fail(op, needsAuth, false)
 	case errors.As(err, &rpc), errors.Is(err, ErrTaskCancelled):
 		return c.fail(op, err, false)
-	case ctx.Err() != nil:
-		return c.fail(op, callerGone(ctx), false)
+	case gone != nil:
+		return c.fail(op, callerGoneErr(gone), false)
 	case expired:
 		return c.fail(op, timedOut, false)
 	default:
@@ -151,7 +160,12 @@ func (c *Conn) wrapRequestErr(op string, ctx context.Context, expired bool, time
 // context ended (the agent cancelled, dispatch is shutting down, ...):
 // none of dispatch's own limits fired.
 func callerGone(ctx context.Context) error {
-	return fmt.Errorf("abandoned: the caller stopped waiting (%w)", ctx.Err())
+	return callerGoneErr(ctx.Err())
+}
+
+// callerGoneErr is callerGone for a context that ended with err.
+func callerGoneErr(err error) error {
+	return fmt.Errorf("abandoned: the caller stopped waiting (%w)", err)
 }
 
 // request sends one JSON-RPC request with an ID of our own, which cannot
@@ -161,7 +175,7 @@ func (c *Conn) request(ctx context.Context, sess *session, method string, params
 	if !sess.alive() {
 		return nil, errors.New("session ended")
 	}
-	id := mcp.NewRequestId("d" + strconv.FormatUint(c.seq.Add(1), 10))
+	id := mcp.NewRequestId(requestIDText(c.seq.Add(1)))
 	if sess.modern {
 		params = c.withProtocolMeta(sess, params)
 	}

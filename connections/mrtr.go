@@ -81,12 +81,16 @@ func (c *Conn) answerInputRequests(ctx context.Context, requests map[string]json
 // needs input, relays its input requests to the agent and calls again with
 // the answers. limit bounds each round's request, not the agent's answers.
 func (c *Conn) callWithInput(ctx context.Context, sess *session, limit time.Duration, params callParams) (json.RawMessage, bool, error) {
+	raw, next, expired, err := c.send(ctx, sess, limit, "tools/call", params)
+	if err != nil {
+		return nil, expired, err
+	}
+	return c.inputRounds(ctx, next, limit, params, raw)
+}
+
+// inputRounds is callWithInput from the server's first answer, raw, on.
+func (c *Conn) inputRounds(ctx context.Context, sess *session, limit time.Duration, params callParams, raw json.RawMessage) (json.RawMessage, bool, error) {
 	for round := 0; ; round++ {
-		raw, next, expired, err := c.send(ctx, sess, limit, "tools/call", params)
-		if err != nil {
-			return nil, expired, err
-		}
-		sess = next
 		input, ok := needsInput(raw)
 		if !ok {
 			return raw, false, nil
@@ -99,6 +103,11 @@ func (c *Conn) callWithInput(ctx context.Context, sess *session, limit time.Dura
 			return nil, false, c.fail("call "+params.Name, err, false)
 		}
 		params.InputResponses, params.RequestState = answers, input.RequestState
+		var expired bool
+		raw, sess, expired, err = c.send(ctx, sess, limit, "tools/call", params)
+		if err != nil {
+			return nil, expired, err
+		}
 	}
 }
 

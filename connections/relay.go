@@ -124,8 +124,9 @@ func (c *Conn) trackCaller(ctx context.Context) func() {
 		c.callersMu.Lock()
 		if c.callers[up]--; c.callers[up] <= 0 {
 			delete(c.callers, up)
-			c.pruneLateCallersLocked(time.Now())
-			c.lateCallers[up] = time.Now()
+			now := time.Now()
+			c.pruneLateCallersLocked(now)
+			c.lateCallers[up] = now
 		}
 		c.callersMu.Unlock()
 	}

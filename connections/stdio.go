@@ -78,7 +78,7 @@ type stdioTransport struct {
 	requestSlots chan struct{}
 
 	pendingMu sync.Mutex
-	pending   map[string]chan *transport.JSONRPCResponse
+	pending   map[pendingKey]pendingRequest
 
 	handlerMu sync.RWMutex
 	onNotify  func(mcp.JSONRPCNotification)
@@ -121,7 +121,7 @@ func newStdioTransport(cfg ServerConfig, stderr io.Writer, opts stdioOptions) *s
 		stdinTimeout: opts.stdinTimeout,
 		writeSlot:    make(chan struct{}, 1),
 		requestSlots: make(chan struct{}, MaxServerRequests),
-		pending:      make(map[string]chan *transport.JSONRPCResponse),
+		pending:      make(map[pendingKey]pendingRequest),
 		exited:       make(chan struct{}),
 		done:         make(chan struct{}),
 	}
@@ -251,13 +251,24 @@ func (t *stdioTransport) waitLoop(stdoutRead, stderrRead <-chan struct{}) {
 	closeFiles(t.stdout, t.stderr) // ends the reads a grandchild keeps alive
 	<-stdoutRead
 	<-stderrRead
+	var orphans []func(*transport.JSONRPCResponse, error)
 	t.pendingMu.Lock()
-	for id, ch := range t.pending {
-		close(ch)
+	for id, p := range t.pending {
+		if p.done != nil {
+			orphans = append(orphans, p.done)
+		} else {
+			close(p.ch)
+		}
 		delete(t.pending, id)
 	}
 	t.pendingMu.Unlock()
 	t.endOnce.Do(func() { close(t.done) })
+	if len(orphans) > 0 {
+		err := t.exitError() // done is closed: it does not wait
+		for _, done := range orphans {
+			done(nil, err)
+		}
+	}
 	if err := endGroup(t.group); err != nil {
 		fmt.Fprintf(t.diag, "[dispatch] %v\n", err)
 	}
@@ -337,13 +348,17 @@ func preview(b []byte, n int) string {
 }
 
 func (t *stdioTransport) deliver(id mcp.RequestId, resp *transport.JSONRPCResponse) {
-	key := id.String()
+	key := pendingKeyOf(id)
 	t.pendingMu.Lock()
-	ch, ok := t.pending[key]
+	p, ok := t.pending[key]
 	delete(t.pending, key)
 	t.pendingMu.Unlock()
-	if ok {
-		ch <- resp
+	switch {
+	case !ok:
+	case p.done != nil:
+		p.done(resp, nil)
+	default:
+		p.ch <- resp
 	}
 }
 
@@ -424,6 +439,9 @@ func (t *stdioTransport) writeJSON(ctx context.Context, v any) error {
 // writeAll writes data to the server's stdin. A server that reads slowly
 // is waited for; one that reads nothing for the stdin timeout is not.
 func (t *stdioTransport) writeAll(data []byte) error {
+	// The deadline must not outlive this write: writeNow, which never
+	// sets one, would fail on it once it passed.
+	defer t.stdin.SetWriteDeadline(time.Time{}) //nolint:errcheck // a pipe without deadlines has none to clear
 	for len(data) > 0 {
 		deadline := true
 		if err := t.stdin.SetWriteDeadline(time.Now().Add(t.stdinTimeout)); err != nil {
@@ -470,7 +488,7 @@ func (t *stdioTransport) failure() error {
 // SendRequest writes request and waits for its response, the child's
 // exit, or ctx.
 func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	key := request.ID.String()
+	key := pendingKeyOf(request.ID)
 	ch := make(chan *transport.JSONRPCResponse, 1)
 	t.pendingMu.Lock()
 	select {
@@ -479,7 +497,7 @@ func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSON
 		return nil, t.exitError()
 	default:
 	}
-	t.pending[key] = ch
+	t.pending[key] = pendingRequest{ch: ch}
 	t.pendingMu.Unlock()
 	forget := func() {
 		t.pendingMu.Lock()
@@ -624,4 +642,27 @@ func endGroup(pgid *procGroup) error {
 		return killGroup(pgid)
 	}
 	return nil
+}
+
+// pendingRequest is how a request waiting for its response gets it: on ch
+// (SendRequest's caller waits on it), or by done, called on the reading
+// goroutine (sendAsync's).
+type pendingRequest struct {
+	ch   chan *transport.JSONRPCResponse
+	done func(*transport.JSONRPCResponse, error)
+}
+
+// pendingKey is a request id as the pending map holds it: a string id as
+// it is, with no allocation (dispatch's own are strings, one per call),
+// any other by RequestId.String; kind keeps the two apart.
+type pendingKey struct {
+	text  string
+	plain bool // text is a string id's value
+}
+
+func pendingKeyOf(id mcp.RequestId) pendingKey {
+	if s, ok := id.Value().(string); ok {
+		return pendingKey{text: s, plain: true}
+	}
+	return pendingKey{text: id.String()}
 }

@@ -103,6 +103,11 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 		AsTask:     def.RunsAsTask,
 		Timeout:    timeout,
 	})
+	return s.callResponse(conn, req, raw, err, which)
+}
+
+// callResponse is Call's answer from its server's: raw, or err.
+func (s *Service) callResponse(conn *connections.Conn, req Request, raw json.RawMessage, err error, which func() string) (*CallResponse, error) {
 	if err != nil {
 		if errors.Is(err, connections.ErrCallTimeout) {
 			return nil, fmt.Errorf("%w (%s)", err, which())
@@ -114,7 +119,7 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 		return nil, fmt.Errorf("%s: call %s: server sent an invalid result: %w", conn.Alias, req.Tool, err)
 	}
 	s.links.rememberContent(conn.Alias, result.Content)
-	resp = &CallResponse{
+	resp := &CallResponse{
 		Connection:      conn.Alias,
 		Tool:            req.Tool,
 		IsError:         result.IsError,

@@ -54,6 +54,13 @@ func (s *Service) appendCall(ctx context.Context, dst []byte, req Request, stamp
 	if err == nil {
 		resp, err = s.Call(ctx, s.qualifyTool(ctx, checked), Hooks{})
 	}
+	return s.appendAnswer(dst, req, stamped, resp, err)
+}
+
+// appendAnswer appends the answer to req, a call of a tool that got resp
+// or err, as shape gives it; stamped, with req's proxy facts as
+// stampProxy adds them.
+func (s *Service) appendAnswer(dst []byte, req Request, stamped bool, resp *CallResponse, err error) []byte {
 	var facts map[string]string
 	if stamped {
 		facts = proxyFacts(req)

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
 
+	"dispatch/connections"
 	"dispatch/dispatch"
 )
 
@@ -136,25 +138,32 @@ func plainID(id gjson.Result) bool {
 	return false
 }
 
-// hotAnswer returns how the Service answers call, or nil for a tool the
-// hot path does not serve: proxy-dispatch, or a tool listed beside it.
-func (s *stdioServer) hotAnswer(call hotCall) func(ctx context.Context, dst []byte) ([]byte, bool) {
-	var t dispatch.SurfaceTool
-	exposed := false
+// hotTool finds the tool call is of: ok is false for one the hot path
+// does not serve; exposed, for a tool listed beside proxy-dispatch (t).
+func (s *stdioServer) hotTool(call hotCall) (t dispatch.SurfaceTool, exposed, ok bool) {
 	if s.exposed != nil {
 		t, exposed = s.exposed(call.name)
 	}
 	switch {
 	case call.name == dispatch.ToolName && !exposed:
+		return t, false, true
+	case exposed && call.name != dispatch.ToolName:
+		return t, true, true
+	}
+	return t, false, false
+}
+
+// hotAnswer returns how the Service answers call, a call hotTool found
+// the tool of (t, exposed).
+func (s *stdioServer) hotAnswer(call hotCall, t dispatch.SurfaceTool, exposed bool) func(ctx context.Context, dst []byte) ([]byte, bool) {
+	if !exposed {
 		return func(ctx context.Context, dst []byte) ([]byte, bool) {
 			return s.direct.AppendToolResult(ctx, dst, call.arguments)
 		}
-	case exposed && call.name != dispatch.ToolName:
-		return func(ctx context.Context, dst []byte) ([]byte, bool) {
-			return s.direct.AppendExposedResult(ctx, dst, t, call.arguments), true
-		}
 	}
-	return nil
+	return func(ctx context.Context, dst []byte) ([]byte, bool) {
+		return s.direct.AppendExposedResult(ctx, dst, t, call.arguments), true
+	}
 }
 
 // answerHot serves call with answer and writes its answer. A request the
@@ -188,5 +197,109 @@ func (s *stdioServer) answerHot(ctx context.Context, call hotCall, line []byte, 
 			return
 		}
 		s.reply(ctx, line)
+	}
+}
+
+// startHot begins call without waiting for its server, if the Service can
+// (see dispatch.Service.StartToolResult): the reading goroutine sends it
+// and reads on, and the goroutine that reads the server's answer writes
+// the agent's. It reports false, having done nothing, when the call must
+// be served the general way (serve), which also says when dispatch is
+// busy.
+func (s *stdioServer) startHot(ctx context.Context, call hotCall, t dispatch.SurfaceTool, exposed bool) bool {
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		return false
+	}
+	h := &hotStart{s: s, id: call.id, key: string(call.id)}
+	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		<-s.slots
+		return false
+	}
+	s.inFlight[h.key] = h.cancel
+	s.handlers.Add(1)
+	s.mu.Unlock()
+	out := make([]byte, 0, 1024)
+	out = append(out, `{"jsonrpc":"2.0","id":`...)
+	out = append(out, call.id...)
+	out = append(out, `,"result":`...)
+	var (
+		cancel  func()
+		started bool
+	)
+	if exposed {
+		cancel, started = s.direct.StartExposedResult(ctx, out, t, call.arguments, h)
+	} else {
+		cancel, started = s.direct.StartToolResult(ctx, out, call.arguments, h)
+	}
+	if !started {
+		h.ended()
+		return false
+	}
+	h.begun(cancel)
+	return true
+}
+
+// hotStart is a call startHot began: where its answer goes
+// (dispatch.HotAnswer), and what a cancellation finds it by. It may be
+// cancelled (by drain) before the Service has said how.
+type hotStart struct {
+	s   *stdioServer
+	id  []byte // as the agent wrote it
+	key string // in inFlight
+
+	mu        sync.Mutex
+	stop      func()
+	cancelled bool
+}
+
+func (h *hotStart) Answer(answer []byte) {
+	h.s.writeLine(append(answer, "}\n"...))
+	h.ended()
+}
+
+func (h *hotStart) Panic(r any) {
+	// As answerHot answers a panic.
+	h.s.log.Error("panic serving a request", "panic", fmt.Sprint(r))
+	h.s.write(errorAnswer(h.id, mcp.INTERNAL_ERROR, fmt.Sprintf("panic recovered in %s tool handler: %v", dispatch.ToolName, r)))
+	h.ended()
+}
+
+func (h *hotStart) Batch() *connections.SendBatch {
+	if !h.s.readAhead {
+		return nil
+	}
+	return &h.s.batch
+}
+
+// ended gives back what startHot took.
+func (h *hotStart) ended() {
+	h.s.mu.Lock()
+	delete(h.s.inFlight, h.key)
+	h.s.mu.Unlock()
+	<-h.s.slots
+	h.s.handlers.Done()
+}
+
+func (h *hotStart) cancel() {
+	h.mu.Lock()
+	h.cancelled = true
+	stop := h.stop
+	h.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+func (h *hotStart) begun(stop func()) {
+	h.mu.Lock()
+	h.stop = stop
+	cancelled := h.cancelled
+	h.mu.Unlock()
+	if cancelled {
+		stop()
 	}
 }

@@ -8,7 +8,7 @@ import (
 // TestParseHotCall checks which messages the hot path takes: exactly the
 // tools/call that mcp-go would serve with nothing but a name and
 // arguments, and whose id it writes back as it came (which tools it
-// serves, hotAnswer decides).
+// serves, hotTool decides).
 func TestParseHotCall(t *testing.T) {
 	const args = `{"action":"call","tool":"echo"}`
 	cases := []struct {

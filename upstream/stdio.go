@@ -101,7 +101,7 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 	}
 	s := &stdioServer{
 		srv:      srv,
-		out:      out,
+		out:      newGroupWriter(out, opts.Logger),
 		log:      opts.Logger,
 		maxBytes: opts.MaxRequestBytes,
 		slots:    make(chan struct{}, opts.MaxInFlight),
@@ -145,7 +145,16 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 func (s *stdioServer) drain(timeout time.Duration, notifier *sync.WaitGroup) {
 	s.mu.Lock()
 	s.stopped = true // no handler starts after this: Wait below may begin
+	// Calls begun without a goroutine of their own (startHot) have no
+	// context to end with serving's: they are cancelled here.
+	cancels := make([]context.CancelFunc, 0, len(s.inFlight))
+	for _, cancel := range s.inFlight {
+		cancels = append(cancels, cancel)
+	}
 	s.mu.Unlock()
+	for _, cancel := range cancels {
+		cancel()
+	}
 	done := make(chan struct{})
 	go func() {
 		s.handlers.Wait()
@@ -166,8 +175,15 @@ type stdioServer struct {
 	log      *slog.Logger
 	maxBytes int64 // one message, MaxRequestBytes
 
-	writeMu sync.Mutex
-	out     io.Writer
+	out *groupWriter // to the agent
+	// batch holds the hot calls the reader began while it had more lines
+	// at hand (readAhead); it is flushed before the reader would wait, or
+	// does anything else. A lone call is not held: it is written at once,
+	// or, when its server's stdin cannot take it without waiting, served
+	// the general way on a goroutine of its own. Only the goroutine
+	// reading uses them.
+	batch     connections.SendBatch
+	readAhead bool
 
 	slots     chan struct{} // one per request being served
 	handlers  sync.WaitGroup
@@ -222,21 +238,29 @@ func (s *stdioServer) read(ctx context.Context, r *bufio.Reader, readErr chan<- 
 	for {
 		msg, err := readMessage(r, s.maxBytes)
 		if ctx.Err() != nil {
+			s.batch.Flush() // the calls held end as serving's others do
 			return nil
 		}
 		switch {
 		case msg.oversize:
+			s.batch.Flush()
 			s.write(errorAnswer(recoverID(msg.data), mcp.INVALID_REQUEST, tooLargeText(s.maxBytes)))
 		case len(bytes.TrimSpace(msg.data)) > 0:
+			s.readAhead = r.Buffered() > 0
 			job = s.handle(ctx, msg.data, err == nil)
 		}
 		if err != nil {
+			s.batch.Flush()
 			readErr <- err
 			return nil
 		}
 		if job != nil {
+			s.batch.Flush() // before the next reader may use it
 			s.hand(ctx, s.reading(ctx, r, readErr))
 			return job
+		}
+		if r.Buffered() == 0 {
+			s.batch.Flush() // the next read may wait
 		}
 	}
 }
@@ -386,13 +410,21 @@ type message struct {
 func (s *stdioServer) handle(ctx context.Context, line []byte, inline bool) (job func()) {
 	if s.direct != nil {
 		if call, ok := parseHotCall(line); ok {
-			if answer := s.hotAnswer(call); answer != nil {
+			if t, exposed, ok := s.hotTool(call); ok {
+				if s.startHot(ctx, call, t, exposed) {
+					return nil
+				}
+				s.batch.Flush() // the calls before this one go first
+				answer := s.hotAnswer(call, t, exposed)
 				return s.serve(ctx, message{ID: call.id, Method: string(mcp.MethodToolsCall)}, string(call.id), inline, func(ctx context.Context) {
 					s.answerHot(ctx, call, line, answer)
 				})
 			}
 		}
 	}
+	// Whatever the line is, it may concern the calls held (cancel one),
+	// and goes after them.
+	s.batch.Flush()
 	var msg message
 	if err := json.Unmarshal(line, &msg); err != nil {
 		s.write(undecodable(line))
@@ -588,11 +620,7 @@ func (s *stdioServer) write(msg any) {
 
 // writeLine sends one encoded message, line ending included.
 func (s *stdioServer) writeLine(line []byte) {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	if _, err := s.out.Write(line); err != nil {
-		s.log.Debug("write to the agent", "error", err.Error())
-	}
+	s.out.writeLine(line)
 }
 
 func (s *stdioServer) writeNotifications(ctx context.Context, notifications <-chan mcp.JSONRPCNotification) {

@@ -1,0 +1,212 @@
+package connections
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// StartCall begins req as Call would, without waiting for the answer:
+// done gets what Call would return, on the goroutine that read the
+// server's answer (so it must not block), or on a timer's when req.Timeout
+// runs out. No goroutine waits for the answer, so none has to be woken to
+// take it: that hand-off was a fifth of a small call's cost.
+//
+// ok is false, and nothing has happened, when the call cannot begin
+// without waiting (the server is not running and ready, or its stdin
+// cannot take the call at once: StartCall's caller is the agent's
+// reader, which must never wait on a server) or needs what only
+// Call does (progress, a task, the 2026-07-28 protocol's per-request
+// facts, an HTTP server): the caller then uses Call.
+//
+// cancel abandons the call as the end of Call's context does: the server
+// is sent notifications/cancelled and done gets the error Call would
+// return. done is called exactly once. ctx is read for its values (the
+// agent session the call is made for), not for its end.
+func (c *Conn) StartCall(ctx context.Context, req CallRequest, done func(json.RawMessage, error)) (cancel func(), ok bool) {
+	if req.OnProgress != nil || req.AsTask || len(req.Meta) > 0 || c.ToolAllowed(req.Tool) != nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	sess := c.sess
+	ok = c.status == StatusReady && sess != nil && sess.stdio != nil && !sess.modern && sess.alive() &&
+		sameCapabilities(sess.declared, c.hub.capabilities())
+	if ok {
+		c.calls++ // beginCall
+	}
+	c.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	a := &asyncCall{
+		conn:    c,
+		sess:    sess,
+		ctx:     ctx,
+		params:  callParams{Name: req.Tool, Arguments: req.Arguments},
+		limit:   req.Timeout,
+		done:    done,
+		untrack: c.trackCaller(ctx),
+		id:      mcp.NewRequestId(requestIDText(c.seq.Add(1))),
+	}
+	a.mu.Lock() // the answer may come before this is set up: it waits
+	defer a.mu.Unlock()
+	if a.limit > 0 {
+		a.timer = time.AfterFunc(a.limit, a.expire)
+	}
+	forget, err := sess.stdio.sendAsync(transport.JSONRPCRequest{
+		JSONRPC: mcp.JSONRPC_VERSION,
+		ID:      a.id,
+		Method:  "tools/call",
+		Params:  a.params,
+	}, a.answered, req.Batch)
+	if errors.Is(err, errWouldBlock) {
+		// Sending now would mean waiting on the server: the caller sends
+		// it the way that may wait, on a goroutine of its own.
+		a.stopTimerLocked()
+		a.untrack()
+		c.endCall()
+		return nil, false
+	}
+	if err != nil {
+		a.stopTimerLocked()
+		a.forget = func() bool { return false }
+		go a.finish(nil, nil, false, err) // done must not run on the caller's goroutine
+		return a.abandon, true
+	}
+	a.forget = forget
+	return a.abandon, true
+}
+
+// asyncCall is a call StartCall began.
+type asyncCall struct {
+	conn    *Conn
+	sess    *session
+	ctx     context.Context // for its values only
+	params  callParams
+	limit   time.Duration
+	done    func(json.RawMessage, error)
+	untrack func()
+	id      mcp.RequestId
+
+	mu        sync.Mutex
+	forget    func() bool        // takes the request back from the transport; true: it was still waiting
+	timer     *time.Timer        // nil without a limit
+	abandoned bool               // cancel was called
+	stopInput context.CancelFunc // set while input rounds run (see answered)
+}
+
+func (a *asyncCall) stopTimerLocked() {
+	if a.timer != nil {
+		a.timer.Stop()
+	}
+}
+
+// answered gets the server's answer, or the error that ended the wait.
+func (a *asyncCall) answered(resp *transport.JSONRPCResponse, err error) {
+	a.mu.Lock()
+	a.stopTimerLocked()
+	a.mu.Unlock()
+	switch {
+	case err != nil:
+		a.finish(nil, nil, false, err)
+	case resp.Error != nil:
+		a.finish(nil, nil, false, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: rawData(resp.Error.Data)})
+	case mayNeedInput(resp.Result):
+		a.inputRounds(resp.Result)
+	default:
+		a.finish(resp.Result, nil, false, nil)
+	}
+}
+
+// inputRounds goes on as Call does with a server that answered that it
+// needs input: that means waiting for the agent, so on a goroutine of its
+// own, under a context that cancel ends.
+func (a *asyncCall) inputRounds(raw json.RawMessage) {
+	ctx, stop := context.WithCancel(context.WithoutCancel(a.ctx))
+	a.mu.Lock()
+	abandoned := a.abandoned
+	a.stopInput = stop
+	a.mu.Unlock()
+	if abandoned {
+		stop()
+	}
+	go func() {
+		defer stop()
+		raw, expired, err := a.conn.inputRounds(ctx, a.sess, a.limit, a.params, raw)
+		a.finish(raw, ctx.Err(), expired, err)
+	}()
+}
+
+// expire ends a call whose time limit ran out, as Call's limit does.
+func (a *asyncCall) expire() {
+	a.mu.Lock()
+	taken := a.forget()
+	a.mu.Unlock()
+	if !taken {
+		return // answered meanwhile
+	}
+	a.sess.cancel(a.id, context.DeadlineExceeded.Error())
+	a.finish(nil, nil, true, context.DeadlineExceeded)
+}
+
+// abandon is the cancel StartCall returns.
+func (a *asyncCall) abandon() {
+	a.mu.Lock()
+	a.abandoned = true
+	a.stopTimerLocked()
+	stopInput := a.stopInput
+	taken := stopInput == nil && a.forget()
+	a.mu.Unlock()
+	if stopInput != nil {
+		stopInput()
+		return
+	}
+	if !taken {
+		return // answered meanwhile, or ending already
+	}
+	a.sess.cancel(a.id, context.Canceled.Error())
+	a.finish(nil, context.Canceled, false, context.Canceled)
+}
+
+// finish ends the call with what Call would return: gone is how the
+// caller's context ended (nil: it did not), expired says the limit ran out.
+//
+// The answer goes first: the bookkeeping after it is no part of the
+// call's latency.
+func (a *asyncCall) finish(raw json.RawMessage, gone error, expired bool, err error) {
+	defer a.conn.endCall()
+	defer a.untrack()
+	if err != nil {
+		op := "call " + a.params.Name
+		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, a.limit)
+		a.done(nil, a.conn.explainRequestErr(op, gone, expired, timedOut, err))
+		return
+	}
+	a.done(raw, nil)
+}
+
+// ToolsAtHand is Tools for a caller that must not wait: the catalog as
+// Tools would return it without listing, or ok false when Tools would
+// have to list (none yet, or the server announced a change).
+func (c *Conn) ToolsAtHand() (tools []json.RawMessage, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tools == nil || c.toolsStale {
+		return nil, false
+	}
+	return c.visible, true
+}
+
+// requestIDText is the id dispatch gives its request number n ("d17"),
+// made with one allocation, not two: it is made for every call.
+func requestIDText(n uint64) string {
+	var buf [24]byte
+	return string(strconv.AppendUint(append(buf[:0], 'd'), n, 10))
+}
