@@ -457,6 +457,12 @@ func (t *stdioTransport) writeAll(data []byte) error {
 			return t.stuck(fmt.Errorf("the server stopped reading its stdin: nothing could be written to it for %s (--stdin-timeout), so it was treated as hung and stopped",
 				t.stdinTimeout))
 		default:
+			if reason := t.failure(); reason != nil {
+				// Another write found the server stuck and closed its
+				// stdin under this one: that is the cause to report,
+				// not the closed file.
+				return fmt.Errorf("%w: %w", transport.ErrTransportClosed, reason)
+			}
 			return fmt.Errorf("%w: write: %v", transport.ErrTransportClosed, err)
 		}
 	}
