@@ -13,16 +13,20 @@ import (
 	"testing"
 	"time"
 
+	"dispatch/internal/testkit"
+
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // BenchmarkCallOverhead measures what dispatch adds to one small call: the
-// same echo call made to the fixture server directly over stdio, and
-// through dispatch (agent → dispatch → fixture), with the same mcp-go
-// client. Each iteration makes one call of each kind, alternating, so that
-// both see the same machine load; the medians of the b.N latencies of each
-// kind and their ratio are reported:
+// same echo call made to the fixture server directly over stdio, through a
+// bare relay that only copies lines (scripts/internal/relay: the cost of
+// the pipe hop itself), and through dispatch (agent → dispatch → fixture),
+// with the same mcp-go client. Each iteration makes one call of each kind,
+// alternating, so that all see the same machine load; the medians of the
+// b.N latencies of each kind and their ratios (each ÷ direct, and
+// dispatch ÷ relay: what dispatch costs beyond the hop) are reported:
 //
 //	go test -run '^$' -bench BenchmarkCallOverhead -benchtime 2000x .
 //
@@ -32,6 +36,7 @@ import (
 // are reported beside: a before/after figure from one run.
 func BenchmarkCallOverhead(b *testing.B) {
 	direct, _ := startBenchServer(b, fixtureBin)
+	relayed, _ := startBenchServer(b, relayBin.Path(b), fixtureBin)
 	proxied, _ := startBenchServer(b, dispatchBin, "--no-cache", "--mcp", fixture())
 	var baseline *transport.Stdio
 	if bin := os.Getenv(baselineEnv); bin != "" {
@@ -50,6 +55,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 	// fault in their code paths.
 	for i := range 20 {
 		check(benchCall(b, direct, -1-i, directReq))
+		check(benchCall(b, relayed, -1-i, directReq))
 		check(benchCall(b, proxied, -1-i, proxiedReq))
 		if baseline != nil {
 			check(benchCall(b, baseline, -1-i, proxiedReq))
@@ -57,16 +63,20 @@ func BenchmarkCallOverhead(b *testing.B) {
 	}
 
 	directTimes := make([]time.Duration, 0, b.N)
+	relayedTimes := make([]time.Duration, 0, b.N)
 	proxiedTimes := make([]time.Duration, 0, b.N)
 	baselineTimes := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := range b.N {
 		start := time.Now()
 		check(benchCall(b, direct, i, directReq))
-		mid := time.Now()
+		afterDirect := time.Now()
+		check(benchCall(b, relayed, i, directReq))
+		afterRelay := time.Now()
 		check(benchCall(b, proxied, i, proxiedReq))
-		directTimes = append(directTimes, mid.Sub(start))
-		proxiedTimes = append(proxiedTimes, time.Since(mid))
+		directTimes = append(directTimes, afterDirect.Sub(start))
+		relayedTimes = append(relayedTimes, afterRelay.Sub(afterDirect))
+		proxiedTimes = append(proxiedTimes, time.Since(afterRelay))
 		if baseline != nil {
 			start := time.Now()
 			check(benchCall(b, baseline, i, proxiedReq))
@@ -75,11 +85,16 @@ func BenchmarkCallOverhead(b *testing.B) {
 	}
 	b.StopTimer()
 
-	directMedian, proxiedMedian := median(directTimes), median(proxiedTimes)
+	directMedian, relayedMedian, proxiedMedian := median(directTimes), median(relayedTimes), median(proxiedTimes)
 	b.ReportMetric(float64(directMedian)/1e3, "direct-µs/call")
+	b.ReportMetric(float64(relayedMedian)/1e3, "relay-µs/call")
 	b.ReportMetric(float64(proxiedMedian)/1e3, "dispatch-µs/call")
 	if directMedian > 0 {
 		b.ReportMetric(float64(proxiedMedian)/float64(directMedian), "overhead-ratio")
+		b.ReportMetric(float64(relayedMedian)/float64(directMedian), "relay-ratio")
+	}
+	if relayedMedian > 0 {
+		b.ReportMetric(float64(proxiedMedian)/float64(relayedMedian), "dispatch-relay-ratio")
 	}
 	if baseline != nil && directMedian > 0 {
 		baselineMedian := median(baselineTimes)
@@ -87,6 +102,10 @@ func BenchmarkCallOverhead(b *testing.B) {
 		b.ReportMetric(float64(baselineMedian)/float64(directMedian), "baseline-ratio")
 	}
 }
+
+// relayBin is the bare relay (scripts/internal/relay), built on first use
+// so that test runs without the benchmark do not pay for it.
+var relayBin = &testkit.Binary{Package: "dispatch/scripts/internal/relay"}
 
 // baselineEnv names the dispatch binary the benchmarks also measure, for
 // a before/after comparison in one run (scripts/bench-overhead.sh sets it

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Per-call overhead of dispatch: the same small echo call made directly to
-# the fixture MCP server over stdio and through dispatch, with the same
-# mcp-go client, alternating N times (default 2000). Prints each median
-# latency and their ratio (dispatch ÷ direct) from BenchmarkCallOverhead.
+# the fixture MCP server over stdio, through a bare relay that only copies
+# lines (scripts/internal/relay: the pipe hop alone) and through dispatch,
+# with the same mcp-go client, alternating N times (default 2000). Prints
+# each median latency and the ratios dispatch ÷ direct, relay ÷ direct and
+# dispatch ÷ relay from BenchmarkCallOverhead.
 # Then throughput under load (BenchmarkLoadThroughput): bursts of 1,000
 # concurrent echo calls over 10 fixture servers, directly and through one
 # dispatch, alternating B times (default 5); prints calls/s of each and
@@ -48,13 +50,16 @@ bench() {
 
 line=$(bench BenchmarkCallOverhead "$n")
 echo "$line"
-# The line reads: NAME N NS ns/op V1 direct-µs/call V2 dispatch-µs/call V3 overhead-ratio
+# The line reads: NAME N NS ns/op V1 direct-µs/call V2 dispatch-µs/call ... (value, unit pairs)
 echo "$line" | awk -v n="$n" '{
 	for (i = 1; i < NF; i++) m[$(i + 1)] = $i
 	printf "calls: %d of each\n", n
 	printf "direct median:   %s µs\n", m["direct-µs/call"]
+	printf "relay median:    %s µs\n", m["relay-µs/call"]
 	printf "dispatch median: %s µs\n", m["dispatch-µs/call"]
 	printf "overhead ratio (dispatch / direct): %s\n", m["overhead-ratio"]
+	printf "relay ratio (relay / direct): %s\n", m["relay-ratio"]
+	printf "dispatch / relay: %s\n", m["dispatch-relay-ratio"]
 	if ("baseline-ratio" in m) {
 		printf "baseline median: %s µs\n", m["baseline-µs/call"]
 		printf "baseline ratio (BASE dispatch / direct): %s\n", m["baseline-ratio"]

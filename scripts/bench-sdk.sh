@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Per-call latency with the official TypeScript SDK client
-# (@modelcontextprotocol/sdk): p50 of an echo call to server-everything
-# via dispatch ÷ the same call made directly, alternating in one run
-# (scripts/sdk-bench/bench.mjs). Installs the same pinned server as
+# (@modelcontextprotocol/sdk): p50 and p90 of an echo call to
+# server-everything made directly, through a bare relay
+# (scripts/internal/relay, the pipe hop alone) and via dispatch,
+# alternating in one run (scripts/sdk-bench/bench.mjs); prints
+# dispatch ÷ direct, relay ÷ direct and dispatch ÷ relay. Installs the same pinned server as
 # interop.sh (DISPATCH_INTEROP_CACHE=DIR reuses an install; the SDK comes
 # with it). NODE selects node (default: node on PATH); with BASE=<git
 # revision> dispatch built from that revision is measured too.
@@ -31,8 +33,8 @@ if [ ! -f "$server" ]; then
 		&& npm install --no-audit --no-fund --loglevel=error $EVERYTHING >/dev/null)
 fi
 
-echo "# building dispatch"
-(cd "$root" && go build -o "$work/dispatch" .)
+echo "# building dispatch and the relay"
+(cd "$root" && go build -o "$work/dispatch" . && go build -o "$work/relay" ./scripts/internal/relay)
 baseline=()
 if [ -n "${BASE:-}" ]; then
 	mkdir "$work/base"
@@ -41,4 +43,4 @@ if [ -n "${BASE:-}" ]; then
 	baseline=("$work/dispatch-base")
 fi
 echo "# node $("$node" --version), $(grep -m1 '"version"' "$cache/node_modules/@modelcontextprotocol/sdk/package.json" | tr -d ' ,')"
-"$node" "$root/scripts/sdk-bench/bench.mjs" "$cache/node_modules/@modelcontextprotocol/sdk" "$rounds" "$node" "$server" "$work/dispatch" "${baseline[@]}"
+"$node" "$root/scripts/sdk-bench/bench.mjs" "$cache/node_modules/@modelcontextprotocol/sdk" "$rounds" "$node" "$server" "$work/dispatch" "$work/relay" "${baseline[@]}"

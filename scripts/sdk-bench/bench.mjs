@@ -1,13 +1,15 @@
 // Per-call latency through dispatch with the official TypeScript MCP SDK
-// client: the same echo call made to server-everything directly and
-// through dispatch (and through a baseline dispatch, if given), one call of
-// each kind per round, alternating so that every side sees the same load.
-// Prints the p50 of each and the ratios. scripts/bench-sdk.sh runs it:
+// client: the same echo call made to server-everything directly, through a
+// bare relay (scripts/internal/relay: the pipe hop alone), through dispatch
+// (and through a baseline dispatch, if given), one call of each kind per
+// round, alternating so that every side sees the same load. Prints the p50
+// and p90 of each and the ratios: each side ÷ direct, and dispatch ÷ relay
+// (what dispatch costs beyond the hop itself). scripts/bench-sdk.sh runs it:
 //
-//	node bench.mjs SDK_DIR ROUNDS NODE SERVER_SCRIPT DISPATCH [BASELINE_DISPATCH]
+//	node bench.mjs SDK_DIR ROUNDS NODE SERVER_SCRIPT DISPATCH RELAY [BASELINE_DISPATCH]
 import path from "node:path";
 
-const [sdkDir, roundsArg, node, serverScript, dispatchBin, baselineBin] = process.argv.slice(2);
+const [sdkDir, roundsArg, node, serverScript, dispatchBin, relayBin, baselineBin] = process.argv.slice(2);
 const rounds = Number(roundsArg);
 const { Client } = await import(path.join(sdkDir, "dist/esm/client/index.js"));
 const { StdioClientTransport } = await import(path.join(sdkDir, "dist/esm/client/stdio.js"));
@@ -24,6 +26,7 @@ async function connect(command, args) {
 // Each side: how to call echo on it, and its latencies.
 const sides = [
   { name: "direct", client: await connect(node, [serverScript]), params: { name: "echo", arguments: { message } }, times: [] },
+  { name: "relay", client: await connect(relayBin, [node, serverScript]), params: { name: "echo", arguments: { message } }, times: [] },
   {
     name: "dispatch",
     client: await connect(dispatchBin, ["--no-cache", "--mcp", `${node} ${serverScript}`]),
@@ -32,7 +35,7 @@ const sides = [
   },
 ];
 if (baselineBin) {
-  sides.push({ ...sides[1], name: "baseline", client: await connect(baselineBin, ["--no-cache", "--mcp", `${node} ${serverScript}`]), times: [] });
+  sides.push({ ...sides[2], name: "baseline", client: await connect(baselineBin, ["--no-cache", "--mcp", `${node} ${serverScript}`]), times: [] });
 }
 
 async function call(side) {
@@ -51,14 +54,24 @@ async function call(side) {
 for (let i = 0; i < 200; i++) for (const side of sides) await call(side);
 for (let i = 0; i < rounds; i++) for (const side of sides) side.times.push(await call(side));
 
-const p50 = (xs) => {
+// quantile returns the q-quantile of xs (nearest rank; the p50 of an even
+// count is the mean of the two middle values).
+const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  if (q === 0.5 && s.length % 2 === 0) return (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)];
 };
-const direct = p50(sides[0].times);
+const stats = Object.fromEntries(sides.map((side) => [side.name, { p50: quantile(side.times, 0.5), p90: quantile(side.times, 0.9) }]));
+const ratio = (a, b) => `p50 ${(stats[a].p50 / stats[b].p50).toFixed(3)}  p90 ${(stats[a].p90 / stats[b].p90).toFixed(3)}`;
 console.log(`rounds: ${rounds} (one call of each kind per round)`);
 for (const side of sides) {
-  const m = p50(side.times);
-  console.log(`${side.name.padEnd(8)} p50: ${m.toFixed(1)} µs` + (side === sides[0] ? "" : `  ratio (÷ direct): ${(m / direct).toFixed(3)}`));
+  console.log(`${side.name.padEnd(8)} p50: ${stats[side.name].p50.toFixed(1)} µs  p90: ${stats[side.name].p90.toFixed(1)} µs`);
+}
+console.log(`dispatch ÷ direct: ${ratio("dispatch", "direct")}`);
+console.log(`relay    ÷ direct: ${ratio("relay", "direct")}`);
+console.log(`dispatch ÷ relay:  ${ratio("dispatch", "relay")}`);
+if (stats.baseline) {
+  console.log(`baseline ÷ direct: ${ratio("baseline", "direct")}`);
+  console.log(`baseline ÷ relay:  ${ratio("baseline", "relay")}`);
 }
 for (const side of sides) await side.client.close();
