@@ -33,6 +33,9 @@ type Redactor struct {
 	mu       sync.RWMutex
 	secrets  []string // longest first, so a secret containing another is masked whole
 	replacer *strings.Replacer
+	// answerForms are the secrets as JSON writes them (see
+	// answerForms), longest first, for MaskAnswer.
+	answerForms [][]byte
 }
 
 // NewRedactor returns a Redactor that knows the secrets of configs.
@@ -136,6 +139,18 @@ func (r *Redactor) add(values []string) {
 		pairs = append(pairs, s, Mask)
 	}
 	r.replacer = strings.NewReplacer(pairs...)
+	forms := make([][]byte, 0, len(r.answerForms))
+	seenForm := make(map[string]bool, len(r.answerForms))
+	for _, s := range r.secrets {
+		for _, f := range answerForms(s) {
+			if !seenForm[string(f)] {
+				seenForm[string(f)] = true
+				forms = append(forms, f)
+			}
+		}
+	}
+	sortForms(forms)
+	r.answerForms = forms // a new slice: MaskAnswer may be reading the old one
 }
 
 // String masks every known secret in s, and anything shaped like a
