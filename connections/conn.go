@@ -689,6 +689,9 @@ func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
 		forward := c.progress[token]
 		c.progressMu.Unlock()
 		if forward != nil {
+			if msg, ok := fields["message"].(string); ok {
+				fields["message"] = c.opts.Redactor.MaskAnswerText(msg)
+			}
 			forward(fields)
 		}
 	case string(mcp.MethodNotificationToolsListChanged):
