@@ -35,7 +35,8 @@ type Redactor struct {
 	replacer *strings.Replacer
 	// answerForms are the secrets as JSON writes them (see
 	// answerForms), longest first, for MaskAnswer.
-	answerForms [][]byte
+	answerForms  [][]byte
+	answerGroups []answerGroup
 }
 
 // NewRedactor returns a Redactor that knows the secrets of configs.
@@ -139,10 +140,14 @@ func (r *Redactor) add(values []string) {
 		pairs = append(pairs, s, Mask)
 	}
 	r.replacer = strings.NewReplacer(pairs...)
+	// New slices: MaskAnswer may be reading the old ones.
 	forms := make([][]byte, 0, len(r.answerForms))
+	groups := make([]answerGroup, 0, len(r.secrets))
 	seenForm := make(map[string]bool, len(r.answerForms))
 	for _, s := range r.secrets {
-		for _, f := range answerForms(s) {
+		g := answerGroupOf(s)
+		groups = append(groups, g)
+		for _, f := range g.forms {
 			if !seenForm[string(f)] {
 				seenForm[string(f)] = true
 				forms = append(forms, f)
@@ -150,7 +155,7 @@ func (r *Redactor) add(values []string) {
 		}
 	}
 	sortForms(forms)
-	r.answerForms = forms // a new slice: MaskAnswer may be reading the old one
+	r.answerForms, r.answerGroups = forms, groups
 }
 
 // String masks every known secret in s, and anything shaped like a

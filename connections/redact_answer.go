@@ -56,34 +56,122 @@ func sortForms(forms [][]byte) {
 	})
 }
 
+// answerGroup is one secret's forms and the longest run of bytes they
+// all share (the secret's longest run that no encoder escapes): where
+// that run is absent, so is every form, and one bytes.Index rules the
+// secret out.
+type answerGroup struct {
+	key    []byte // empty: the secret has no such run, look for each form
+	anchor int    // the index of key's rarest byte (see indexAnchored)
+	forms  [][]byte
+}
+
+// commonBytes ranks the bytes most frequent in JSON answers and text,
+// most frequent first; any other byte is rarer than all of them.
+const commonBytes = ` "etaoinsrhldcumfpgwybv,.:{}0123456789k-_/\x`
+
+// rarestByte is the index of the byte of key that commonBytes ranks
+// rarest.
+func rarestByte(key []byte) int {
+	best, bestRank := 0, -1
+	for i, c := range key {
+		rank := strings.IndexByte(commonBytes, c)
+		if rank < 0 {
+			return i
+		}
+		if rank > bestRank {
+			best, bestRank = i, rank
+		}
+	}
+	return best
+}
+
+// indexAnchored is bytes.Index(data, key) for a key whose byte at
+// anchor is rare: it looks for that byte with IndexByte, which runs far
+// faster than bytes.Index when key's first byte is common (bytes.Index
+// looks for the first), and checks key around it. After too many
+// false starts it leaves the rest to bytes.Index.
+func indexAnchored(data, key []byte, anchor int) int {
+	c := key[anchor]
+	for from, misses := anchor, 0; from < len(data); {
+		i := bytes.IndexByte(data[from:], c)
+		if i < 0 {
+			return -1
+		}
+		start := from + i - anchor
+		if start+len(key) > len(data) {
+			return -1
+		}
+		if bytes.Equal(data[start:start+len(key)], key) {
+			return start
+		}
+		from += i + 1
+		if misses++; misses > 8+from>>8 {
+			if j := bytes.Index(data[start+1:], key); j >= 0 {
+				return start + 1 + j
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// answerGroupOf groups the forms of secret under their shared run.
+func answerGroupOf(secret string) answerGroup {
+	plain := func(c byte) bool {
+		return c >= 0x20 && c < 0x7f && !strings.ContainsRune(`"\/<>&`, rune(c))
+	}
+	var key string
+	for i := 0; i < len(secret); {
+		if !plain(secret[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(secret) && plain(secret[j]) {
+			j++
+		}
+		if j-i > len(key) {
+			key = secret[i:j]
+		}
+		i = j
+	}
+	g := answerGroup{key: []byte(key), forms: answerForms(secret)}
+	if len(key) > 0 {
+		g.anchor = rarestByte(g.key)
+	}
+	return g
+}
+
 // MaskAnswer replaces, in data (the JSON a server answered with), every
 // occurrence of a known secret's exact value inside a JSON string by
 // Mask, and returns data shortened to what is left. It works in place,
 // on data's own bytes: the mask is never longer than what it replaces,
 // so an answer of any size (an off-heap block of a 100 MB result) is
 // neither copied nor grown. Without a secret in data, which is the
-// common case, it costs one bytes.Index per form of each secret and
-// allocates nothing. A match outside a JSON string (a number equal to a
-// numeric secret) or starting inside an escape sequence is not masked:
-// the answer stays valid JSON.
+// common case, it costs at most one bytes.Index per form of each secret
+// (mostly one per secret, see answerGroup) and allocates nothing. A
+// match outside a JSON string (a number equal to a numeric secret) or
+// starting inside an escape sequence is not masked: the answer stays
+// valid JSON.
 func (r *Redactor) MaskAnswer(data []byte) []byte {
 	if r == nil || len(data) == 0 {
 		return data
 	}
 	r.mu.RLock()
-	forms := r.answerForms
+	groups, forms := r.answerGroups, r.answerForms
 	r.mu.RUnlock()
-	first := -1
-	for i, f := range forms {
-		if bytes.Index(data, f) >= 0 {
-			first = i
-			break
+	for _, g := range groups {
+		if len(g.key) > 0 && indexAnchored(data, g.key, g.anchor) < 0 {
+			continue
+		}
+		for _, f := range g.forms {
+			if bytes.Index(data, f) >= 0 {
+				return maskForms(data, forms)
+			}
 		}
 	}
-	if first < 0 {
-		return data
-	}
-	return maskForms(data, forms[first:])
+	return data
 }
 
 // maskForms is MaskAnswer once some form is known to occur in data. It
@@ -100,27 +188,55 @@ func maskForms(data []byte, forms [][]byte) []byte {
 		inString  bool
 		escLetter bool // the byte at pos is the letter after a backslash
 		hexLeft   int  // hex digits of a \uXXXX still to come at pos
+		// Where the next quote and backslash are, from pos (-1: none):
+		// only those bytes change the state, and IndexByte finds them
+		// far faster than a loop over every byte.
+		quote, backslash = -2, -2
 	)
-	// advance copies data[pos:to] down to w, following the string state.
+	nextOf := func(cached *int, c byte) int {
+		if *cached != -1 && *cached < pos {
+			if *cached = bytes.IndexByte(data[pos:], c); *cached >= 0 {
+				*cached += pos
+			}
+		}
+		return *cached
+	}
+	// advance follows the string state over data[pos:to] and copies it
+	// down to w.
 	advance := func(to int) {
-		for ; pos < to; pos++ {
-			c := data[pos]
+		from := pos
+		for pos < to {
 			switch {
 			case escLetter:
 				escLetter = false
-				if c == 'u' {
+				if data[pos] == 'u' {
 					hexLeft = 4
 				}
+				pos++
+				continue
 			case hexLeft > 0:
-				hexLeft--
-			case inString && c == '\\':
-				escLetter = true
-			case c == '"':
-				inString = !inString
+				n := min(hexLeft, to-pos)
+				hexLeft -= n
+				pos += n
+				continue
 			}
-			data[w] = c
-			w++
+			q, bs := nextOf(&quote, '"'), nextOf(&backslash, '\\')
+			at := q
+			if at < 0 || bs >= 0 && bs < at {
+				at = bs
+			}
+			if at < 0 || at >= to {
+				pos = to
+				break
+			}
+			pos = at + 1
+			if data[at] == '"' {
+				inString = !inString
+			} else if inString {
+				escLetter = true
+			}
 		}
+		w += copy(data[w:], data[from:to])
 	}
 	for {
 		at, which := -1, -1
