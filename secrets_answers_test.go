@@ -81,6 +81,7 @@ func TestSecrets_AnswersMaskedOverMCP(t *testing.T) {
 		general := rawToolCall(t, tc, mcp.NewRequestId("general-"+name), map[string]any{"name": "proxy-dispatch", "arguments": args,
 			"_meta": map[string]any{"progressToken": "p-" + name}})
 		noAnswerSecret(t, "general call of env "+name+" with _meta", general)
+		noAnswerSecret(t, "progress of env "+name, progressMessages(t, tc, "p-"+name))
 		exposed, errMsg := tc.request("tools/call", map[string]any{"name": "env", "arguments": map[string]any{"name": name}})
 		if errMsg != "" {
 			t.Fatalf("exposed env: %s", errMsg)
@@ -142,4 +143,24 @@ func TestSecrets_AnswersMaskedByTheCLI(t *testing.T) {
 		t.Fatalf("read: exit %d\n%s", code, stderr)
 	}
 	noAnswerSecret(t, "read fixture://leaky", []byte(stdout))
+}
+
+// progressMessages is the messages of the progress notifications the
+// agent got for token, which must exist.
+func progressMessages(t *testing.T, tc *testClient, token string) []byte {
+	t.Helper()
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	var messages []string
+	for _, n := range tc.notifications {
+		fields := n.Params.AdditionalFields
+		if n.Method == string(mcp.MethodNotificationProgress) && fmt.Sprint(fields["progressToken"]) == token {
+			message, _ := fields["message"].(string)
+			messages = append(messages, message)
+		}
+	}
+	if len(messages) == 0 {
+		t.Fatalf("no progress notification for %s", token)
+	}
+	return []byte(strings.Join(messages, "\n"))
 }
