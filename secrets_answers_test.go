@@ -164,3 +164,25 @@ func progressMessages(t *testing.T, tc *testClient, token string) []byte {
 	}
 	return []byte(strings.Join(messages, "\n"))
 }
+
+// TestSecrets_ServerRequestsMasked: a server that puts a configured
+// secret into a sampling or elicitation request does not show it to the
+// agent's model or user.
+func TestSecrets_ServerRequestsMasked(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "servers.toml")
+	writeFile(t, cfg, fmt.Sprintf(`[servers.asker]
+command = %q
+args = ["--client-requests"]
+env = { API_KEY = %q }
+`, fixtureBin, answerSecret))
+	agent := &testAgent{}
+	tc := startDispatchAs(t, nil, agent.options(), "--no-cache", "--config", cfg)
+	for tool, args := range map[string]map[string]any{
+		"request-sampling":    {"prompt": "use key " + answerSecret},
+		"request-elicitation": {"message": "confirm key " + answerSecret},
+	} {
+		tc.mustOK(map[string]any{"action": "call", "tool": tool, "arguments": args})
+	}
+	asked := strings.Join(agent.questions(), "\n")
+	checkText(t, "what the agent was asked", asked, []string{"sampling: use key ***", "elicitation: confirm key ***"}, []string{answerSecret})
+}
