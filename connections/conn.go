@@ -689,10 +689,7 @@ func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
 		forward := c.progress[token]
 		c.progressMu.Unlock()
 		if forward != nil {
-			if msg, ok := fields["message"].(string); ok {
-				fields["message"] = c.opts.Redactor.MaskAnswerText(msg)
-			}
-			forward(fields)
+			forward(c.opts.Redactor.maskProgress(fields))
 		}
 	case string(mcp.MethodNotificationToolsListChanged):
 		c.scheduleRefresh()

@@ -290,3 +290,12 @@ func (r *Redactor) MaskAnswerText(s string) string {
 	}
 	return replacer.Replace(s)
 }
+
+// maskProgress masks the known secrets in the message of a server's
+// progress notification, which reaches the agent as the server wrote it.
+func (r *Redactor) maskProgress(fields map[string]any) map[string]any {
+	if msg, ok := fields["message"].(string); ok {
+		fields["message"] = r.MaskAnswerText(msg)
+	}
+	return fields
+}
