@@ -188,55 +188,33 @@ func maskForms(data []byte, forms [][]byte) []byte {
 		inString  bool
 		escLetter bool // the byte at pos is the letter after a backslash
 		hexLeft   int  // hex digits of a \uXXXX still to come at pos
-		// Where the next quote and backslash are, from pos (-1: none):
-		// only those bytes change the state, and IndexByte finds them
-		// far faster than a loop over every byte.
-		quote, backslash = -2, -2
 	)
-	nextOf := func(cached *int, c byte) int {
-		if *cached != -1 && *cached < pos {
-			if *cached = bytes.IndexByte(data[pos:], c); *cached >= 0 {
-				*cached += pos
-			}
-		}
-		return *cached
-	}
 	// advance follows the string state over data[pos:to] and copies it
-	// down to w.
+	// down to w. A plain loop: the quotes and backslashes of JSON text
+	// come every few bytes, too often for IndexByte to pay.
 	advance := func(to int) {
 		from := pos
-		for pos < to {
+		for ; pos < to; pos++ {
+			c := data[pos]
 			switch {
+			case c != '"' && c != '\\' && !escLetter && hexLeft == 0:
 			case escLetter:
 				escLetter = false
-				if data[pos] == 'u' {
+				if c == 'u' {
 					hexLeft = 4
 				}
-				pos++
-				continue
 			case hexLeft > 0:
-				n := min(hexLeft, to-pos)
-				hexLeft -= n
-				pos += n
-				continue
-			}
-			q, bs := nextOf(&quote, '"'), nextOf(&backslash, '\\')
-			at := q
-			if at < 0 || bs >= 0 && bs < at {
-				at = bs
-			}
-			if at < 0 || at >= to {
-				pos = to
-				break
-			}
-			pos = at + 1
-			if data[at] == '"' {
+				hexLeft--
+			case c == '"':
 				inString = !inString
-			} else if inString {
+			case inString:
 				escLetter = true
 			}
 		}
-		w += copy(data[w:], data[from:to])
+		if w != from {
+			copy(data[w:], data[from:to])
+		}
+		w += to - from
 	}
 	for {
 		at, which := -1, -1
