@@ -113,6 +113,9 @@ func (a *asyncCall) answered(resp *transport.JSONRPCResponse, err error) {
 	a.mu.Lock()
 	a.stopTimerLocked()
 	a.mu.Unlock()
+	if err == nil && resp.Error == nil {
+		resp.Result = a.conn.opts.Redactor.MaskAnswer(resp.Result)
+	}
 	switch {
 	case err != nil:
 		a.finish(nil, nil, false, err)

@@ -689,7 +689,7 @@ func (c *Conn) onNotification(n mcp.JSONRPCNotification) {
 		forward := c.progress[token]
 		c.progressMu.Unlock()
 		if forward != nil {
-			forward(fields)
+			forward(c.opts.Redactor.maskProgress(fields))
 		}
 	case string(mcp.MethodNotificationToolsListChanged):
 		c.scheduleRefresh()

@@ -194,7 +194,19 @@ func (c *Conn) request(ctx context.Context, sess *session, method string, params
 	if resp.Error != nil {
 		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: rawData(resp.Error.Data)}
 	}
-	return resp.Result, nil
+	if catalogMethods[method] {
+		return resp.Result, nil // masked with the rest of the server's text (maskDefs)
+	}
+	return c.opts.Redactor.MaskAnswer(resp.Result), nil
+}
+
+// catalogMethods are the requests whose answers are a server's catalog:
+// dispatch masks those as server text, token shapes included, once it
+// has read them. Every other answer has the exact values of the known
+// secrets masked here, the one place every request's answer passes.
+var catalogMethods = map[string]bool{
+	string(mcp.MethodToolsList): true, string(mcp.MethodResourcesList): true,
+	string(mcp.MethodResourcesTemplatesList): true, string(mcp.MethodPromptsList): true,
 }
 
 func rawData(v any) json.RawMessage {

@@ -37,6 +37,10 @@ type Redactor struct {
 	mu       sync.RWMutex
 	secrets  []string // longest first, so a secret containing another is masked whole
 	replacer *strings.Replacer
+	// answerForms are the secrets as JSON writes them (see
+	// answerForms), longest first, for MaskAnswer.
+	answerForms  [][]byte
+	answerGroups []answerGroup
 }
 
 // NewRedactor returns a Redactor that knows the secrets of configs.
@@ -144,6 +148,22 @@ func (r *Redactor) add(values []string) {
 		pairs = append(pairs, s, Mask)
 	}
 	r.replacer = strings.NewReplacer(pairs...)
+	// New slices: MaskAnswer may be reading the old ones.
+	forms := make([][]byte, 0, len(r.answerForms))
+	groups := make([]answerGroup, 0, len(r.secrets))
+	seenForm := make(map[string]bool, len(r.answerForms))
+	for _, s := range r.secrets {
+		g := answerGroupOf(s)
+		groups = append(groups, g)
+		for _, f := range g.forms {
+			if !seenForm[string(f)] {
+				seenForm[string(f)] = true
+				forms = append(forms, f)
+			}
+		}
+	}
+	sortForms(forms)
+	r.answerForms, r.answerGroups = forms, groups
 }
 
 // String masks every known secret in s, and anything shaped like a

@@ -162,9 +162,9 @@ func Declares(caps mcp.ClientCapabilities, method string, params json.RawMessage
 
 // serveServerRequest answers a request a server sent dispatch. Sampling,
 // elicitation and roots go to the agent as the server wrote them (they are
-// the server's words to the model or the user; dispatch adds nothing of
-// its own, so no secret of its config); the agent's answer goes back as
-// it wrote it.
+// the server's words to the model or the user), but for the exact values
+// of the user's credentials, masked (MaskAnswer); the agent's answer goes
+// back as it wrote it.
 func (c *Conn) serveServerRequest(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	if req.Method == string(mcp.MethodPing) {
 		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{}`)), nil
@@ -208,6 +208,9 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 			"dispatch relays requests of at most %s to the client (MaxRelayedRequestBytes); this %s's params are %s: send less, or a resource link to the data",
 			humanize.IBytes(MaxRelayedRequestBytes), method, humanize.IBytes(uint64(len(raw))))}
 	}
+	// The server's words pass as it wrote them, but for the user's own
+	// credentials (a server that quotes its environment to the model).
+	raw = c.opts.Redactor.MaskAnswer(raw)
 	ctx, cancel := context.WithTimeout(context.WithValue(ctx, callersKey{}, callers), ServerRequestTimeout)
 	defer cancel()
 	result, err := up.RequestClient(ctx, method, raw)
