@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -37,11 +38,20 @@ type Redactor struct {
 	mu       sync.RWMutex
 	secrets  []string // longest first, so a secret containing another is masked whole
 	replacer *strings.Replacer
-	// answerForms are the secrets as JSON writes them (see
+	// answerSecrets are the secrets that are credentials proper (see
+	// Learn), which MaskAnswer masks in what servers answer.
+	answerSecrets []string
+	// answerForms are the answerSecrets as JSON writes them (see
 	// answerForms), longest first, for MaskAnswer.
 	answerForms  [][]byte
 	answerGroups []answerGroup
 }
+
+// minAnswerSecretLen is the shortest secret masked in a server's answers.
+// An answer is data the agent asked for: masking a short value there
+// (a 4-character password that is also a word) would change the data
+// wherever the word occurs, while real credentials are long.
+const minAnswerSecretLen = 8
 
 // NewRedactor returns a Redactor that knows the secrets of configs.
 func NewRedactor(configs ...ServerConfig) *Redactor {
@@ -53,20 +63,45 @@ func NewRedactor(configs ...ServerConfig) *Redactor {
 }
 
 // Learn adds the secrets of c.
+//
+// Every env value is masked in dispatch's own text (errors, logs, a
+// server's catalog), but in a server's answers only those that are
+// credentials: an env value whose name says so or that is shaped like a
+// token. ROOT=/home/me/project or PORT=8080 configure a server, and
+// masking them in its answers would turn every path it returns into
+// "***/file". Likewise a URL's user name is masked in text but is not a
+// credential in answers ("postgres" in a database's rows).
 func (r *Redactor) Learn(c ServerConfig) {
 	var found []string
-	for _, v := range c.Env {
+	notCredentials := map[string]bool{}
+	for name, v := range c.Env {
 		found = append(found, v)
+		if !credentialEnv(name) && !secretShape().MatchString(strings.TrimSpace(v)) {
+			notCredentials[strings.TrimSpace(v)] = true
+		}
 	}
 	for name, v := range c.Headers {
 		found = append(found, headerSecrets(name, v)...)
 	}
 	found = append(found, urlSecrets(c.URL)...)
 	found = append(found, argSecrets(c.Args)...)
+	for _, raw := range append(urlInArg().FindAllString(strings.Join(c.Args, " "), -1), c.URL) {
+		if u, err := url.Parse(raw); err == nil && u.User != nil {
+			if _, hasPassword := u.User.Password(); hasPassword || !secretShape().MatchString(u.User.Username()) {
+				notCredentials[u.User.Username()] = true
+			}
+		}
+	}
 	if c.OAuth != nil && c.OAuth.ClientSecret != "" {
 		found = append(found, c.OAuth.ClientSecret)
 	}
-	r.add(found)
+	r.add(found, notCredentials)
+}
+
+// credentialEnv reports whether an environment variable's name says it
+// holds a credential (API_KEY, GITHUB_TOKEN, DB_PASSWORD, ...).
+func credentialEnv(name string) bool {
+	return secretEnvName().MatchString(name) && !notSecretEnv[strings.ToUpper(name)] && !notSecretEnvShape().MatchString(name)
 }
 
 // secretEnvName matches environment variable names that hold
@@ -100,59 +135,64 @@ func (r *Redactor) LearnEnviron(environ []string) {
 	var found []string
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if ok && secretEnvName().MatchString(name) && !notSecretEnv[strings.ToUpper(name)] &&
-			!notSecretEnvShape().MatchString(name) && len(strings.TrimSpace(value)) >= minEnvSecretLen {
+		if ok && credentialEnv(name) && len(strings.TrimSpace(value)) >= minEnvSecretLen {
 			found = append(found, value)
 		}
 	}
-	r.add(found)
+	r.add(found, nil)
 }
 
 // LearnSecrets adds values dispatch itself created or received, such as
 // OAuth tokens, so that they are masked from the moment they exist.
 func (r *Redactor) LearnSecrets(values ...string) {
-	r.add(values)
+	r.add(values, nil)
 }
 
-func (r *Redactor) add(values []string) {
+// add learns values as secrets; those in notCredentials are masked in
+// dispatch's own text only, not in servers' answers (see Learn).
+func (r *Redactor) add(values []string, notCredentials map[string]bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	seen := make(map[string]bool, len(r.secrets))
 	for _, s := range r.secrets {
 		seen[s] = true
 	}
+	inAnswers := make(map[string]bool, len(r.answerSecrets))
+	for _, s := range r.answerSecrets {
+		inAnswers[s] = true
+	}
+	// New slices: MaskAnswer may be reading the old ones.
+	answerSecrets := slices.Clone(r.answerSecrets)
 	for _, v := range values {
 		v = strings.TrimSpace(v)
-		if len(v) < minSecretLen || seen[v] {
+		if len(v) < minSecretLen {
 			continue
 		}
-		seen[v] = true
-		r.secrets = append(r.secrets, v)
 		// A secret also travels URL-encoded, e.g. inside a logged URL: in
 		// a query (space as +) or a path or user info (space as %20).
-		for _, esc := range []string{url.QueryEscape(v), url.PathEscape(v), url.User(v).String()} {
-			if esc != v && !seen[esc] {
-				seen[esc] = true
-				r.secrets = append(r.secrets, esc)
+		for _, form := range []string{v, url.QueryEscape(v), url.PathEscape(v), url.User(v).String()} {
+			if !seen[form] {
+				seen[form] = true
+				r.secrets = append(r.secrets, form)
+			}
+			if len(v) >= minAnswerSecretLen && !notCredentials[v] && !inAnswers[form] {
+				inAnswers[form] = true
+				answerSecrets = append(answerSecrets, form)
 			}
 		}
 	}
-	sort.Slice(r.secrets, func(i, j int) bool {
-		if len(r.secrets[i]) != len(r.secrets[j]) {
-			return len(r.secrets[i]) > len(r.secrets[j])
-		}
-		return r.secrets[i] < r.secrets[j]
-	})
+	sortLongestFirst(r.secrets)
+	sortLongestFirst(answerSecrets)
+	r.answerSecrets = answerSecrets
 	pairs := make([]string, 0, 2*len(r.secrets))
 	for _, s := range r.secrets {
 		pairs = append(pairs, s, Mask)
 	}
 	r.replacer = strings.NewReplacer(pairs...)
-	// New slices: MaskAnswer may be reading the old ones.
 	forms := make([][]byte, 0, len(r.answerForms))
-	groups := make([]answerGroup, 0, len(r.secrets))
+	groups := make([]answerGroup, 0, len(r.answerSecrets))
 	seenForm := make(map[string]bool, len(r.answerForms))
-	for _, s := range r.secrets {
+	for _, s := range r.answerSecrets {
 		g := answerGroupOf(s)
 		groups = append(groups, g)
 		for _, f := range g.forms {
@@ -164,6 +204,17 @@ func (r *Redactor) add(values []string) {
 	}
 	sortForms(forms)
 	r.answerForms, r.answerGroups = forms, groups
+}
+
+// sortLongestFirst orders secrets so that one containing another is
+// masked whole.
+func sortLongestFirst(secrets []string) {
+	sort.Slice(secrets, func(i, j int) bool {
+		if len(secrets[i]) != len(secrets[j]) {
+			return len(secrets[i]) > len(secrets[j])
+		}
+		return secrets[i] < secrets[j]
+	})
 }
 
 // String masks every known secret in s, and anything shaped like a

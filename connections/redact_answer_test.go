@@ -15,21 +15,21 @@ func TestRedactor_MaskAnswer(t *testing.T) {
 		in, out string
 	}{
 		{"plain", []string{"s3cret-value"}, `{"text":"key=s3cret-value;"}`, `{"text":"key=***;"}`},
-		{"every occurrence", []string{"s3cret"}, `{"a":"s3cret","b":["x s3cret s3cret"]}`, `{"a":"***","b":["x *** ***"]}`},
+		{"every occurrence", []string{"s3cret-v"}, `{"a":"s3cret-v","b":["x s3cret-v s3cret-v"]}`, `{"a":"***","b":["x *** ***"]}`},
 		{"quote and backslash", []string{`a"b\c-key`}, `{"t":"A=a\"b\\c-key"}`, `{"t":"A=***"}`},
 		{"html escaped", []string{"p<w>&1234"}, `{"t":"p\u003cw\u003e\u00261234"}`, `{"t":"***"}`},
 		{"html unescaped", []string{"p<w>&1234"}, `{"t":"p<w>&1234"}`, `{"t":"***"}`},
 		{"slash escaped", []string{"ab/cd/ef"}, `{"t":"ab\/cd\/ef"}`, `{"t":"***"}`},
 		{"control character", []string{"line1\nline2"}, `{"t":"line1\nline2"}`, `{"t":"***"}`},
-		{"longer secret whole", []string{"abcd", "abcdefgh"}, `{"t":"abcdefgh abcd"}`, `{"t":"*** ***"}`},
+		{"longer secret whole", []string{"abcdefgh", "abcdefghijkl"}, `{"t":"abcdefghijkl abcdefgh"}`, `{"t":"*** ***"}`},
 		// Not inside a string: masking would break the JSON.
 		{"a number is no string", []string{"12345678"}, `{"n":12345678,"t":"12345678"}`, `{"n":12345678,"t":"***"}`},
-		{"a key is a string", []string{"s3cret"}, `{"s3cret":1}`, `{"***":1}`},
-		// "nabcd" right after a backslash is the escape \n, not the secret.
-		{"inside an escape", []string{"nabcd"}, `{"t":"x\nabcd nabcd"}`, `{"t":"x\nabcd ***"}`},
-		{"after an escaped backslash", []string{"nabcd"}, `{"t":"x\\nabcd"}`, `{"t":"x\\***"}`},
-		{"no secret", []string{"s3cret"}, `{"t":"nothing here"}`, `{"t":"nothing here"}`},
-		{"too short to be a secret", []string{"abc"}, `{"t":"abc"}`, `{"t":"abc"}`},
+		{"a key is a string", []string{"s3cret-v"}, `{"s3cret-v":1}`, `{"***":1}`},
+		// "nabcdefg" right after a backslash is the escape \n, not the secret.
+		{"inside an escape", []string{"nabcdefg"}, `{"t":"x\nabcdefg nabcdefg"}`, `{"t":"x\nabcdefg ***"}`},
+		{"after an escaped backslash", []string{"nabcdefg"}, `{"t":"x\\nabcdefg"}`, `{"t":"x\\***"}`},
+		{"no secret", []string{"s3cret-v"}, `{"t":"nothing here"}`, `{"t":"nothing here"}`},
+		{"too short to mask in answers", []string{"abcdefg"}, `{"t":"abcdefg"}`, `{"t":"abcdefg"}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,10 +78,11 @@ func TestRedactor_MaskAnswerLeavesShapes(t *testing.T) {
 }
 
 func FuzzRedactor_MaskAnswer(f *testing.F) {
-	f.Add("plain s3cret text", "s3cret", 12345)
+	f.Add("plain s3cret-v text", "s3cret-v", 12345)
 	f.Add(`q"uo\te <b> & /x`, `"uo\te <b`, 7)
-	f.Add("\nabcd", "nabcd", 0)
-	f.Add("1234", "1234", 1234)
+	f.Add("\nabcdefg", "nabcdefg", 0)
+	f.Add("12345678", "12345678", 12345678)
+	f.Add("\x00", "00000000", 1284)
 	f.Fuzz(func(t *testing.T, text, secret string, n int) {
 		r := NewRedactor()
 		r.LearnSecrets(secret)
@@ -101,7 +102,7 @@ func FuzzRedactor_MaskAnswer(f *testing.F) {
 				t.Fatalf("masking grew %s to %s", in, out)
 			}
 			trimmed := strings.TrimSpace(secret)
-			if len(trimmed) < minSecretLen || strings.Contains(trimmed, "*") || !utf8Valid(trimmed) {
+			if len(trimmed) < minAnswerSecretLen || strings.Contains(trimmed, "*") || !utf8Valid(trimmed) {
 				continue
 			}
 			var decoded map[string]any
@@ -194,5 +195,23 @@ func BenchmarkRedactor_MaskAnswer(b *testing.B) {
 				configured.MaskAnswer(buf)
 			}
 		})
+	}
+}
+
+// Only credentials are masked in answers: an env value that configures a
+// server (a root directory, a mode) and a URL's user name are data the
+// agent asked for, while dispatch's own text still masks them.
+func TestRedactor_MaskAnswerOnlyCredentials(t *testing.T) {
+	r := NewRedactor(ServerConfig{
+		Env: map[string]string{"ROOT": "/home/me/project", "MODE": "production-eu", "API_KEY": "sk-live-0123456789", "GH": "ghp_abcdefghijklmnop1234"},
+		URL: "https://postgres:pa55word-long@db.example/mcp",
+	})
+	in := `{"t":"/home/me/project/a.txt production-eu postgres sk-live-0123456789 pa55word-long ghp_abcdefghijklmnop1234"}`
+	want := `{"t":"/home/me/project/a.txt production-eu postgres *** *** ***"}`
+	if got := string(r.MaskAnswer([]byte(in))); got != want {
+		t.Errorf("MaskAnswer = %s, want %s", got, want)
+	}
+	if got := r.String("root /home/me/project, mode production-eu"); strings.Contains(got, "/home/me/project") || strings.Contains(got, "production-eu") {
+		t.Errorf("String = %q: dispatch's own text must still mask every configured env value", got)
 	}
 }
