@@ -12,6 +12,10 @@ import (
 // without waiting: another is being written, or the pipe is full.
 var errWouldBlock = errors.New("the server's stdin cannot take the message without waiting")
 
+// errNoneWaiting ends the write of calls none of which waits for its
+// answer any more (cancelled, timed out): nothing of them was written.
+var errNoneWaiting = errors.New("no call waits for the answer any more")
+
 // MaxBatchBytes bounds the calls a SendBatch holds for one server: past
 // it, they are written before the next is added.
 const MaxBatchBytes = 64 << 10
@@ -128,7 +132,16 @@ func (t *stdioTransport) finishBatch(data []byte, calls []batchedCall, holding b
 		data = t.stillPending(data, calls)
 	}
 	defer func() { <-t.writeSlot }()
-	if err := t.writeAll(data); err != nil {
+	abandon := func() error {
+		if !t.anyPending(calls) {
+			return errNoneWaiting
+		}
+		return nil
+	}
+	if holding {
+		abandon = nil // part of the message is written: the rest must follow
+	}
+	if err := t.writeAll(data, abandon); err != nil {
 		failCalls(calls, err)
 	}
 }
@@ -147,6 +160,18 @@ func (t *stdioTransport) stillPending(data []byte, calls []batchedCall) []byte {
 	}
 	t.pendingMu.Unlock()
 	return kept
+}
+
+// anyPending reports whether any of calls still waits for its answer.
+func (t *stdioTransport) anyPending(calls []batchedCall) bool {
+	t.pendingMu.Lock()
+	defer t.pendingMu.Unlock()
+	for _, c := range calls {
+		if _, ok := t.pending[c.key]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // failCalls ends with err the calls not answered or taken back meanwhile.
@@ -217,7 +242,7 @@ func (t *stdioTransport) sendAsync(request transport.JSONRPCRequest, done func(*
 	case err == nil && n > 0:
 		go func() {
 			defer release()
-			if err := t.writeAll(data[n:]); err != nil && forget() {
+			if err := t.writeAll(data[n:], nil); err != nil && forget() {
 				done(nil, err)
 			}
 		}()

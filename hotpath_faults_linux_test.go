@@ -1,0 +1,79 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// hotCallLine is a plain tools/call of proxy-dispatch, the hot path's kind.
+func hotCallLine(t *testing.T, id any, conn, tool string, arguments map[string]any) string {
+	t.Helper()
+	args := map[string]any{"action": "call", "connection": conn, "tool": tool, "arguments": arguments}
+	line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+		"params": map[string]any{"name": "proxy-dispatch", "arguments": args}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(line)
+}
+
+// warmHot makes a call to each conn and checks it succeeded, so that
+// their catalogs are at hand and the calls after take the hot path.
+func warmHot(t *testing.T, a *rawAgent, conns ...string) {
+	t.Helper()
+	for i, conn := range conns {
+		a.send(hotCallLine(t, fmt.Sprintf("warm-%d", i), conn, "echo", map[string]any{"message": "warm"}))
+		if ans := a.next(); ans.Error != nil || !strings.Contains(string(ans.Result), "warm") || strings.Contains(string(ans.Result), `"isError":true`) {
+			t.Fatalf("warm-up of %s: %s %+v\nstderr:\n%s", conn, ans.Result, ans.Error, a.stderr)
+		}
+	}
+}
+
+// An agent that stops reading its stdout must not get a healthy
+// single-threaded server stopped as hung: dispatch's reader of the
+// server's stdout waits on the agent, so the server waits on its stdout
+// and stops reading its stdin, which is dispatch's doing, not the
+// server's. Once the agent reads again every call succeeds.
+//
+// The agent stops reading for ten times --stdin-timeout: the pause only
+// gives the watchdog its chance; the test asserts on the answers.
+func TestServe_HotPathAgentNotReadingStopsNoServer(t *testing.T) {
+	const stdinTimeout = 300 * time.Millisecond
+	a := startRawAgent(t, "--stdin-timeout", stdinTimeout.String(), "--threshold", "0", "--max-in-flight", "2048",
+		"--mcp", fixture("--serial"))
+	warmHot(t, a, "c2")
+	// Far more, both ways, than the pipes between the agent, dispatch and
+	// the server hold (the agent's reader takes 16 answers, then stops):
+	// writes to the server's stdin wait once it stops reading.
+	const calls, answerBytes, padBytes = 200, 32 << 10, 2 << 10
+	pad := strings.Repeat("p", padBytes)
+	var lines strings.Builder
+	for i := range calls {
+		lines.WriteString(hotCallLine(t, i, "c2", "big", map[string]any{"bytes": answerBytes, "message": pad}) + "\n")
+	}
+	written := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(a.stdin, lines.String())
+		written <- err
+	}()
+	time.Sleep(10 * stdinTimeout)
+	failed := 0
+	for range calls {
+		ans := a.next()
+		if ans.Error != nil || strings.Contains(string(ans.Result), `"isError":true`) || !strings.Contains(string(ans.Result), strings.Repeat("y", answerBytes)) {
+			if failed++; failed <= 3 {
+				t.Errorf("call %s: %s %+v", ans.ID, preview(ans.Result), ans.Error)
+			}
+		}
+	}
+	if failed > 0 {
+		t.Errorf("%d of %d calls failed while the agent was not reading\nstderr:\n%s", failed, calls, a.stderr)
+	}
+	if err := <-written; err != nil {
+		t.Fatalf("write to dispatch: %v", err)
+	}
+}
