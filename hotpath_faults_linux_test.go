@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +77,32 @@ func TestServe_HotPathAgentNotReadingStopsNoServer(t *testing.T) {
 	}
 	if err := <-written; err != nil {
 		t.Fatalf("write to dispatch: %v", err)
+	}
+}
+
+// A call followed, in the same write, by part of the next message is sent
+// and answered without waiting for the rest of that message: the reader
+// holds calls back (to batch them) only while it has whole lines at hand.
+// --timeout is short so that a call held back fails instead of hanging.
+func TestServe_HotPathCallBeforePartOfALineIsSent(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "serial.log")
+	a := startRawAgent(t, "--timeout", "2s", "--mcp", fixture("--serial", "--serial-log", log))
+	warmHot(t, a, "c2")
+	second := hotCallLine(t, "B", "c2", "echo", map[string]any{"message": "second"})
+	cut := len(second) / 2
+	a.write(hotCallLine(t, "A", "c2", "echo", map[string]any{"message": "first"}) + "\n" + second[:cut])
+	if ans := a.next(); string(ans.ID) != `"A"` || ans.Error != nil || !strings.Contains(string(ans.Result), "first") || strings.Contains(string(ans.Result), `"isError":true`) {
+		t.Fatalf("the call before part of a line: %s %s %+v; want it answered while the line is incomplete", ans.ID, ans.Result, ans.Error)
+	}
+	a.send(second[cut:])
+	if ans := a.next(); string(ans.ID) != `"B"` || ans.Error != nil || !strings.Contains(string(ans.Result), "second") {
+		t.Fatalf("the call completed later: %s %s %+v", ans.ID, ans.Result, ans.Error)
+	}
+	seen, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls := strings.Count(string(seen), "call "); calls != 3 { // the warm-up, A, B
+		t.Errorf("the server got %d calls; want 3:\n%s", calls, seen)
 	}
 }

@@ -98,6 +98,13 @@ func (t *stdioTransport) writeBatched(data []byte, calls []batchedCall) bool {
 	var n int
 	select {
 	case t.writeSlot <- struct{}{}:
+		// Calls cancelled or timed out while held are left out: with the
+		// slot held, none can be cancelled between this and the write
+		// without its notifications/cancelled going after it.
+		if data, calls = t.dropAnswered(data, calls); len(data) == 0 {
+			<-t.writeSlot
+			return true
+		}
 		var err error
 		n, err = writeNow(t.stdin, data)
 		switch {
@@ -129,7 +136,7 @@ func (t *stdioTransport) finishBatch(data []byte, calls []batchedCall, holding b
 		// Nothing of data is written yet: calls cancelled or timed out
 		// while it waited are left out, as SendRequest leaves out one
 		// whose context ended while it waited for the slot.
-		data = t.stillPending(data, calls)
+		data, calls = t.dropAnswered(data, calls)
 	}
 	defer func() { <-t.writeSlot }()
 	abandon := func() error {
@@ -146,20 +153,25 @@ func (t *stdioTransport) finishBatch(data []byte, calls []batchedCall, holding b
 	}
 }
 
-// stillPending returns data, the lines of calls, without those of the
-// calls no longer waiting for an answer.
-func (t *stdioTransport) stillPending(data []byte, calls []batchedCall) []byte {
-	kept := data[:0:0]
+// dropAnswered returns data, the lines of calls, and calls, without
+// the calls no longer waiting for an answer (cancelled, timed out, failed).
+// It reuses data's and calls' memory.
+func (t *stdioTransport) dropAnswered(data []byte, calls []batchedCall) ([]byte, []batchedCall) {
+	keptData, keptCalls := data[:0], calls[:0]
 	start := 0
 	t.pendingMu.Lock()
 	for _, c := range calls {
+		end := c.line
 		if _, ok := t.pending[c.key]; ok {
-			kept = append(kept, data[start:c.line]...)
+			keptData = append(keptData, data[start:end]...) // copies leftwards: never over what is still to read
+			c.line = len(keptData)
+			keptCalls = append(keptCalls, c)
 		}
-		start = c.line
+		start = end
 	}
 	t.pendingMu.Unlock()
-	return kept
+	clear(calls[len(keptCalls):])
+	return keptData, keptCalls
 }
 
 // anyPending reports whether any of calls still waits for its answer.
