@@ -106,3 +106,44 @@ func TestServe_HotPathCallBeforePartOfALineIsSent(t *testing.T) {
 		t.Errorf("the server got %d calls; want 3:\n%s", calls, seen)
 	}
 }
+
+// Calls to one server written together reach it in the order the agent
+// wrote them, the last one too (it is not read ahead, so it is not held
+// back with the others, but it must not overtake them).
+func TestServe_HotPathBurstKeepsItsOrder(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "serial.log")
+	a := startRawAgent(t, "--mcp", fixture("--serial", "--serial-log", log))
+	warmHot(t, a, "c2")
+	const rounds, burst = 5, 5
+	for round := range rounds {
+		if err := os.WriteFile(log, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var lines strings.Builder
+		var want []string
+		for k := range burst {
+			message := fmt.Sprintf("r%d-%d", round, k)
+			want = append(want, message)
+			lines.WriteString(hotCallLine(t, message, "c2", "echo", map[string]any{"message": message}) + "\n")
+		}
+		a.write(lines.String())
+		for range burst {
+			if ans := a.next(); ans.Error != nil || strings.Contains(string(ans.Result), `"isError":true`) {
+				t.Fatalf("call %s: %s %+v", ans.ID, ans.Result, ans.Error)
+			}
+		}
+		seen, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, line := range strings.Split(strings.TrimSpace(string(seen)), "\n") {
+			if f := strings.Fields(line); len(f) == 3 && f[0] == "call" {
+				got = append(got, f[2])
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("round %d: the server got the calls in the order %v; want %v", round, got, want)
+		}
+	}
+}

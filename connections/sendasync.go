@@ -55,6 +55,16 @@ func (b *SendBatch) Flush() {
 	}
 }
 
+// Holding reports whether the batch holds calls not yet flushed.
+func (b *SendBatch) Holding() bool {
+	for _, e := range b.entries {
+		if len(e.data) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (b *SendBatch) flushEntry(e *batchEntry) {
 	if len(e.data) == 0 {
 		return

@@ -268,8 +268,12 @@ func (h *hotStart) Panic(r any) {
 	h.ended()
 }
 
+// Batch holds the call back while more lines are at hand, and also when
+// calls are held already: then it joins them, and the reader flushes them
+// before it reads on, so that calls go out in the order the agent sent
+// them (a lone call written at once would overtake those held).
 func (h *hotStart) Batch() *connections.SendBatch {
-	if !h.s.readAhead {
+	if !h.s.readAhead && !h.s.batch.Holding() {
 		return nil
 	}
 	return &h.s.batch
