@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -146,4 +147,45 @@ func TestServe_HotPathBurstKeepsItsOrder(t *testing.T) {
 			t.Errorf("round %d: the server got the calls in the order %v; want %v", round, got, want)
 		}
 	}
+}
+
+// A server that closed its stdin but lives on: the calls written to it
+// after fail to be written (a broken pipe), none of them reached it, so
+// they go again to the server started afresh, and the old one is stopped.
+func TestServe_HotPathBrokenStdinRestartsTheServer(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "serial.log")
+	a := startRawAgent(t, "--mcp", fixture("--serial", "--serial-log", log))
+	warmHot(t, a, "c2")
+	a.send(hotCallLine(t, "close", "c2", "close_stdin", map[string]any{}))
+	if ans := a.next(); !strings.Contains(string(ans.Result), "stdin closed") {
+		t.Fatalf("close_stdin: %s %+v", ans.Result, ans.Error)
+	}
+	const burst = 3
+	var lines strings.Builder
+	for k := range burst {
+		lines.WriteString(hotCallLine(t, k, "c2", "echo", map[string]any{"message": fmt.Sprintf("after-%d", k)}) + "\n")
+	}
+	a.write(lines.String())
+	for range burst {
+		if ans := a.next(); ans.Error != nil || strings.Contains(string(ans.Result), `"isError":true`) || !strings.Contains(string(ans.Result), "after-") {
+			t.Errorf("call %s after the server closed its stdin: %s %+v", ans.ID, preview(ans.Result), ans.Error)
+		}
+	}
+	seen, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, line := range strings.Split(string(seen), "\n") {
+		var pid int
+		if _, err := fmt.Sscanf(line, "start %d", &pid); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	if len(pids) != 2 {
+		t.Fatalf("the server started %d times; want twice (once afresh):\n%s", len(pids), seen)
+	}
+	waitFor(t, "the server that closed its stdin to be stopped", 10*time.Second, func() bool {
+		return syscall.Kill(pids[0], 0) != nil
+	})
 }

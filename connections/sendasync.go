@@ -12,6 +12,10 @@ import (
 // without waiting: another is being written, or the pipe is full.
 var errWouldBlock = errors.New("the server's stdin cannot take the message without waiting")
 
+// errNotSent marks the error of a call none of which reached the server:
+// its stdin failed before any of it was written. It is safe to send again.
+var errNotSent = errors.New("the call was not sent")
+
 // errNoneWaiting ends the write of calls none of which waits for its
 // answer any more (cancelled, timed out): nothing of them was written.
 var errNoneWaiting = errors.New("no call waits for the answer any more")
@@ -123,7 +127,9 @@ func (t *stdioTransport) writeBatched(data []byte, calls []batchedCall) bool {
 			return true
 		case err != nil && !errors.Is(err, errWouldBlock):
 			<-t.writeSlot
-			failCalls(calls, fmt.Errorf("%w: write: %v", transport.ErrTransportClosed, err))
+			// Nothing was written: the calls go again, the general way,
+			// which starts the server afresh (see writeFailed).
+			failCalls(calls, t.writeFailed(err))
 			return true
 		}
 		go t.finishBatch(data[n:], slices.Clone(calls), true)
@@ -272,7 +278,7 @@ func (t *stdioTransport) sendAsync(request transport.JSONRPCRequest, done func(*
 	case err == nil:
 		err = errWouldBlock
 	case !errors.Is(err, errWouldBlock):
-		err = fmt.Errorf("%w: write: %v", transport.ErrTransportClosed, err)
+		err = t.writeFailed(err)
 	}
 	release()
 	if !forget() {

@@ -99,6 +99,8 @@ type stdioTransport struct {
 	done    chan struct{} // closed after exited, once the child's output is read and pending requests failed
 	endOnce sync.Once     // closes exited and done for a child that never ran
 
+	broken atomic.Bool // a write to stdin failed: the session is over
+
 	failMu  sync.Mutex
 	failErr error // why dispatch gave up on a live server; said instead of its exit status
 
@@ -518,10 +520,21 @@ func (t *stdioTransport) writeAll(data []byte, abandon func() error) error {
 			// The server is owed the time dispatch kept it waiting.
 			allowed = max(busy, minStdinWait)
 		default:
+			t.broken.Store(true)
 			return fmt.Errorf("%w: write: %v", transport.ErrTransportClosed, err)
 		}
 	}
 	return nil
+}
+
+// writeFailed is the error of a write to the server's stdin that failed
+// (a broken pipe: the server closed it) before any of the message was
+// written. The session ends at once, as when writeJSON fails: no later
+// call is sent on it, and the next use stops this server and starts it
+// afresh.
+func (t *stdioTransport) writeFailed(err error) error {
+	t.broken.Store(true)
+	return fmt.Errorf("%w: write: %v (%w)", transport.ErrTransportClosed, err, errNotSent)
 }
 
 // minStdinWait is the shortest wait writeAll gives a server it owes time:
