@@ -189,3 +189,35 @@ func TestServe_HotPathBrokenStdinRestartsTheServer(t *testing.T) {
 		return syscall.Kill(pids[0], 0) != nil
 	})
 }
+
+// A call still waiting on a server that dispatch replaced fails when the
+// old server is stopped; that failure must not end the new server too.
+func TestServe_HotPathOldServersCallSparesTheNewServer(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "serial.log")
+	a := startRawAgent(t, "--mcp", fixture("--serial", "--serial-log", log))
+	warmHot(t, a, "c2")
+	// Closes the server's stdin and never answers.
+	a.send(hotCallLine(t, "silent", "c2", "close_stdin", map[string]any{"message": "silent"}))
+	// Fails to be written, so the server is started afresh.
+	a.send(hotCallLine(t, "after", "c2", "echo", map[string]any{"message": "after"}))
+	for answered := map[string]bool{}; len(answered) < 2; {
+		ans := a.next()
+		answered[string(ans.ID)] = true
+		if string(ans.ID) == `"after"` && !strings.Contains(string(ans.Result), `"after"`) {
+			t.Fatalf("the call after the server closed its stdin: %s %+v", preview(ans.Result), ans.Error)
+		}
+	}
+	// The old server is stopped, and its call has failed: the new one
+	// serves the next call without being started again.
+	a.send(hotCallLine(t, "next", "c2", "echo", map[string]any{"message": "next"}))
+	if ans := a.next(); !strings.Contains(string(ans.Result), `"next"`) || strings.Contains(string(ans.Result), `"isError":true`) {
+		t.Fatalf("the next call: %s %+v", preview(ans.Result), ans.Error)
+	}
+	seen, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if starts := strings.Count(string(seen), "start "); starts != 2 {
+		t.Errorf("the server was started %d times; want twice (once afresh), the new one not ended by the old one's call:\n%s\nstderr:\n%s", starts, seen, a.stderr)
+	}
+}

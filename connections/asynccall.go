@@ -209,7 +209,7 @@ func (a *asyncCall) finish(raw json.RawMessage, gone error, expired bool, err er
 	if err != nil {
 		op := "call " + a.params.Name
 		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, a.limit)
-		a.done(nil, a.conn.explainRequestErr(op, gone, expired, timedOut, err))
+		a.done(nil, a.conn.explainRequestErr(a.sess, op, gone, expired, timedOut, err))
 		return
 	}
 	a.done(raw, nil)
