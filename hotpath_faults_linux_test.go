@@ -198,6 +198,10 @@ func TestServe_HotPathOldServersCallSparesTheNewServer(t *testing.T) {
 	warmHot(t, a, "c2")
 	// Closes the server's stdin and never answers.
 	a.send(hotCallLine(t, "silent", "c2", "close_stdin", map[string]any{"message": "silent"}))
+	waitFor(t, "the server to close its stdin", 30*time.Second, func() bool {
+		seen, err := os.ReadFile(log)
+		return err == nil && strings.Contains(string(seen), "stdin closed")
+	})
 	// Fails to be written, so the server is started afresh.
 	a.send(hotCallLine(t, "after", "c2", "echo", map[string]any{"message": "after"}))
 	for answered := map[string]bool{}; len(answered) < 2; {
