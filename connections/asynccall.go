@@ -66,9 +66,10 @@ func (c *Conn) StartCall(ctx context.Context, req CallRequest, done func(json.Ra
 		Method:  "tools/call",
 		Params:  a.params,
 	}, a.answered, req.Batch)
-	if errors.Is(err, errWouldBlock) {
-		// Sending now would mean waiting on the server: the caller sends
-		// it the way that may wait, on a goroutine of its own.
+	if errors.Is(err, errWouldBlock) || errors.Is(err, errNotSent) {
+		// Sending now would mean waiting on the server, or its stdin
+		// broke (the session is over): the caller sends it the way that
+		// may wait, and starts the server afresh, on a goroutine of its own.
 		a.stopTimerLocked()
 		a.untrack()
 		c.endCall()
@@ -99,7 +100,7 @@ type asyncCall struct {
 	forget    func() bool        // takes the request back from the transport; true: it was still waiting
 	timer     *time.Timer        // nil without a limit
 	abandoned bool               // cancel was called
-	stopInput context.CancelFunc // set while input rounds run (see answered)
+	stopInput context.CancelFunc // set while input rounds run, or the call is sent again (see answered)
 }
 
 func (a *asyncCall) stopTimerLocked() {
@@ -117,6 +118,8 @@ func (a *asyncCall) answered(resp *transport.JSONRPCResponse, err error) {
 		resp.Result = a.conn.opts.Redactor.MaskAnswer(resp.Result)
 	}
 	switch {
+	case errors.Is(err, errNotSent):
+		a.resend()
 	case err != nil:
 		a.finish(nil, nil, false, err)
 	case resp.Error != nil:
@@ -144,6 +147,26 @@ func (a *asyncCall) inputRounds(raw json.RawMessage) {
 		defer stop()
 		raw, expired, err := a.conn.inputRounds(ctx, a.sess, a.limit, a.params, raw)
 		a.finish(raw, ctx.Err(), expired, err)
+	}()
+}
+
+// resend sends again, the general way (Call, which starts the server
+// afresh), a call that never reached the server because its stdin broke
+// (errNotSent), as if it had been sent that way from the start. That
+// waits, so on a goroutine of its own, under a context cancel ends.
+func (a *asyncCall) resend() {
+	ctx, stop := context.WithCancel(context.WithoutCancel(a.ctx))
+	a.mu.Lock()
+	abandoned := a.abandoned
+	a.stopInput = stop
+	a.mu.Unlock()
+	if abandoned {
+		stop()
+	}
+	go func() {
+		defer stop()
+		raw, err := a.conn.Call(ctx, CallRequest{Tool: a.params.Name, Arguments: a.params.Arguments, Timeout: a.limit})
+		a.finish(raw, ctx.Err(), false, err) // err is explained already
 	}()
 }
 
@@ -189,7 +212,7 @@ func (a *asyncCall) finish(raw json.RawMessage, gone error, expired bool, err er
 	if err != nil {
 		op := "call " + a.params.Name
 		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, a.limit)
-		a.done(nil, a.conn.explainRequestErr(op, gone, expired, timedOut, err))
+		a.done(nil, a.conn.explainRequestErr(a.sess, op, gone, expired, timedOut, err))
 		return
 	}
 	a.done(raw, nil)

@@ -123,12 +123,15 @@ func withOptionalTimeout(ctx context.Context, d time.Duration) (context.Context,
 // the server was lost, in which case it is marked dead so that the next use
 // restarts it.
 func (c *Conn) wrapRequestErr(op string, ctx context.Context, expired bool, timedOut, err error) error {
-	return c.explainRequestErr(op, ctx.Err(), expired, timedOut, err)
+	return c.explainRequestErr(nil, op, ctx.Err(), expired, timedOut, err)
 }
 
 // explainRequestErr is wrapRequestErr for a request whose caller's
-// context ended with gone (nil: it did not end).
-func (c *Conn) explainRequestErr(op string, gone error, expired bool, timedOut, err error) error {
+// context ended with gone (nil: it did not end), made on sess (nil: the
+// live session). A session lost is marked dead only while it is the live
+// one: a call's failure on a server already replaced says nothing of the
+// new one.
+func (c *Conn) explainRequestErr(sess *session, op string, gone error, expired bool, timedOut, err error) error {
 	var (
 		rpc  *RPCError
 		conn *ConnError
@@ -149,7 +152,7 @@ func (c *Conn) explainRequestErr(op string, gone error, expired bool, timedOut, 
 		return c.fail(op, timedOut, false)
 	default:
 		lost := c.fail(op, fmt.Errorf("%w: %v", ErrServerGone, explainHTTPErr(c.Config, err)), true)
-		if c.markDead(err) {
+		if c.markDeadIf(sess, err) {
 			c.log.Warn("server connection lost", "error", lost.Error())
 		}
 		return lost

@@ -98,6 +98,25 @@ func (c *Conn) markDead(err error) bool {
 	return true
 }
 
+// markDeadIf is markDead for a failure on sess, which is marked dead
+// (it is over), the connection failed only while sess is its live
+// session; a nil sess is the live one.
+func (c *Conn) markDeadIf(sess *session, err error) bool {
+	if sess == nil {
+		return c.markDead(err)
+	}
+	sess.dead.Store(true)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sess != sess || c.status != StatusReady {
+		return false
+	}
+	c.status = StatusFailed
+	c.lastErr = c.fail("session", err, true)
+	c.lastFailure = time.Now()
+	return true
+}
+
 // StderrTail returns the sanitized last lines the server wrote to stderr.
 func (c *Conn) StderrTail(lines int) string {
 	return c.opts.Redactor.String(c.stderr.Tail(lines, 8192))

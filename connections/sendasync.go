@@ -12,6 +12,14 @@ import (
 // without waiting: another is being written, or the pipe is full.
 var errWouldBlock = errors.New("the server's stdin cannot take the message without waiting")
 
+// errNotSent marks the error of a call none of which reached the server:
+// its stdin failed before any of it was written. It is safe to send again.
+var errNotSent = errors.New("the call was not sent")
+
+// errNoneWaiting ends the write of calls none of which waits for its
+// answer any more (cancelled, timed out): nothing of them was written.
+var errNoneWaiting = errors.New("no call waits for the answer any more")
+
 // MaxBatchBytes bounds the calls a SendBatch holds for one server: past
 // it, they are written before the next is added.
 const MaxBatchBytes = 64 << 10
@@ -49,6 +57,16 @@ func (b *SendBatch) Flush() {
 	for _, e := range b.entries {
 		b.flushEntry(e)
 	}
+}
+
+// Holding reports whether the batch holds calls not yet flushed.
+func (b *SendBatch) Holding() bool {
+	for _, e := range b.entries {
+		if len(e.data) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *SendBatch) flushEntry(e *batchEntry) {
@@ -94,6 +112,13 @@ func (t *stdioTransport) writeBatched(data []byte, calls []batchedCall) bool {
 	var n int
 	select {
 	case t.writeSlot <- struct{}{}:
+		// Calls cancelled or timed out while held are left out: with the
+		// slot held, none can be cancelled between this and the write
+		// without its notifications/cancelled going after it.
+		if data, calls = t.dropAnswered(data, calls); len(data) == 0 {
+			<-t.writeSlot
+			return true
+		}
 		var err error
 		n, err = writeNow(t.stdin, data)
 		switch {
@@ -102,7 +127,9 @@ func (t *stdioTransport) writeBatched(data []byte, calls []batchedCall) bool {
 			return true
 		case err != nil && !errors.Is(err, errWouldBlock):
 			<-t.writeSlot
-			failCalls(calls, fmt.Errorf("%w: write: %v", transport.ErrTransportClosed, err))
+			// Nothing was written: the calls go again, the general way,
+			// which starts the server afresh (see writeFailed).
+			failCalls(calls, t.writeFailed(err))
 			return true
 		}
 		go t.finishBatch(data[n:], slices.Clone(calls), true)
@@ -125,28 +152,54 @@ func (t *stdioTransport) finishBatch(data []byte, calls []batchedCall, holding b
 		// Nothing of data is written yet: calls cancelled or timed out
 		// while it waited are left out, as SendRequest leaves out one
 		// whose context ended while it waited for the slot.
-		data = t.stillPending(data, calls)
+		data, calls = t.dropAnswered(data, calls)
 	}
 	defer func() { <-t.writeSlot }()
-	if err := t.writeAll(data); err != nil {
+	abandon := func() error {
+		if !t.anyPending(calls) {
+			return errNoneWaiting
+		}
+		return nil
+	}
+	if holding {
+		abandon = nil // part of the message is written: the rest must follow
+	}
+	if err := t.writeAll(data, abandon); err != nil {
 		failCalls(calls, err)
 	}
 }
 
-// stillPending returns data, the lines of calls, without those of the
-// calls no longer waiting for an answer.
-func (t *stdioTransport) stillPending(data []byte, calls []batchedCall) []byte {
-	kept := data[:0:0]
+// dropAnswered returns data, the lines of calls, and calls, without
+// the calls no longer waiting for an answer (cancelled, timed out, failed).
+// It reuses data's and calls' memory.
+func (t *stdioTransport) dropAnswered(data []byte, calls []batchedCall) ([]byte, []batchedCall) {
+	keptData, keptCalls := data[:0], calls[:0]
 	start := 0
 	t.pendingMu.Lock()
 	for _, c := range calls {
+		end := c.line
 		if _, ok := t.pending[c.key]; ok {
-			kept = append(kept, data[start:c.line]...)
+			keptData = append(keptData, data[start:end]...) // copies leftwards: never over what is still to read
+			c.line = len(keptData)
+			keptCalls = append(keptCalls, c)
 		}
-		start = c.line
+		start = end
 	}
 	t.pendingMu.Unlock()
-	return kept
+	clear(calls[len(keptCalls):])
+	return keptData, keptCalls
+}
+
+// anyPending reports whether any of calls still waits for its answer.
+func (t *stdioTransport) anyPending(calls []batchedCall) bool {
+	t.pendingMu.Lock()
+	defer t.pendingMu.Unlock()
+	for _, c := range calls {
+		if _, ok := t.pending[c.key]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // failCalls ends with err the calls not answered or taken back meanwhile.
@@ -217,7 +270,7 @@ func (t *stdioTransport) sendAsync(request transport.JSONRPCRequest, done func(*
 	case err == nil && n > 0:
 		go func() {
 			defer release()
-			if err := t.writeAll(data[n:]); err != nil && forget() {
+			if err := t.writeAll(data[n:], nil); err != nil && forget() {
 				done(nil, err)
 			}
 		}()
@@ -225,7 +278,7 @@ func (t *stdioTransport) sendAsync(request transport.JSONRPCRequest, done func(*
 	case err == nil:
 		err = errWouldBlock
 	case !errors.Is(err, errWouldBlock):
-		err = fmt.Errorf("%w: write: %v", transport.ErrTransportClosed, err)
+		err = t.writeFailed(err)
 	}
 	release()
 	if !forget() {

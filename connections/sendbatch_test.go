@@ -1,8 +1,12 @@
 package connections
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,5 +34,40 @@ func TestStartCall_BatchHoldsCallsUntilFlushed(t *testing.T) {
 	}
 	if len(batch.entries[0].calls) != 0 || len(batch.entries[0].data) != 0 {
 		t.Errorf("after Flush the batch still holds %d calls", len(batch.entries[0].calls))
+	}
+}
+
+// A call cancelled while a batch holds it never reaches the server: the
+// flush leaves it out, and the calls beside it go as before.
+func TestStartCall_BatchLeavesOutCancelledCalls(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "serial.log")
+	set, err := NewSet([]ServerConfig{stdio("serial", fixtureServer.Path(t), "--serial", "--serial-log", log)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { set.Close() })
+	conn := set.Conns()[0]
+	if _, err := conn.Tools(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	var batch SendBatch
+	cancel, dropped := startCall(t, conn, CallRequest{Tool: "echo", Arguments: json.RawMessage(`{"message":"dropped"}`), Batch: &batch})
+	_, kept := startCall(t, conn, CallRequest{Tool: "echo", Arguments: json.RawMessage(`{"message":"kept"}`), Batch: &batch})
+	cancel()
+	if got := waitOutcome(t, dropped); !errors.Is(got.err, context.Canceled) && (got.err == nil || !strings.Contains(got.err.Error(), "abandoned")) {
+		t.Errorf("the cancelled call: %s, %v; want it abandoned", got.raw, got.err)
+	}
+	batch.Flush()
+	if got := waitOutcome(t, kept); got.err != nil || !strings.Contains(string(got.raw), "kept") {
+		t.Fatalf("the call beside it: %s, %v", got.raw, got.err)
+	}
+	// The server reads in order: had the cancelled call been written, it
+	// would be logged before the one it has answered.
+	seen, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(seen), "dropped") {
+		t.Errorf("the server got the call cancelled before the flush:\n%s", seen)
 	}
 }

@@ -169,7 +169,7 @@ func (s *session) cancel(id mcp.RequestId, reason string) {
 
 // alive reports whether the session can still serve requests.
 func (s *session) alive() bool {
-	return !s.dead.Load() && (s.stdio == nil || !s.stdio.hasExited())
+	return !s.dead.Load() && (s.stdio == nil || (!s.stdio.hasExited() && !s.stdio.broken.Load()))
 }
 
 // waitExit waits up to d for a stdio child to exit, so that its last words

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -80,6 +81,14 @@ type stdioTransport struct {
 	pendingMu sync.Mutex
 	pending   map[pendingKey]pendingRequest
 
+	// The time the stdout reader spends handing answers and notifications
+	// on (to a caller that may wait on the agent), not reading: while it
+	// does, the server may wait on its stdout and stop reading its stdin,
+	// which is dispatch's doing. Since clockBase, in nanoseconds.
+	clockBase    time.Time
+	handingSince atomic.Int64 // when the hand-off under way began; 0: none
+	handedNanos  atomic.Int64 // all finished hand-offs' time
+
 	handlerMu sync.RWMutex
 	onNotify  func(mcp.JSONRPCNotification)
 	onRequest transport.RequestHandler
@@ -89,6 +98,8 @@ type stdioTransport struct {
 	exitErr error         // set before exited closes
 	done    chan struct{} // closed after exited, once the child's output is read and pending requests failed
 	endOnce sync.Once     // closes exited and done for a child that never ran
+
+	broken atomic.Bool // a write to stdin failed: the session is over
 
 	failMu  sync.Mutex
 	failErr error // why dispatch gave up on a live server; said instead of its exit status
@@ -124,6 +135,7 @@ func newStdioTransport(cfg ServerConfig, stderr io.Writer, opts stdioOptions) *s
 		pending:      make(map[pendingKey]pendingRequest),
 		exited:       make(chan struct{}),
 		done:         make(chan struct{}),
+		clockBase:    time.Now(),
 	}
 }
 
@@ -356,10 +368,37 @@ func (t *stdioTransport) deliver(id mcp.RequestId, resp *transport.JSONRPCRespon
 	switch {
 	case !ok:
 	case p.done != nil:
+		start := t.beginHandOff()
 		p.done(resp, nil)
+		t.endHandOff(start)
 	default:
 		p.ch <- resp
 	}
+}
+
+// beginHandOff and endHandOff bracket the reader's handing on of what
+// the server wrote, which may wait (on the agent reading its stdout): time
+// the reader is not reading. A panic in between is the reader's end.
+func (t *stdioTransport) beginHandOff() int64 {
+	start := max(1, int64(time.Since(t.clockBase)))
+	t.handingSince.Store(start)
+	return start
+}
+
+func (t *stdioTransport) endHandOff(start int64) {
+	t.handedNanos.Add(int64(time.Since(t.clockBase)) - start)
+	t.handingSince.Store(0)
+}
+
+// handedOff is all the time the reader has spent in handOff so far,
+// the one under way included.
+func (t *stdioTransport) handedOff() time.Duration {
+	since := t.handingSince.Load()
+	total := t.handedNanos.Load()
+	if since != 0 {
+		total += max(0, int64(time.Since(t.clockBase))-since)
+	}
+	return time.Duration(total)
 }
 
 func (t *stdioTransport) notify(msg envelope) {
@@ -373,7 +412,9 @@ func (t *stdioTransport) notify(msg envelope) {
 	h := t.onNotify
 	t.handlerMu.RUnlock()
 	if h != nil {
+		start := t.beginHandOff()
 		h(n)
+		t.endHandOff(start)
 	}
 }
 
@@ -433,30 +474,53 @@ func (t *stdioTransport) writeJSON(ctx context.Context, v any) error {
 		return t.exitError()
 	default:
 	}
-	return t.writeAll(data)
+	return t.writeAll(data, ctx.Err)
 }
 
 // writeAll writes data to the server's stdin. A server that reads slowly
-// is waited for; one that reads nothing for the stdin timeout is not.
-func (t *stdioTransport) writeAll(data []byte) error {
+// is waited for; one that reads nothing for the stdin timeout is not. The
+// time dispatch's reader of the server's stdout spends handing answers on
+// (to an agent that may not be reading its own stdout) does not count: a
+// server may stop reading its stdin while it waits to write its stdout,
+// and that is dispatch's doing, not a hang. Such a wait ends with the
+// server's exit (its stdin is closed then), or, while nothing of data is
+// written yet, when abandon (nil: never) says the message is not wanted
+// any more.
+func (t *stdioTransport) writeAll(data []byte, abandon func() error) error {
 	// The deadline must not outlive this write: writeNow, which never
 	// sets one, would fail on it once it passed.
 	defer t.stdin.SetWriteDeadline(time.Time{}) //nolint:errcheck // a pipe without deadlines has none to clear
+	written := false
+	allowed := t.stdinTimeout // of the reader's time reading
 	for len(data) > 0 {
+		handed := t.handedOff()
 		deadline := true
-		if err := t.stdin.SetWriteDeadline(time.Now().Add(t.stdinTimeout)); err != nil {
+		if err := t.stdin.SetWriteDeadline(time.Now().Add(allowed)); err != nil {
 			deadline = false // a pipe without deadlines (Windows): write as before
 		}
 		n, err := t.stdin.Write(data)
 		data = data[n:]
+		written = written || n > 0
 		switch {
 		case err == nil:
 		case deadline && errors.Is(err, os.ErrDeadlineExceeded) && n > 0:
 			// Slow, not stuck: a fresh deadline for the rest.
+			allowed = t.stdinTimeout
 		case deadline && errors.Is(err, os.ErrDeadlineExceeded):
-			return t.stuck(fmt.Errorf("the server stopped reading its stdin: nothing could be written to it for %s (--stdin-timeout), so it was treated as hung and stopped",
-				t.stdinTimeout))
+			busy := t.handedOff() - handed
+			if busy <= 0 {
+				return t.stuck(fmt.Errorf("the server stopped reading its stdin: nothing could be written to it for %s (--stdin-timeout), so it was treated as hung and stopped",
+					t.stdinTimeout))
+			}
+			if !written && abandon != nil {
+				if err := abandon(); err != nil {
+					return err
+				}
+			}
+			// The server is owed the time dispatch kept it waiting.
+			allowed = max(busy, minStdinWait)
 		default:
+			t.broken.Store(true)
 			if reason := t.failure(); reason != nil {
 				// Another write found the server stuck and closed its
 				// stdin under this one: that is the cause to report,
@@ -468,6 +532,20 @@ func (t *stdioTransport) writeAll(data []byte) error {
 	}
 	return nil
 }
+
+// writeFailed is the error of a write to the server's stdin that failed
+// (a broken pipe: the server closed it) before any of the message was
+// written. The session ends at once, as when writeJSON fails: no later
+// call is sent on it, and the next use stops this server and starts it
+// afresh.
+func (t *stdioTransport) writeFailed(err error) error {
+	t.broken.Store(true)
+	return fmt.Errorf("%w: write: %v (%w)", transport.ErrTransportClosed, err, errNotSent)
+}
+
+// minStdinWait is the shortest wait writeAll gives a server it owes time:
+// no shorter, so that owing a moment does not make it spin.
+const minStdinWait = time.Millisecond
 
 // stuck gives up on a server that is alive but cannot be talked to: it is
 // stopped, and every request waiting on it fails with reason.

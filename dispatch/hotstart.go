@@ -3,6 +3,7 @@ package dispatch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -86,13 +87,23 @@ func (c *startedCall) done(raw json.RawMessage, err error) {
 }
 
 func (c *startedCall) finish(raw json.RawMessage, err error) {
+	answered := false
 	defer func() {
-		if r := recover(); r != nil {
+		r := recover()
+		switch {
+		case r == nil:
+		case answered:
+			// The agent has its answer (or Answer itself failed): a second
+			// one would answer the call twice and free its slot twice.
+			c.s.log.Error("panic after answering a call", "panic", fmt.Sprint(r))
+		default:
 			c.to.Panic(r)
 		}
 	}()
 	resp, err := c.s.callResponse(c.conn, c.checked, raw, err, c.which)
-	c.to.Answer(c.s.appendAnswer(c.dst, c.req, c.stamped, resp, err))
+	answer := c.s.appendAnswer(c.dst, c.req, c.stamped, resp, err)
+	answered = true
+	c.to.Answer(answer)
 	c.s.logCall(c.conn.Alias, c.checked.Tool, c.started, resp, err) // after: no part of the latency
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -251,25 +252,40 @@ type hotStart struct {
 	id  []byte // as the agent wrote it
 	key string // in inFlight
 
+	answered atomic.Bool // Answer or Panic has run
+
 	mu        sync.Mutex
 	stop      func()
 	cancelled bool
 }
 
+// Answer and Panic answer the call once: a second answer, from either,
+// is dropped (it would answer the call twice and free its slot twice).
 func (h *hotStart) Answer(answer []byte) {
+	if !h.answered.CompareAndSwap(false, true) {
+		h.s.log.Error("a second answer to a call was dropped")
+		return
+	}
+	defer h.ended()
 	h.s.writeLine(append(answer, "}\n"...))
-	h.ended()
 }
 
 func (h *hotStart) Panic(r any) {
 	// As answerHot answers a panic.
 	h.s.log.Error("panic serving a request", "panic", fmt.Sprint(r))
+	if !h.answered.CompareAndSwap(false, true) {
+		return // answered already
+	}
+	defer h.ended()
 	h.s.write(errorAnswer(h.id, mcp.INTERNAL_ERROR, fmt.Sprintf("panic recovered in %s tool handler: %v", dispatch.ToolName, r)))
-	h.ended()
 }
 
+// Batch holds the call back while more lines are at hand, and also when
+// calls are held already: then it joins them, and the reader flushes them
+// before it reads on, so that calls go out in the order the agent sent
+// them (a lone call written at once would overtake those held).
 func (h *hotStart) Batch() *connections.SendBatch {
-	if !h.s.readAhead {
+	if !h.s.readAhead && !h.s.batch.Holding() {
 		return nil
 	}
 	return &h.s.batch

@@ -246,7 +246,7 @@ func (s *stdioServer) read(ctx context.Context, r *bufio.Reader, readErr chan<- 
 			s.batch.Flush()
 			s.write(errorAnswer(recoverID(msg.data), mcp.INVALID_REQUEST, tooLargeText(s.maxBytes)))
 		case len(bytes.TrimSpace(msg.data)) > 0:
-			s.readAhead = r.Buffered() > 0
+			s.readAhead = lineBuffered(r)
 			job = s.handle(ctx, msg.data, err == nil)
 		}
 		if err != nil {
@@ -259,10 +259,18 @@ func (s *stdioServer) read(ctx context.Context, r *bufio.Reader, readErr chan<- 
 			s.hand(ctx, s.reading(ctx, r, readErr))
 			return job
 		}
-		if r.Buffered() == 0 {
+		if !lineBuffered(r) {
 			s.batch.Flush() // the next read may wait
 		}
 	}
+}
+
+// lineBuffered reports whether r holds a whole line, which it can read
+// without waiting: bytes buffered short of a newline (part of the next
+// message) may wait for the rest for as long as the agent likes.
+func lineBuffered(r *bufio.Reader) bool {
+	buf, _ := r.Peek(r.Buffered()) // buffered: never waits, never fails
+	return bytes.IndexByte(buf, '\n') >= 0
 }
 
 // incoming is one line from the agent, or for a line longer than the
