@@ -45,6 +45,8 @@ type Redactor struct {
 	// answerForms), longest first, for MaskAnswer.
 	answerForms  [][]byte
 	answerGroups []answerGroup
+	// answerReplacer replaces the answerSecrets in text (MaskAnswerText).
+	answerReplacer *strings.Replacer
 }
 
 // minAnswerSecretLen is the shortest secret masked in a server's answers.
@@ -67,10 +69,12 @@ func NewRedactor(configs ...ServerConfig) *Redactor {
 // Every env value is masked in dispatch's own text (errors, logs, a
 // server's catalog), but in a server's answers only those that are
 // credentials: an env value whose name says so or that is shaped like a
-// token. ROOT=/home/me/project or PORT=8080 configure a server, and
-// masking them in its answers would turn every path it returns into
-// "***/file". Likewise a URL's user name is masked in text but is not a
-// credential in answers ("postgres" in a database's rows).
+// token, and the password inside a URL or connection string an env value
+// holds (DATABASE_URL=postgres://app:PASSWORD@db). ROOT=/home/me/project
+// or PORT=8080 configure a server, and masking them in its answers would
+// turn every path it returns into "***/file". Likewise a URL's user name,
+// and a header that is not an authorization one (X-Workspace: eng), are
+// masked in text but are not credentials in answers.
 func (r *Redactor) Learn(c ServerConfig) {
 	var found []string
 	notCredentials := map[string]bool{}
@@ -79,9 +83,16 @@ func (r *Redactor) Learn(c ServerConfig) {
 		if !credentialEnv(name) && !secretShape().MatchString(strings.TrimSpace(v)) {
 			notCredentials[strings.TrimSpace(v)] = true
 		}
+		found = append(found, valueCredentials(v)...)
 	}
 	for name, v := range c.Headers {
-		found = append(found, headerSecrets(name, v)...)
+		secrets := headerSecrets(name, v)
+		found = append(found, secrets...)
+		if !credentialHeader(name, v) {
+			for _, s := range secrets {
+				notCredentials[strings.TrimSpace(s)] = true
+			}
+		}
 	}
 	found = append(found, urlSecrets(c.URL)...)
 	found = append(found, argSecrets(c.Args)...)
@@ -98,10 +109,63 @@ func (r *Redactor) Learn(c ServerConfig) {
 	r.add(found, notCredentials)
 }
 
+// valueCredentials returns the credentials inside a value that is not
+// one as a whole: the passwords of the URLs in it and of a
+// "Password=…;" connection string.
+func valueCredentials(v string) []string {
+	var found []string
+	for _, raw := range urlInArg().FindAllString(v, -1) {
+		if u, err := url.Parse(raw); err == nil && u.User != nil {
+			if p, ok := u.User.Password(); ok {
+				found = append(found, p)
+			}
+		}
+	}
+	return append(found, connStringSecrets(v)...)
+}
+
+// credentialHeader reports whether a header carries a credential: an
+// authorization-type name (Authorization, Cookie, X-Api-Key, …-Token) or
+// a value with an auth scheme or a token's shape.
+func credentialHeader(name, value string) bool {
+	if credentialWords(name) || strings.EqualFold(name, "Authorization") || strings.EqualFold(name, "Proxy-Authorization") {
+		return true
+	}
+	scheme, _, _ := strings.Cut(strings.TrimSpace(value), " ")
+	switch strings.ToLower(scheme) {
+	case "bearer", "basic", "token", "apikey":
+		return true
+	}
+	return secretShape().MatchString(strings.TrimSpace(value))
+}
+
+// credentialWordSet are the words of a name (split at _, -, . and case
+// changes are not considered) that say it holds a credential. Whole
+// words only: AUTHOR, MONKEY, GOPRIVATE, TOKENIZERS_PARALLELISM and
+// SESSION_MANAGER name no credential, and masking their values in
+// answers lost names, hosts and module paths.
+var credentialWordSet = map[string]bool{
+	"TOKEN": true, "SECRET": true, "PASSWORD": true, "PASSWD": true, "PWD": true, "PASS": true,
+	"PASSPHRASE": true, "KEY": true, "APIKEY": true, "AUTH": true, "CREDENTIAL": true,
+	"CREDENTIALS": true, "CREDS": true, "COOKIE": true, "PAT": true, "JWT": true, "BEARER": true,
+	"AUTHTOKEN": true, "ACCESSTOKEN": true, "SECRETKEY": true, "PRIVATEKEY": true,
+}
+
+// credentialWords reports whether name has a credential word (see
+// credentialWordSet) or a word ending in TOKEN, SECRET or PASSWORD.
+func credentialWords(name string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToUpper(name), func(c rune) bool { return c == '_' || c == '-' || c == '.' }) {
+		if credentialWordSet[w] || strings.HasSuffix(w, "TOKEN") || strings.HasSuffix(w, "SECRET") || strings.HasSuffix(w, "PASSWORD") {
+			return true
+		}
+	}
+	return false
+}
+
 // credentialEnv reports whether an environment variable's name says it
 // holds a credential (API_KEY, GITHUB_TOKEN, DB_PASSWORD, ...).
 func credentialEnv(name string) bool {
-	return secretEnvName().MatchString(name) && !notSecretEnv[strings.ToUpper(name)] && !notSecretEnvShape().MatchString(name)
+	return credentialWords(name) && !notSecretEnv[strings.ToUpper(name)] && !notSecretEnvShape().MatchString(name)
 }
 
 // secretEnvName matches environment variable names that hold
@@ -133,13 +197,18 @@ const minEnvSecretLen = 8
 // environment, and one that prints it must not leak what it got.
 func (r *Redactor) LearnEnviron(environ []string) {
 	var found []string
+	notCredentials := map[string]bool{}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if ok && credentialEnv(name) && len(strings.TrimSpace(value)) >= minEnvSecretLen {
+		if ok && (secretEnvName().MatchString(name) || credentialWords(name)) && !notSecretEnv[strings.ToUpper(name)] &&
+			!notSecretEnvShape().MatchString(name) && len(strings.TrimSpace(value)) >= minEnvSecretLen {
 			found = append(found, value)
+			if !credentialEnv(name) {
+				notCredentials[strings.TrimSpace(value)] = true
+			}
 		}
 	}
-	r.add(found, nil)
+	r.add(found, notCredentials)
 }
 
 // LearnSecrets adds values dispatch itself created or received, such as
@@ -189,6 +258,11 @@ func (r *Redactor) add(values []string, notCredentials map[string]bool) {
 		pairs = append(pairs, s, Mask)
 	}
 	r.replacer = strings.NewReplacer(pairs...)
+	answerPairs := make([]string, 0, 2*len(r.answerSecrets))
+	for _, s := range r.answerSecrets {
+		answerPairs = append(answerPairs, s, Mask)
+	}
+	r.answerReplacer = strings.NewReplacer(answerPairs...)
 	forms := make([][]byte, 0, len(r.answerForms))
 	groups := make([]answerGroup, 0, len(r.answerSecrets))
 	seenForm := make(map[string]bool, len(r.answerForms))

@@ -253,15 +253,16 @@ func maskForms(data []byte, forms [][]byte) []byte {
 	}
 }
 
-// MaskAnswerText replaces the exact known secrets in s, text a server
-// wrote that is passed on as it is (a progress message): like
-// MaskAnswer, only the user's own values, not token shapes.
+// MaskAnswerText replaces the exact known credentials in s, text a
+// server wrote that is passed on as it is (a progress message, a
+// resource's URI): like MaskAnswer, only the user's own credentials, not
+// every configured value, nor token shapes.
 func (r *Redactor) MaskAnswerText(s string) string {
 	if r == nil {
 		return s
 	}
 	r.mu.RLock()
-	replacer := r.replacer
+	replacer := r.answerReplacer
 	r.mu.RUnlock()
 	if replacer == nil {
 		return s
@@ -269,11 +270,33 @@ func (r *Redactor) MaskAnswerText(s string) string {
 	return replacer.Replace(s)
 }
 
-// maskProgress masks the known secrets in the message of a server's
-// progress notification, which reaches the agent as the server wrote it.
+// maskProgress masks the known credentials in every string of a server's
+// progress notification (its message, and any other field or _meta),
+// which reaches the agent as the server wrote it.
 func (r *Redactor) maskProgress(fields map[string]any) map[string]any {
-	if msg, ok := fields["message"].(string); ok {
-		fields["message"] = r.MaskAnswerText(msg)
+	for k, v := range fields {
+		fields[k] = r.maskStrings(v)
 	}
 	return fields
+}
+
+// maskStrings masks the credentials in every string of v, a value
+// decoded from JSON, keys included.
+func (r *Redactor) maskStrings(v any) any {
+	switch v := v.(type) {
+	case string:
+		return r.MaskAnswerText(v)
+	case []any:
+		for i := range v {
+			v[i] = r.maskStrings(v[i])
+		}
+		return v
+	case map[string]any:
+		masked := make(map[string]any, len(v))
+		for k, item := range v {
+			masked[r.MaskAnswerText(k)] = r.maskStrings(item)
+		}
+		return masked
+	}
+	return v
 }

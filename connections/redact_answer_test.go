@@ -215,3 +215,68 @@ func TestRedactor_MaskAnswerOnlyCredentials(t *testing.T) {
 		t.Errorf("String = %q: dispatch's own text must still mask every configured env value", got)
 	}
 }
+
+// A URL or connection string in an env value whose name says nothing of
+// a credential still carries one: its password is masked in answers, the
+// rest of it (host, user, database) passes.
+func TestRedactor_MaskAnswerPasswordsInsideEnvValues(t *testing.T) {
+	r := NewRedactor(ServerConfig{Env: map[string]string{
+		"DATABASE_URL": "postgres://app:pw12345678@db.internal:5432/shop",
+		"REDIS_URL":    "redis://:s3cr3tRedisPass@cache:6379/0",
+		"CONN":         "Server=db;User ID=sa;Password=SqlPassw0rd!;",
+	}})
+	in := `{"t":"postgres://app:pw12345678@db.internal:5432/shop redis://:s3cr3tRedisPass@cache:6379/0 Server=db;User ID=sa;Password=SqlPassw0rd!;"}`
+	got := string(r.MaskAnswer([]byte(in)))
+	for _, secret := range []string{"pw12345678", "s3cr3tRedisPass", "SqlPassw0rd!"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("MaskAnswer left %q in %s", secret, got)
+		}
+	}
+	for _, data := range []string{"db.internal:5432/shop", "app:", "cache:6379/0", "Server=db;User ID=sa;"} {
+		if !strings.Contains(got, data) {
+			t.Errorf("MaskAnswer lost %q: %s", data, got)
+		}
+	}
+}
+
+// Only whole credential words make a name a credential's in answers:
+// AUTHOR, GOPRIVATE, SESSION_MANAGER and TOKENIZERS_PARALLELISM name
+// data, while dispatch's own text still masks them as before.
+func TestRedactor_MaskAnswerCredentialWords(t *testing.T) {
+	r := NewRedactor(ServerConfig{Headers: map[string]string{
+		"X-Workspace": "engineering", "X-Api-Key": "apikey-0123456789", "Authorization": "Bearer bearer-0123456789",
+	}})
+	r.LearnEnviron([]string{
+		"GIT_AUTHOR_NAME=Jane Developer", "GOPRIVATE=github.com/acme-corp", "SESSION_MANAGER=local/buildhost01",
+		"TOKENIZERS_PARALLELISM=disabled-x", "OPENAI_API_KEY=openai-0123456789", "NGROK_AUTHTOKEN=ngrok-0123456789",
+		"GH_PAT=patvalue-0123456789",
+	})
+	in := `{"t":"Jane Developer github.com/acme-corp local/buildhost01 disabled-x engineering | openai-0123456789 ngrok-0123456789 patvalue-0123456789 apikey-0123456789 bearer-0123456789"}`
+	want := `{"t":"Jane Developer github.com/acme-corp local/buildhost01 disabled-x engineering | *** *** *** *** ***"}`
+	if got := string(r.MaskAnswer([]byte(in))); got != want {
+		t.Errorf("MaskAnswer = %s, want %s", got, want)
+	}
+	if got := r.MaskAnswerText("by Jane Developer, key openai-0123456789"); got != "by Jane Developer, key ***" {
+		t.Errorf("MaskAnswerText = %q", got)
+	}
+	if got := r.String("author Jane Developer"); strings.Contains(got, "Jane Developer") {
+		t.Errorf("String = %q: dispatch's own text still masks every credential-like variable", got)
+	}
+}
+
+// A progress notification is masked in every field, not only message.
+func TestRedactor_MaskProgressEveryField(t *testing.T) {
+	r := NewRedactor(ServerConfig{Env: map[string]string{"API_KEY": "sk-abcdefgh12345678XYZ", "ROOT": "/home/me/project"}})
+	fields := map[string]any{
+		"message": "msg sk-abcdefgh12345678XYZ", "extra": "ex sk-abcdefgh12345678XYZ",
+		"_meta": map[string]any{"nested": []any{"in sk-abcdefgh12345678XYZ", 1.0}}, "root": "/home/me/project",
+	}
+	out := r.maskProgress(fields)
+	b, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "sk-abcdefgh12345678XYZ") || !strings.Contains(string(b), "/home/me/project") {
+		t.Errorf("maskProgress = %s; want the key masked everywhere and ROOT kept", b)
+	}
+}

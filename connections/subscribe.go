@@ -36,7 +36,9 @@ func (c *Conn) resourceUpdated(params map[string]any) {
 	if !ok || uri == "" || len(uri) > maxUpdatedURIBytes || c.opts.OnResourceUpdated == nil {
 		return
 	}
-	c.opts.OnResourceUpdated(c, uri)
+	// Masked as the server's resource list is (catalog text), so that the
+	// URI matches the one the agent was shown and subscribed to.
+	c.opts.OnResourceUpdated(c, c.opts.Redactor.String(uri))
 }
 
 // maxUpdatedURIBytes bounds the URI of a resources/updated passed on: a
