@@ -168,3 +168,20 @@ func TestAuth_NoHTTPServerSaysHowToConfigureOne(t *testing.T) {
 		})
 	}
 }
+
+// A server given credentials in a header (not Authorization) that
+// answers 401 refused those credentials: the error says so and names the
+// header, and does not send the user to OAuth, which would not help.
+func TestAuth_RefusedHeaderCredentialsAreNotOAuth(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	url := startFixtureHTTP(t, "http", "--require-header", "X-Api-Key=rightkey12345")
+	cfg := filepath.Join(t.TempDir(), "servers.toml")
+	writeFile(t, cfg, "[servers.web]\nurl = "+strconvQuote(url)+"\nheaders = { X-Api-Key = \"wrongkey12345\" }\n")
+	_, stderr, code := runCLI(t, "", "--no-cache", "--config", cfg, "call", "web/echo", "message=hi")
+	if code == 0 || strings.Contains(stderr, "auth login") || !strings.Contains(stderr, "refused the credentials in the configured header X-Api-Key") {
+		t.Errorf("call with a wrong X-Api-Key: exit %d, stderr %q; want the header named as refused, no OAuth hint", code, stderr)
+	}
+	if strings.Contains(stderr, "wrongkey12345") {
+		t.Errorf("the header's value leaked: %q", stderr)
+	}
+}

@@ -650,8 +650,10 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 		}
 		if dialCtx.Err() != nil {
 			err = fmt.Errorf("%w: no initialize answer within %s (--connect-timeout)", ErrTimeout, c.opts.ConnectTimeout)
-		} else if authErr := needsAuth(c.authName(), err); authErr != err && (useOAuth || !hasAuthorizationHeader(c.Config.Headers)) {
+		} else if authErr := needsAuth(c.authName(), err); authErr != err && (useOAuth || len(credentialHeaders(c.Config.Headers)) == 0) {
 			err = authErr
+		} else if authErr != err {
+			err = refusedHeaders(credentialHeaders(c.Config.Headers), err)
 		} else {
 			err = explainInitErr(c.Config, sess, err)
 		}

@@ -3,6 +3,7 @@ package connections
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,13 +53,24 @@ func needsAuth(name string, err error) error {
 	return err
 }
 
-// hasAuthorizationHeader reports whether headers set Authorization: a 401
-// then means those credentials are wrong, not that OAuth is wanted.
-func hasAuthorizationHeader(headers map[string]string) bool {
-	for name := range headers {
-		if strings.EqualFold(name, "Authorization") {
-			return true
+// credentialHeaders returns the names of the configured headers that
+// carry credentials (Authorization, X-Api-Key, ...; see
+// credentialHeader), sorted: a 401 then means those credentials are
+// wrong, not that OAuth is wanted.
+func credentialHeaders(headers map[string]string) []string {
+	var names []string
+	for name, value := range headers {
+		if credentialHeader(name, value) {
+			names = append(names, name)
 		}
 	}
-	return false
+	slices.Sort(names)
+	return names
+}
+
+// refusedHeaders explains a 401 from a server given credentials in
+// headers: the values were refused, and OAuth would not help.
+func refusedHeaders(names []string, err error) error {
+	return fmt.Errorf("the server refused the credentials in the configured header %s (HTTP 401 Unauthorized): check their values in its config entry (a ${VAR} may be unset or stale); %w",
+		strings.Join(names, ", "), err)
 }

@@ -199,7 +199,12 @@ func registerClient(ctx context.Context, hc *http.Client, meta *AuthServerMetada
 			Description string `json:"error_description"`
 		}
 		_ = json.Unmarshal(body, &oe) // a refusal that is not JSON still has its status
-		return clientCreds{}, fmt.Errorf("the registration endpoint answered HTTP %d %.100q %.200q", resp.StatusCode, oe.Error, oe.Description)
+		msg := fmt.Sprintf("the registration endpoint answered HTTP %d", resp.StatusCode)
+		if oe.Error != "" || oe.Description != "" {
+			// Quoted: a hostile server's words, bounded.
+			msg += fmt.Sprintf(" %.100q %.200q", oe.Error, oe.Description)
+		}
+		return clientCreds{}, errors.New(msg)
 	}
 	var reg struct {
 		ClientID     string `json:"client_id"`
