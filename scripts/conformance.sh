@@ -185,8 +185,23 @@ for scenario in "${SERVER_SCENARIOS[@]}"; do
       fi
     done
     if [ "$t" = fail ]; then
-      note="  <- passes directly, fails through dispatch in all $((SERVER_RETRIES + 1)) runs"
-      failures=$((failures + 1))
+      # Never through dispatch. That is dispatch's fault only if the
+      # server passes reliably on its own: one lucky direct pass of a
+      # scenario the server fails most of the time is no evidence. So the
+      # direct side gets as many runs, and counts against dispatch only
+      # if it passed at least half of them (equal pass rates give 0 of 9
+      # through dispatch and >= 5 of 9 directly about 1 time in 1,000 at
+      # a 50% flake, and less at any other rate).
+      direct_passes=0
+      for attempt in $(seq 1 "$SERVER_RETRIES"); do
+        server_scenario "$direct" "$scenario" "$work/direct-$scenario.$attempt.log" && direct_passes=$((direct_passes + 1))
+      done
+      if [ $((2 * (direct_passes + 1))) -ge $((SERVER_RETRIES + 1)) ]; then
+        note="  <- passes directly ($((direct_passes + 1)) of $((SERVER_RETRIES + 1)) runs), fails through dispatch in all $((SERVER_RETRIES + 1)) runs"
+        failures=$((failures + 1))
+      else
+        t="fail (flaky on the server itself: directly it passed only $((direct_passes + 1)) of $((SERVER_RETRIES + 1)) runs; not counted)"
+      fi
     fi
   fi
   printf '%-34s %-8s %s%s\n' "$scenario" "$d" "$t" "$note"
