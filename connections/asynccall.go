@@ -15,8 +15,8 @@ import (
 
 // StartCall begins req as Call would, without waiting for the answer:
 // done gets what Call would return, on the goroutine that read the
-// server's answer (so it must not block), or on a timer's when req.Timeout
-// runs out. No goroutine waits for the answer, so none has to be woken to
+// server's answer (so it must not block), or on the connection's expiry
+// clock's when req.Timeout runs out. No goroutine waits for the answer, so none has to be woken to
 // take it: that hand-off was a fifth of a small call's cost.
 //
 // ok is false, and nothing has happened, when the call cannot begin
@@ -58,7 +58,7 @@ func (c *Conn) StartCall(ctx context.Context, req CallRequest, done func(json.Ra
 	a.mu.Lock() // the answer may come before this is set up: it waits
 	defer a.mu.Unlock()
 	if a.limit > 0 {
-		a.timer = time.AfterFunc(a.limit, a.expire)
+		c.expiries.add(a, a.limit)
 	}
 	forget, err := sess.stdio.sendAsync(transport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION,
@@ -98,14 +98,13 @@ type asyncCall struct {
 
 	mu        sync.Mutex
 	forget    func() bool        // takes the request back from the transport; true: it was still waiting
-	timer     *time.Timer        // nil without a limit
 	abandoned bool               // cancel was called
 	stopInput context.CancelFunc // set while input rounds run, or the call is sent again (see answered)
 }
 
 func (a *asyncCall) stopTimerLocked() {
-	if a.timer != nil {
-		a.timer.Stop()
+	if a.limit > 0 {
+		a.conn.expiries.remove(a)
 	}
 }
 

@@ -151,3 +151,39 @@ func TestStartCall_ServerExitAnswers(t *testing.T) {
 	}
 	noSecondAnswer(t, answers)
 }
+
+// The calls of a connection share one expiry timer, left armed past their
+// answers: a call with a shorter limit than the one armed for must still
+// end on time (the timer re-arms earlier), a call answered in time is not
+// expired when the timer later fires, and a call begun after the timer
+// fired with nothing left to expire is expired too (it re-arms).
+func TestStartCall_SharedExpiryClock(t *testing.T) {
+	conn, cancelLog := startedFixture(t)
+	_, answered := startCall(t, conn, CallRequest{Tool: "echo", Arguments: json.RawMessage(`{"message":"in time"}`), Timeout: 400 * time.Millisecond})
+	if got := waitOutcome(t, answered); got.err != nil {
+		t.Fatalf("a quick call failed: %v", got.err)
+	}
+	_, long := startCall(t, conn, CallRequest{Tool: "hang", Arguments: json.RawMessage(`{"tag":"long"}`), Timeout: time.Minute})
+	began := time.Now()
+	_, short := startCall(t, conn, CallRequest{Tool: "hang", Arguments: json.RawMessage(`{"tag":"short"}`), Timeout: 300 * time.Millisecond})
+	if got := waitOutcome(t, short); !errors.Is(got.err, ErrCallTimeout) {
+		t.Fatalf("the short call ended with %v, want ErrCallTimeout", got.err)
+	}
+	if waited := time.Since(began); waited > 5*time.Second {
+		t.Errorf("the 300ms call expired after %s: it waited for the longer call's deadline", waited)
+	}
+	waitCancelLogged(t, cancelLog, "cancelled hang short")
+	noSecondAnswer(t, answered) // the timer armed for it fired meanwhile
+	select {
+	case got := <-long:
+		t.Fatalf("the call with a minute's limit ended early: %s %v", got.raw, got.err)
+	default:
+	}
+	// The timer has fired with nothing due and re-armed for the long call
+	// alone; a new short one must move it earlier again.
+	_, again := startCall(t, conn, CallRequest{Tool: "hang", Arguments: json.RawMessage(`{"tag":"again"}`), Timeout: 300 * time.Millisecond})
+	if got := waitOutcome(t, again); !errors.Is(got.err, ErrCallTimeout) {
+		t.Errorf("the call begun after the timer fired ended with %v, want ErrCallTimeout", got.err)
+	}
+	waitCancelLogged(t, cancelLog, "cancelled hang again")
+}

@@ -173,6 +173,8 @@ type Conn struct {
 	stderr *tailBuffer
 	seq    atomic.Uint64
 
+	expiries expiryClock // the time limits of the calls StartCall began
+
 	// authMu lets one authorization through the agent run at a time.
 	authMu sync.Mutex
 
