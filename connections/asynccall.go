@@ -134,14 +134,7 @@ func (a *asyncCall) answered(resp *transport.JSONRPCResponse, err error) {
 // needs input: that means waiting for the agent, so on a goroutine of its
 // own, under a context that cancel ends.
 func (a *asyncCall) inputRounds(raw json.RawMessage) {
-	ctx, stop := context.WithCancel(context.WithoutCancel(a.ctx))
-	a.mu.Lock()
-	abandoned := a.abandoned
-	a.stopInput = stop
-	a.mu.Unlock()
-	if abandoned {
-		stop()
-	}
+	ctx, stop := a.detach()
 	go func() {
 		defer stop()
 		raw, expired, err := a.conn.inputRounds(ctx, a.sess, a.limit, a.params, raw)
@@ -149,11 +142,10 @@ func (a *asyncCall) inputRounds(raw json.RawMessage) {
 	}()
 }
 
-// resend sends again, the general way (Call, which starts the server
-// afresh), a call that never reached the server because its stdin broke
-// (errNotSent), as if it had been sent that way from the start. That
-// waits, so on a goroutine of its own, under a context cancel ends.
-func (a *asyncCall) resend() {
+// detach returns the context of work the call goes on with on a goroutine
+// of its own: abandon (the caller's cancel) ends it, also if it came
+// before.
+func (a *asyncCall) detach() (context.Context, context.CancelFunc) {
 	ctx, stop := context.WithCancel(context.WithoutCancel(a.ctx))
 	a.mu.Lock()
 	abandoned := a.abandoned
@@ -162,6 +154,15 @@ func (a *asyncCall) resend() {
 	if abandoned {
 		stop()
 	}
+	return ctx, stop
+}
+
+// resend sends again, the general way (Call, which starts the server
+// afresh), a call that never reached the server because its stdin broke
+// (errNotSent), as if it had been sent that way from the start. That
+// waits, so on a goroutine of its own, under a context cancel ends.
+func (a *asyncCall) resend() {
+	ctx, stop := a.detach()
 	go func() {
 		defer stop()
 		raw, err := a.conn.Call(ctx, CallRequest{Tool: a.params.Name, Arguments: a.params.Arguments, Timeout: a.limit})

@@ -255,13 +255,7 @@ func (t *stdioTransport) sendAsync(request transport.JSONRPCRequest, done func(*
 	// Before the write: the answer may come before writeNow returns.
 	t.pending[key] = pendingRequest{done: done}
 	t.pendingMu.Unlock()
-	forget = func() bool {
-		t.pendingMu.Lock()
-		_, ok := t.pending[key]
-		delete(t.pending, key)
-		t.pendingMu.Unlock()
-		return ok
-	}
+	forget = t.forgetter(key)
 	n, err := writeNow(t.stdin, data)
 	switch {
 	case err == nil && n == len(data):
@@ -299,13 +293,19 @@ func (t *stdioTransport) sendBatched(request transport.JSONRPCRequest, data []by
 	}
 	t.pending[key] = pendingRequest{done: done}
 	t.pendingMu.Unlock()
-	forget = func() bool {
+	forget = t.forgetter(key)
+	batch.add(t, data, batchedCall{forget: forget, done: done, key: key})
+	return forget, nil
+}
+
+// forgetter returns the forget of the pending request key: it takes the
+// request back, reporting whether it was still waiting for its answer.
+func (t *stdioTransport) forgetter(key pendingKey) func() bool {
+	return func() bool {
 		t.pendingMu.Lock()
 		_, ok := t.pending[key]
 		delete(t.pending, key)
 		t.pendingMu.Unlock()
 		return ok
 	}
-	batch.add(t, data, batchedCall{forget: forget, done: done, key: key})
-	return forget, nil
 }
