@@ -244,17 +244,11 @@ func (t *stdioTransport) sendAsync(request transport.JSONRPCRequest, done func(*
 	}
 	release := func() { <-t.writeSlot }
 	key := pendingKeyOf(request.ID)
-	t.pendingMu.Lock()
-	select {
-	case <-t.exited:
-		t.pendingMu.Unlock()
+	// Before the write: the answer may come before writeNow returns.
+	if !t.addPending(key, pendingRequest{done: done}) {
 		release()
 		return nil, t.exitError()
-	default:
 	}
-	// Before the write: the answer may come before writeNow returns.
-	t.pending[key] = pendingRequest{done: done}
-	t.pendingMu.Unlock()
 	forget = t.forgetter(key)
 	n, err := writeNow(t.stdin, data)
 	switch {
@@ -284,18 +278,27 @@ func (t *stdioTransport) sendAsync(request transport.JSONRPCRequest, done func(*
 // sendBatched is sendAsync with a batch.
 func (t *stdioTransport) sendBatched(request transport.JSONRPCRequest, data []byte, done func(*transport.JSONRPCResponse, error), batch *SendBatch) (forget func() bool, err error) {
 	key := pendingKeyOf(request.ID)
-	t.pendingMu.Lock()
-	select {
-	case <-t.exited:
-		t.pendingMu.Unlock()
+	if !t.addPending(key, pendingRequest{done: done}) {
 		return nil, t.exitError()
-	default:
 	}
-	t.pending[key] = pendingRequest{done: done}
-	t.pendingMu.Unlock()
 	forget = t.forgetter(key)
 	batch.add(t, data, batchedCall{forget: forget, done: done, key: key})
 	return forget, nil
+}
+
+// addPending registers p as the way the answer to key is delivered, and
+// reports whether it did: not once the child has exited, for waitLoop
+// gives every request registered before that its error, and none after.
+func (t *stdioTransport) addPending(key pendingKey, p pendingRequest) bool {
+	t.pendingMu.Lock()
+	defer t.pendingMu.Unlock()
+	select {
+	case <-t.exited:
+		return false
+	default:
+		t.pending[key] = p
+		return true
+	}
 }
 
 // forgetter returns the forget of the pending request key: it takes the
