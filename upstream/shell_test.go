@@ -261,6 +261,39 @@ func TestShell_EndsIdleOrUnreachable(t *testing.T) {
 	}
 }
 
+// A session that ends while a request is on the way (a kept-alive
+// connection it closes, a request it drops as it goes) is reported as an
+// ended session naming session start, not as the transport's EOF.
+func TestShellClient_SessionEndingMidRequestIsStale(t *testing.T) {
+	socket := filepath.Join(testkit.ShortTempDir(t), ShellSocketName)
+	ln, err := net.Listen("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		// Read the request, then end as a stopping session does: the
+		// socket goes first, then the connection, unanswered.
+		conn.Read(make([]byte, 4096))
+		ln.Close()
+		conn.Close()
+	}()
+	t.Cleanup(func() { ln.Close(); <-served })
+
+	c := NewShellClient(socket)
+	defer c.Close()
+	_, err = c.Do(context.Background(), dispatch.Request{Action: "list"})
+	var link *ShellLinkError
+	if !errors.As(err, &link) || !strings.Contains(err.Error(), "dispatch session start") {
+		t.Fatalf("session ended mid-request: %v (%T), want a stale-session error naming session start", err, err)
+	}
+}
+
 // Both sides read one table of answer kinds: every kind comes back as
 // the type it left as, with PastEnd, which its JSON leaves out.
 func TestShellWire_EveryKindRoundTrips(t *testing.T) {

@@ -61,11 +61,35 @@ func (e *ShellLinkError) Error() string { return e.msg }
 
 // staleSessionError explains a session that does not answer.
 func staleSessionError(socket string, err error) error {
-	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED) {
+	if sessionGone(err) {
 		return &ShellLinkError{msg: fmt.Sprintf(
 			"no dispatch session answers at %s (DISPATCH_SESSION or --session): it has ended; start one with eval \"$(dispatch session start --mcp ...)\", or unset DISPATCH_SESSION (or give --no-session) to run without one", socket)}
 	}
 	return &ShellLinkError{msg: fmt.Sprintf("dispatch session at %s: %v", socket, err)}
+}
+
+// sessionGone reports an error that means no process listens on the
+// socket any more.
+func sessionGone(err error) bool {
+	return errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// linkError explains a request that failed on the way. A request sent on a
+// kept-alive connection fails with whatever the closing session did to it
+// ("server closed idle connection", EOF, a reset), which says nothing of
+// whether the session is still there; one fresh dial tells a session that
+// has ended from one that broke this request.
+func (c *ShellClient) linkError(ctx context.Context, err error) error {
+	if !sessionGone(err) {
+		var d net.Dialer
+		conn, dialErr := d.DialContext(ctx, "unix", c.socket)
+		if dialErr == nil {
+			conn.Close()
+		} else if sessionGone(dialErr) {
+			err = dialErr
+		}
+	}
+	return staleSessionError(c.socket, err)
 }
 
 // post sends body to path and decodes the JSON answer into out.
@@ -98,7 +122,7 @@ func (c *ShellClient) send(ctx context.Context, method, path string, body any) (
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, staleSessionError(c.socket, err)
+		return nil, c.linkError(ctx, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
