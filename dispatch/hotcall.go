@@ -18,13 +18,8 @@ import (
 // appends the JSON of the tool result to dst, as HandleTool's result would
 // be encoded. ok is false, and nothing has run, when arguments are not a
 // call of a tool; the caller then takes the general path (HandleTool).
-//
-// It is the hot path of a proxied call. The agent's arguments are decoded
-// once; the server's result, when it is passed through unchanged (the
-// common case: not saved to a file, not made TOON, not an error), is not
-// decoded and encoded again: its members are copied as they came, with
-// dispatch's facts spliced into its _meta. Every other outcome is shaped
-// by the general path's code.
+// Arguments PlainCall takes are better served by AppendPlainCall, which
+// does not read them again.
 func (s *Service) AppendToolResult(ctx context.Context, dst []byte, arguments json.RawMessage) (out []byte, ok bool) {
 	req, plain := plainCall(arguments)
 	var err error
@@ -35,6 +30,18 @@ func (s *Service) AppendToolResult(ctx context.Context, dst []byte, arguments js
 		}
 	}
 	return s.appendCall(ctx, dst, req, true), true
+}
+
+// AppendPlainCall is AppendToolResult for req, a call PlainCall read.
+//
+// It is the hot path of a proxied call. The agent's arguments are read
+// once; the server's result, when it is passed through unchanged (the
+// common case: not saved to a file, not made TOON, not an error), is not
+// decoded and encoded again: its members are copied as they came, with
+// dispatch's facts spliced into its _meta. Every other outcome is shaped
+// by the general path's code.
+func (s *Service) AppendPlainCall(ctx context.Context, dst []byte, req Request) []byte {
+	return s.appendCall(ctx, dst, req, true)
 }
 
 // AppendExposedResult is AppendToolResult for the tool t listed beside
@@ -99,13 +106,21 @@ func plainCall(arguments []byte) (req Request, ok bool) {
 	if !gjson.ValidBytes(arguments) {
 		return Request{}, false
 	}
-	root := gjson.Parse(jsonView(arguments))
-	if !root.IsObject() {
+	return PlainCall(gjson.Parse(jsonView(arguments)))
+}
+
+// PlainCall is plainCall for arguments the caller has already checked
+// and parsed as part of the agent's message (gjson.ValidBytes, then
+// gjson.Parse over a view of the message's bytes, not a copy): the hot
+// path reads the message once. The Request's Arguments are a slice of
+// that message.
+func PlainCall(arguments gjson.Result) (req Request, ok bool) {
+	if !arguments.IsObject() {
 		return Request{}, false
 	}
 	var seen [4]bool // action, tool, connection, arguments
 	ok = true
-	root.ForEach(func(key, value gjson.Result) bool {
+	arguments.ForEach(func(key, value gjson.Result) bool {
 		i := -1
 		switch key.Raw {
 		case `"action"`:
@@ -119,7 +134,7 @@ func plainCall(arguments []byte) (req Request, ok bool) {
 			req.Connection, ok = plainString(value)
 		case `"arguments"`:
 			i, ok = 3, value.IsObject()
-			req.Arguments = rawSlice(arguments, value)
+			req.Arguments = viewBytes(value.Raw)
 		default:
 			ok = false
 		}

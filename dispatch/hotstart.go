@@ -10,7 +10,7 @@ import (
 	"dispatch/connections"
 )
 
-// HotAnswer is where a call StartToolResult began is answered: Answer
+// HotAnswer is where a call StartPlainCall began is answered: Answer
 // gets dst with the tool result appended, or Panic what the code
 // answering it panicked with. One of them is called, once, on a goroutine
 // that must not be kept waiting (the one reading the server's answer).
@@ -23,25 +23,20 @@ type HotAnswer interface {
 	Batch() *connections.SendBatch
 }
 
-// StartToolResult is AppendToolResult without waiting for the server:
-// the call is sent and StartToolResult returns; the answer is appended to
-// dst and handed to to.Answer when the server's comes. ok is false, and
+// StartPlainCall is AppendPlainCall without waiting for the server: the
+// call is sent and StartPlainCall returns; the answer is appended to dst
+// and handed to to.Answer when the server's comes. ok is false, and
 // nothing has run, for a call it cannot begin without waiting (the server
-// is not running, its catalog is not at hand) or that is not of the
-// plainest form: AppendToolResult then serves it. cancel abandons the
-// call as the end of AppendToolResult's context does; the answer (an
-// error saying so) still comes.
+// is not running, its catalog is not at hand): AppendPlainCall then
+// serves it. cancel abandons the call as the end of AppendPlainCall's
+// context does; the answer (an error saying so) still comes.
 //
 // ctx is read for its values (the agent session), not for its end.
-func (s *Service) StartToolResult(ctx context.Context, dst []byte, arguments json.RawMessage, to HotAnswer) (cancel func(), ok bool) {
-	req, plain := plainCall(arguments)
-	if !plain {
-		return nil, false
-	}
+func (s *Service) StartPlainCall(ctx context.Context, dst []byte, req Request, to HotAnswer) (cancel func(), ok bool) {
 	return s.startCall(ctx, dst, req, true, to)
 }
 
-// StartExposedResult is StartToolResult for the tool t listed beside
+// StartExposedResult is StartPlainCall for the tool t listed beside
 // proxy-dispatch, as AppendExposedResult answers it.
 func (s *Service) StartExposedResult(ctx context.Context, dst []byte, t SurfaceTool, arguments json.RawMessage, to HotAnswer) (cancel func(), ok bool) {
 	return s.startCall(ctx, dst, Request{Action: "call", Connection: t.Connection, Tool: t.Tool, Arguments: arguments}, false, to)

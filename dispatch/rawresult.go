@@ -18,6 +18,12 @@ func jsonView(raw []byte) string {
 	return unsafe.String(unsafe.SliceData(raw), len(raw))
 }
 
+// viewBytes is the bytes a string view of them (jsonView, or a part of
+// one) shows: the inverse of jsonView, for values gjson parsed from one.
+func viewBytes(view string) json.RawMessage {
+	return json.RawMessage(unsafe.Slice(unsafe.StringData(view), len(view)))
+}
+
 // rawSlice is v's text as a slice of raw, which v was parsed from.
 func rawSlice(raw []byte, v gjson.Result) json.RawMessage {
 	return json.RawMessage(raw[v.Index : v.Index+len(v.Raw)])

@@ -37,9 +37,15 @@ const maxHotIDBytes = 128
 // hotCall is a tools/call of proxy-dispatch, or of a tool listed beside
 // it, as slices of its line.
 type hotCall struct {
-	id        []byte // as sent, and as mcp-go and idKey would write it
-	name      string // the tool's
-	arguments []byte // a JSON object
+	id        []byte       // as sent, and as mcp-go and idKey would write it
+	name      string       // the tool's
+	arguments []byte       // a JSON object
+	args      gjson.Result // arguments, as parsed with the line
+
+	// For proxy-dispatch: the call arguments hold, read once (readPlain),
+	// when plain (dispatch.PlainCall).
+	req   dispatch.Request
+	plain bool
 }
 
 // parseHotCall returns line as a hotCall if it is one the hot path
@@ -92,6 +98,7 @@ func parseHotCall(line []byte) (hotCall, bool) {
 		case key.Raw == `"arguments"` && call.arguments == nil:
 			ok = value.IsObject()
 			call.arguments = line[value.Index : value.Index+len(value.Raw)]
+			call.args = value
 		default:
 			ok = false
 		}
@@ -154,10 +161,21 @@ func (s *stdioServer) hotTool(call hotCall) (t dispatch.SurfaceTool, exposed, ok
 	return t, false, false
 }
 
+// readPlain reads the arguments of call, a call of proxy-dispatch, for
+// the Service, once for both ways of serving it (startHot, hotAnswer).
+func (call *hotCall) readPlain() {
+	call.req, call.plain = dispatch.PlainCall(call.args)
+}
+
 // hotAnswer returns how the Service answers call, a call hotTool found
 // the tool of (t, exposed).
 func (s *stdioServer) hotAnswer(call hotCall, t dispatch.SurfaceTool, exposed bool) func(ctx context.Context, dst []byte) ([]byte, bool) {
-	if !exposed {
+	switch {
+	case !exposed && call.plain:
+		return func(ctx context.Context, dst []byte) ([]byte, bool) {
+			return s.direct.AppendPlainCall(ctx, dst, call.req), true
+		}
+	case !exposed:
 		return func(ctx context.Context, dst []byte) ([]byte, bool) {
 			return s.direct.AppendToolResult(ctx, dst, call.arguments)
 		}
@@ -202,12 +220,15 @@ func (s *stdioServer) answerHot(ctx context.Context, call hotCall, line []byte, 
 }
 
 // startHot begins call without waiting for its server, if the Service can
-// (see dispatch.Service.StartToolResult): the reading goroutine sends it
+// (see dispatch.Service.StartPlainCall): the reading goroutine sends it
 // and reads on, and the goroutine that reads the server's answer writes
 // the agent's. It reports false, having done nothing, when the call must
 // be served the general way (serve), which also says when dispatch is
 // busy.
-func (s *stdioServer) startHot(ctx context.Context, call hotCall, t dispatch.SurfaceTool, exposed bool) bool {
+func (s *stdioServer) startHot(ctx context.Context, call *hotCall, t dispatch.SurfaceTool, exposed bool) bool {
+	if !exposed && !call.plain {
+		return false // for AppendToolResult to read
+	}
 	select {
 	case s.slots <- struct{}{}:
 	default:
@@ -234,7 +255,7 @@ func (s *stdioServer) startHot(ctx context.Context, call hotCall, t dispatch.Sur
 	if exposed {
 		cancel, started = s.direct.StartExposedResult(ctx, out, t, call.arguments, h)
 	} else {
-		cancel, started = s.direct.StartToolResult(ctx, out, call.arguments, h)
+		cancel, started = s.direct.StartPlainCall(ctx, out, call.req, h)
 	}
 	if !started {
 		h.ended()

@@ -419,7 +419,10 @@ func (s *stdioServer) handle(ctx context.Context, line []byte, inline bool) (job
 	if s.direct != nil {
 		if call, ok := parseHotCall(line); ok {
 			if t, exposed, ok := s.hotTool(call); ok {
-				if s.startHot(ctx, call, t, exposed) {
+				if !exposed {
+					call.readPlain()
+				}
+				if s.startHot(ctx, &call, t, exposed) {
 					return nil
 				}
 				s.batch.Flush() // the calls before this one go first
