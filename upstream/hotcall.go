@@ -185,12 +185,12 @@ func (s *stdioServer) hotAnswer(call hotCall, t dispatch.SurfaceTool, exposed bo
 	}
 }
 
-// answerHot serves call with answer and writes its answer. A request the
+// answerHot serves the call with id with answer and writes its answer. A request the
 // Service does not take on this path (not a call) goes through mcp-go.
-func (s *stdioServer) answerHot(ctx context.Context, call hotCall, line []byte, answer func(context.Context, []byte) ([]byte, bool)) {
+func (s *stdioServer) answerHot(ctx context.Context, id, line []byte, answer func(context.Context, []byte) ([]byte, bool)) {
 	out := make([]byte, 0, 1024)
 	out = append(out, `{"jsonrpc":"2.0","id":`...)
-	out = append(out, call.id...)
+	out = append(out, id...)
 	out = append(out, `,"result":`...)
 	var taken bool
 	func() {
@@ -198,7 +198,7 @@ func (s *stdioServer) answerHot(ctx context.Context, call hotCall, line []byte, 
 			if r := recover(); r != nil {
 				// As mcp-go's recovery middleware answers a handler's panic.
 				s.log.Error("panic serving a request", "panic", fmt.Sprint(r))
-				s.write(errorAnswer(call.id, mcp.INTERNAL_ERROR, fmt.Sprintf("panic recovered in %s tool handler: %v", dispatch.ToolName, r)))
+				s.write(errorAnswer(id, mcp.INTERNAL_ERROR, fmt.Sprintf("panic recovered in %s tool handler: %v", dispatch.ToolName, r)))
 				taken = true
 			}
 		}()
@@ -225,7 +225,7 @@ func (s *stdioServer) answerHot(ctx context.Context, call hotCall, line []byte, 
 // the agent's. It reports false, having done nothing, when the call must
 // be served the general way (serve), which also says when dispatch is
 // busy.
-func (s *stdioServer) startHot(ctx context.Context, call *hotCall, t dispatch.SurfaceTool, exposed bool) bool {
+func (s *stdioServer) startHot(ctx context.Context, call hotCall, t dispatch.SurfaceTool, exposed bool) bool {
 	if !exposed && !call.plain {
 		return false // for AppendToolResult to read
 	}
