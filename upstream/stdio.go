@@ -425,8 +425,10 @@ func (s *stdioServer) handle(ctx context.Context, line []byte, inline bool) (job
 				if s.startHot(ctx, call, t, exposed) {
 					return nil
 				}
-				s.batch.Flush()                                      // the calls before this one go first
-				answer, id := s.hotAnswer(call, t, exposed), call.id // not call: held by the closure, it would be moved to the heap on every call
+				s.batch.Flush() // the calls before this one go first
+				// id, not call: a call held by the closure would be
+				// moved to the heap on every call, the hot ones too.
+				answer, id := s.hotAnswer(call, t, exposed), call.id
 				return s.serve(ctx, message{ID: id, Method: string(mcp.MethodToolsCall)}, string(id), inline, func(ctx context.Context) {
 					s.answerHot(ctx, id, line, answer)
 				})
