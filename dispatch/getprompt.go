@@ -74,7 +74,7 @@ func (s *Service) GetPrompt(ctx context.Context, req Request, hooks Hooks) (*Pro
 	var budget partBudget
 	for i, msg := range result.Messages {
 		if content := gjson.Get(jsonView(msg), "content"); content.Exists() {
-			s.links.rememberItem(conn.Alias, rawSlice(msg, content))
+			s.links.rememberView(conn.Alias, content.Raw)
 		}
 		out, saved, err := s.promptMessage(msg, &budget)
 		if err != nil {

@@ -68,7 +68,7 @@ func (s *Service) appendCall(ctx context.Context, dst []byte, req Request, stamp
 // or err, as shape gives it; stamped, with req's proxy facts as
 // stampProxy adds them.
 func (s *Service) appendAnswer(dst []byte, req Request, stamped bool, resp *CallResponse, err error) []byte {
-	var facts map[string]string
+	var facts proxyFactSet
 	if stamped {
 		facts = proxyFacts(req)
 	}
@@ -175,30 +175,52 @@ func plainString(v gjson.Result) (string, bool) {
 // or repeated member, content that is not an array, a null
 // structuredContent, a _meta that is not an object or already has a key
 // dispatch sets): the general path then says what becomes of them.
-func appendPassedThrough(dst []byte, resp *CallResponse, facts map[string]string) ([]byte, bool) {
-	raw := resp.raw
+func appendPassedThrough(dst []byte, resp *CallResponse, facts proxyFactSet) ([]byte, bool) {
+	out, passed := splicePassedThrough(dst, resp.raw, resultStamp{bytes: resp.Bytes, tokens: resp.EstimatedTokens, conn: resp.Connection, tool: resp.Tool}, facts)
+	return out, passed.ok
+}
+
+// resultStamp is what _meta.dispatch says of a passed-through result.
+type resultStamp struct {
+	bytes, tokens int64
+	conn, tool    string
+}
+
+// passedThrough is what splicePassedThrough read of a result on its way.
+type passedThrough struct {
+	ok      bool
+	isError bool
+	content gjson.Result // the content array, a view of the result
+}
+
+// splicePassedThrough is appendPassedThrough of raw, reporting also what
+// callResponse would have decoded of it: a result it passes (ok) is one
+// decodeCallResult reads without error.
+func splicePassedThrough(dst, raw []byte, stamp resultStamp, facts proxyFactSet) ([]byte, passedThrough) {
+	var passed passedThrough
 	if len(raw) == 0 || !gjson.ValidBytes(raw) {
-		return dst, false
+		return dst, passed
 	}
 	root := gjson.Parse(jsonView(raw))
 	if !root.IsObject() {
-		return dst, false
+		return dst, passed
 	}
 	var (
 		seen    [4]bool // content, structuredContent, isError, _meta
 		meta    gjson.Result
-		members []gjson.Result // keys and values, in order, _meta left out
+		members [6]gjson.Result // keys and values, in order, _meta left out
+		n       int
 		ok      = true
 	)
 	root.ForEach(func(key, value gjson.Result) bool {
 		i := -1
 		switch key.Str {
 		case "content":
-			i, ok = 0, value.IsArray()
+			i, ok, passed.content = 0, value.IsArray(), value
 		case "structuredContent":
 			i, ok = 1, value.Type != gjson.Null
 		case "isError":
-			i, ok = 2, value.Type == gjson.True || value.Type == gjson.False
+			i, ok, passed.isError = 2, value.Type == gjson.True || value.Type == gjson.False, value.Type == gjson.True
 		case "_meta":
 			i, ok, meta = 3, value.IsObject(), value
 		default:
@@ -210,36 +232,29 @@ func appendPassedThrough(dst []byte, resp *CallResponse, facts map[string]string
 		}
 		seen[i] = true
 		if i != 3 {
-			members = append(members, key, value)
+			members[n], members[n+1] = key, value
+			n += 2
 		}
 		return true
 	})
 	if !ok || !seen[0] {
-		return dst, false
+		return dst, passedThrough{}
 	}
 	start := len(dst)
 	dst = append(dst, `{"_meta":{"dispatch":{"bytes":`...)
-	dst = strconv.AppendInt(dst, resp.Bytes, 10)
+	dst = strconv.AppendInt(dst, stamp.bytes, 10)
 	dst = append(dst, `,"connection":`...)
-	dst = rawjson.AppendString(dst, resp.Connection)
+	dst = rawjson.AppendString(dst, stamp.conn)
 	dst = append(dst, `,"estimatedTokens":`...)
-	dst = strconv.AppendInt(dst, resp.EstimatedTokens, 10)
+	dst = strconv.AppendInt(dst, stamp.tokens, 10)
 	dst = append(dst, `,"tool":`...)
-	dst = rawjson.AppendString(dst, resp.Tool)
+	dst = rawjson.AppendString(dst, stamp.tool)
 	dst = append(dst, '}')
-	for _, k := range []string{metaProxyAction, metaProxyPath, metaProxyType} {
-		if v, given := facts[k]; given {
-			dst = append(dst, ',')
-			dst = rawjson.AppendString(dst, k)
-			dst = append(dst, ':')
-			dst = rawjson.AppendString(dst, v)
-		}
-	}
+	dst = facts.appendMembers(dst)
 	if meta.Exists() {
 		var seenKeys []string
 		meta.ForEach(func(key, value gjson.Result) bool {
-			_, ours := facts[key.Str]
-			if ours || key.Str == "dispatch" || isAmong(key.Str, seenKeys) {
+			if facts.has(key.Str) || key.Str == "dispatch" || isAmong(key.Str, seenKeys) {
 				ok = false // ours replace the server's; a repeated key is the general path's to settle
 				return false
 			}
@@ -251,17 +266,18 @@ func appendPassedThrough(dst []byte, resp *CallResponse, facts map[string]string
 			return true
 		})
 		if !ok {
-			return dst[:start], false
+			return dst[:start], passedThrough{}
 		}
 	}
 	dst = append(dst, '}')
-	for i := 0; i < len(members); i += 2 {
+	for i := 0; i < n; i += 2 {
 		dst = append(dst, ',')
 		dst = append(dst, members[i].Raw...)
 		dst = append(dst, ':')
 		dst = append(dst, members[i+1].Raw...)
 	}
-	return append(dst, '}'), true
+	passed.ok = true
+	return append(dst, '}'), passed
 }
 
 func isAmong(s string, list []string) bool {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"dispatch/connections"
+	"dispatch/spill"
 )
 
 // HotAnswer is where a call StartPlainCall began is answered: Answer
@@ -95,11 +96,51 @@ func (c *startedCall) finish(raw json.RawMessage, err error) {
 			c.to.Panic(r)
 		}
 	}()
+	if err == nil {
+		var facts proxyFactSet
+		if c.stamped {
+			facts = proxyFacts(c.req)
+		}
+		if answer, resp, ok := c.s.passThrough(c.dst, c.conn, c.checked, raw, facts); ok {
+			answered = true
+			c.to.Answer(answer)
+			c.s.logCall(c.conn.Alias, c.checked.Tool, c.started, &resp, nil)
+			return
+		}
+	}
 	resp, err := c.s.callResponse(c.conn, c.checked, raw, err, c.which)
 	answer := c.s.appendAnswer(c.dst, c.req, c.stamped, resp, err)
 	answered = true
 	c.to.Answer(answer)
 	c.s.logCall(c.conn.Alias, c.checked.Tool, c.started, resp, err) // after: no part of the latency
+}
+
+// passThrough appends the answer to a call of req (as checked) whose
+// server answered raw, when that answer is raw passed through with
+// dispatch's facts spliced into its _meta: what callResponse and
+// appendAnswer make of it, with the result read once, not decoded by
+// callResponse and read again by appendPassedThrough. ok is false, with
+// nothing appended and nothing noted, for any other answer (saved to a
+// file, made TOON, reshaped, an error): callResponse and appendAnswer
+// then make it. resp is what callResponse would have returned, less the
+// content, for the call's log line.
+func (s *Service) passThrough(dst []byte, conn *connections.Conn, req Request, raw []byte, facts proxyFactSet) (answer []byte, resp CallResponse, ok bool) {
+	threshold := s.opts.Threshold
+	if req.ResultSizeThreshold != nil {
+		threshold = *req.ResultSizeThreshold
+	}
+	spills := threshold > 0 && int64(len(raw)) > threshold && s.opts.Spill != nil
+	if s.opts.Toon || spills || req.ResultToFile || req.ArgumentsFile != "" {
+		return dst, CallResponse{}, false
+	}
+	resp = CallResponse{Connection: conn.Alias, Tool: req.Tool, Bytes: int64(len(raw)), EstimatedTokens: spill.EstimateTokens(int64(len(raw)))}
+	answer, passed := splicePassedThrough(dst, raw, resultStamp{bytes: resp.Bytes, tokens: resp.EstimatedTokens, conn: resp.Connection, tool: resp.Tool}, facts)
+	if !passed.ok {
+		return dst, CallResponse{}, false
+	}
+	resp.IsError = passed.isError
+	s.links.rememberItems(conn.Alias, passed.content)
+	return answer, resp, true
 }
 
 // answersInline reports whether the answer to a call whose server

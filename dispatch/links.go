@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 
 	"github.com/tidwall/gjson"
@@ -49,6 +50,7 @@ func (m *linkMemory) remember(conn string, uri string) {
 	if r.set[uri] {
 		return
 	}
+	uri = strings.Clone(uri) // it may be a view of the result it came in
 	if len(r.order) < MaxRememberedLinks {
 		r.order = append(r.order, uri)
 	} else {
@@ -75,11 +77,27 @@ func (m *linkMemory) rememberContent(conn string, items []json.RawMessage) {
 	}
 }
 
+// rememberItems is rememberContent of content, a content array gjson
+// parsed from a view of the result (jsonView).
+func (m *linkMemory) rememberItems(conn string, content gjson.Result) {
+	content.ForEach(func(_, item gjson.Result) bool {
+		m.rememberView(conn, item.Raw)
+		return true
+	})
+}
+
+// rememberItem notes the URI of a content item.
 func (m *linkMemory) rememberItem(conn string, item json.RawMessage) {
-	switch gjson.GetBytes(item, "type").String() {
+	m.rememberView(conn, jsonView(item))
+}
+
+// rememberView is rememberItem of a view of the item (jsonView), which
+// gjson reads without copying it.
+func (m *linkMemory) rememberView(conn string, item string) {
+	switch gjson.Get(item, "type").String() {
 	case "resource_link":
-		m.remember(conn, gjson.GetBytes(item, "uri").String())
+		m.remember(conn, gjson.Get(item, "uri").String())
 	case "resource":
-		m.remember(conn, gjson.GetBytes(item, "resource.uri").String())
+		m.remember(conn, gjson.Get(item, "resource.uri").String())
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/tidwall/gjson"
+
+	"dispatch/rawjson"
 )
 
 // Every answer says what it answers, as the Proxy Extension's annotations
@@ -18,24 +20,76 @@ const (
 	metaProxyPath   = "proxyPath"
 )
 
+// proxyFactSet is the proxyAction, proxyType and proxyPath of a request
+// (proxyFacts): a struct, not a map, for the hot path's answers, which
+// spell them at the byte level. The zero value holds none.
+type proxyFactSet struct {
+	given             bool   // action is one, even when empty
+	action, typ, path string // typ and path are facts when not empty
+}
+
 // proxyFacts are the proxyAction, proxyType and proxyPath of req, leaving
 // out the empty ones.
-func proxyFacts(req Request) map[string]string {
-	facts := map[string]string{metaProxyAction: req.Action}
+func proxyFacts(req Request) proxyFactSet {
+	facts := proxyFactSet{given: true, action: req.Action}
 	if req.Action == "readresult" || req.Action == "run" {
 		return facts
 	}
-	if typ := req.ProxyType(); typ != "" {
-		facts[metaProxyType] = typ
-	}
+	facts.typ = req.ProxyType()
 	if req.Action == "info" || req.Action == "call" {
 		if target, _ := req.nameField(); *target != "" {
-			facts[metaProxyPath] = *target
+			facts.path = *target
 		} else if req.Path != "" {
-			facts[metaProxyPath] = req.Path
+			facts.path = req.Path
 		}
 	}
 	return facts
+}
+
+// has reports whether key is one of the facts.
+func (f proxyFactSet) has(key string) bool {
+	switch key {
+	case metaProxyAction:
+		return f.given
+	case metaProxyType:
+		return f.typ != ""
+	case metaProxyPath:
+		return f.path != ""
+	}
+	return false
+}
+
+// asMap is the facts by key, for the general path's _meta and
+// annotations.
+func (f proxyFactSet) asMap() map[string]string {
+	m := make(map[string]string, 3)
+	if f.given {
+		m[metaProxyAction] = f.action
+	}
+	if f.typ != "" {
+		m[metaProxyType] = f.typ
+	}
+	if f.path != "" {
+		m[metaProxyPath] = f.path
+	}
+	return m
+}
+
+// appendMembers appends the facts as members of a JSON object, each after
+// a comma: action, path, type.
+func (f proxyFactSet) appendMembers(dst []byte) []byte {
+	for _, fact := range [...]struct {
+		key, value string
+		given      bool
+	}{{metaProxyAction, f.action, f.given}, {metaProxyPath, f.path, f.path != ""}, {metaProxyType, f.typ, f.typ != ""}} {
+		if fact.given {
+			dst = append(dst, ',')
+			dst = rawjson.AppendString(dst, fact.key)
+			dst = append(dst, ':')
+			dst = rawjson.AppendString(dst, fact.value)
+		}
+	}
+	return dst
 }
 
 // stampProxy adds req's proxy facts to result's _meta, and to its content
@@ -45,7 +99,7 @@ func stampProxy(result *mcp.CallToolResult, req Request) {
 	if req.Action == "" {
 		return // not even parsed: there is nothing to say
 	}
-	facts := proxyFacts(req)
+	facts := proxyFacts(req).asMap()
 	if result.Meta == nil {
 		result.Meta = &mcp.Meta{}
 	}

@@ -1,7 +1,9 @@
 package dispatch
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
 	"reflect"
 	"testing"
 	"time"
@@ -15,6 +17,23 @@ type recorded struct{ answer []byte }
 func (r *recorded) Answer(answer []byte)          { r.answer = append([]byte(nil), answer...) }
 func (r *recorded) Panic(any)                     {}
 func (r *recorded) Batch() *connections.SendBatch { return nil }
+
+// loggedCalls keeps the isError of each call's log line.
+type loggedCalls struct {
+	slog.Handler
+	isError []bool
+}
+
+func (*loggedCalls) Enabled(context.Context, slog.Level) bool { return true }
+func (l *loggedCalls) Handle(_ context.Context, r slog.Record) error {
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "isError" {
+			l.isError = append(l.isError, a.Value.Bool())
+		}
+		return true
+	})
+	return nil
+}
 
 // TestStartedCall_AnswersAsTheGeneralPath holds what a started call
 // answers for its server's result, stamped or not, to what the general
@@ -56,7 +75,8 @@ func TestStartedCall_AnswersAsTheGeneralPath(t *testing.T) {
 	for _, c := range cases {
 		for _, stamped := range []bool{true, false} {
 			t.Run(c.name, func(t *testing.T) {
-				s := New(set, Options{})
+				logged := &loggedCalls{}
+				s := New(set, Options{Logger: slog.New(logged)})
 				req := Request{Action: "call", Tool: "echo", Arguments: json.RawMessage(`{}`)}
 				to := &recorded{}
 				call := &startedCall{s: s, conn: conn, req: req, checked: req, stamped: stamped, dst: []byte("prefix:"), to: to,
@@ -82,6 +102,9 @@ func TestStartedCall_AnswersAsTheGeneralPath(t *testing.T) {
 				}
 				if !reflect.DeepEqual(decoded(t, to.answer[7:]), decoded(t, want)) {
 					t.Errorf("started call answered:\n %s\nthe general path:\n %s", to.answer[7:], want)
+				}
+				if resp != nil && (len(logged.isError) != 1 || logged.isError[0] != resp.IsError) {
+					t.Errorf("the call's log line says isError %v, want [%v]", logged.isError, resp.IsError)
 				}
 				for _, uri := range c.links {
 					if !s.links.returned(conn.Alias, uri) {
