@@ -159,24 +159,34 @@ func (s *Service) callResponse(conn *connections.Conn, req Request, raw json.Raw
 // the one that applies, for the error when it runs out (written only then:
 // it costs more than a small call's own work).
 func (s *Service) callLimit(conn *connections.Conn, req Request) (time.Duration, func() string) {
+	return s.callTimeout(conn, req), func() string { return s.limitAdvice(conn, req) }
+}
+
+// callTimeout is callLimit's time limit alone, for a caller that words
+// the advice only when it is needed (limitAdvice): a closure holding the
+// request costs a small call two allocations.
+func (s *Service) callTimeout(conn *connections.Conn, req Request) time.Duration {
 	switch {
 	case req.Timeout != nil:
 		// Check bounds it; a value below a nanosecond still means a limit.
-		return max(time.Duration(*req.Timeout*float64(time.Second)), time.Nanosecond), func() string {
-			name, _ := req.timeoutParam()
-			return fmt.Sprintf("the limit set by %s for this call; pass a larger one", name)
-		}
+		return max(time.Duration(*req.Timeout*float64(time.Second)), time.Nanosecond)
 	case conn.Config.Timeout > 0:
-		return conn.Config.Timeout, func() string {
-			name, _ := req.timeoutParam()
-			return fmt.Sprintf("the limit is the \"timeout\" setting of server %s in its config; raise it there, or pass %s in seconds for this call",
-				describeConn(conn), name)
-		}
+		return conn.Config.Timeout
 	}
-	return s.opts.CallTimeout, func() string {
-		name, _ := req.timeoutParam()
-		return fmt.Sprintf("the limit is --timeout; raise it, or pass %s in seconds for this call", name)
+	return s.opts.CallTimeout
+}
+
+// limitAdvice is callLimit's advice naming the limit that applies.
+func (s *Service) limitAdvice(conn *connections.Conn, req Request) string {
+	name, _ := req.timeoutParam()
+	switch {
+	case req.Timeout != nil:
+		return fmt.Sprintf("the limit set by %s for this call; pass a larger one", name)
+	case conn.Config.Timeout > 0:
+		return fmt.Sprintf("the limit is the \"timeout\" setting of server %s in its config; raise it there, or pass %s in seconds for this call",
+			describeConn(conn), name)
 	}
+	return fmt.Sprintf("the limit is --timeout; raise it, or pass %s in seconds for this call", name)
 }
 
 func fromFileEcho(path string) json.RawMessage {

@@ -54,9 +54,8 @@ func (s *Service) startCall(ctx context.Context, dst []byte, req Request, stampe
 		return nil, false
 	}
 	ctx = AgentContext(ctx)
-	timeout, which := s.callLimit(conn, checked)
-	c := &startedCall{s: s, conn: conn, req: req, checked: checked, stamped: stamped, dst: dst, to: to, which: which, started: time.Now()}
-	return conn.StartCall(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: timeout, Batch: to.Batch()}, c.done)
+	c := &startedCall{s: s, conn: conn, req: req, checked: checked, stamped: stamped, dst: dst, to: to, started: time.Now()}
+	return conn.StartCall(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: s.callTimeout(conn, checked), Batch: to.Batch()}, c.done)
 }
 
 // startedCall is a call startCall began, as its answer finds it.
@@ -67,7 +66,7 @@ type startedCall struct {
 	stamped      bool
 	dst          []byte
 	to           HotAnswer
-	which        func() string // names the time limit, for its error
+	which        func() string // names the time limit, for its error; nil: limitAdvice
 	started      time.Time
 }
 
@@ -108,7 +107,11 @@ func (c *startedCall) finish(raw json.RawMessage, err error) {
 			return
 		}
 	}
-	resp, err := c.s.callResponse(c.conn, c.checked, raw, err, c.which)
+	which := c.which
+	if which == nil {
+		which = c.limitAdvice
+	}
+	resp, err := c.s.callResponse(c.conn, c.checked, raw, err, which)
 	answer := c.s.appendAnswer(c.dst, c.req, c.stamped, resp, err)
 	answered = true
 	c.to.Answer(answer)
@@ -142,6 +145,8 @@ func (s *Service) passThrough(dst []byte, conn *connections.Conn, req Request, r
 	s.links.rememberItems(conn.Alias, passed.content)
 	return answer, resp, true
 }
+
+func (c *startedCall) limitAdvice() string { return c.s.limitAdvice(c.conn, c.checked) }
 
 // answersInline reports whether the answer to a call whose server
 // answered raw is quick to make: not saved to a file, not made TOON.

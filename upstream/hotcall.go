@@ -241,7 +241,7 @@ func (s *stdioServer) startHot(ctx context.Context, call hotCall, t dispatch.Sur
 		<-s.slots
 		return false
 	}
-	s.inFlight[h.key] = h.cancel
+	s.inFlight[h.key] = h
 	s.handlers.Add(1)
 	s.mu.Unlock()
 	out := make([]byte, 0, 1024)

@@ -2,7 +2,6 @@ package upstream
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"log/slog"
 	"strings"
@@ -20,7 +19,7 @@ func TestHotStart_AnswersOnce(t *testing.T) {
 				out:      newGroupWriter(&out, slog.New(slog.DiscardHandler)),
 				log:      slog.New(slog.DiscardHandler),
 				slots:    make(chan struct{}, 2),
-				inFlight: map[string]context.CancelFunc{},
+				inFlight: map[string]canceller{},
 			}
 			// This call's slot and handler, and another call's.
 			s.slots <- struct{}{}

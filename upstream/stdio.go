@@ -106,7 +106,7 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 		maxBytes: opts.MaxRequestBytes,
 		slots:    make(chan struct{}, opts.MaxInFlight),
 		idle:     make(chan func()),
-		inFlight: make(map[string]context.CancelFunc),
+		inFlight: make(map[string]canceller),
 		relay:    opts.Relay,
 		direct:   opts.Direct,
 		exposed:  opts.Exposed,
@@ -147,13 +147,13 @@ func (s *stdioServer) drain(timeout time.Duration, notifier *sync.WaitGroup) {
 	s.stopped = true // no handler starts after this: Wait below may begin
 	// Calls begun without a goroutine of their own (startHot) have no
 	// context to end with serving's: they are cancelled here.
-	cancels := make([]context.CancelFunc, 0, len(s.inFlight))
-	for _, cancel := range s.inFlight {
-		cancels = append(cancels, cancel)
+	cancels := make([]canceller, 0, len(s.inFlight))
+	for _, c := range s.inFlight {
+		cancels = append(cancels, c)
 	}
 	s.mu.Unlock()
-	for _, cancel := range cancels {
-		cancel()
+	for _, c := range cancels {
+		c.cancel()
 	}
 	done := make(chan struct{})
 	go func() {
@@ -191,8 +191,8 @@ type stdioServer struct {
 	idleCount atomic.Int32 // handler goroutines waiting for work
 
 	mu       sync.Mutex
-	inFlight map[string]context.CancelFunc // by the request's JSON-RPC id
-	stopped  bool                          // serving has ended: start no handler
+	inFlight map[string]canceller // by the request's JSON-RPC id
+	stopped  bool                 // serving has ended: start no handler
 
 	relay   *connections.Set                               // nil: no servers' requests to relay
 	direct  *dispatch.Service                              // nil: every request goes through srv
@@ -496,7 +496,7 @@ func (s *stdioServer) serve(ctx context.Context, msg message, key string, inline
 		<-s.slots
 		return nil // the agent is gone: no one to answer
 	}
-	s.inFlight[key] = cancel
+	s.inFlight[key] = cancelFunc(cancel)
 	s.handlers.Add(1)
 	s.mu.Unlock()
 	job := func() {
@@ -554,12 +554,21 @@ func (s *stdioServer) work(ctx context.Context, job func()) {
 // once its handler has started; this covers the moment before.
 func (s *stdioServer) cancel(id json.RawMessage) {
 	s.mu.Lock()
-	cancel := s.inFlight[idKey(id)]
+	c := s.inFlight[idKey(id)]
 	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
+	if c != nil {
+		c.cancel()
 	}
 }
+
+// canceller is a request in flight as a cancellation finds it: a
+// served request's context's cancelFunc, or a started call (hotStart),
+// filed as itself, not as a method value made for it on every call.
+type canceller interface{ cancel() }
+
+type cancelFunc context.CancelFunc
+
+func (f cancelFunc) cancel() { f() }
 
 // reply has mcp-go handle a message and writes its answer, if any.
 func (s *stdioServer) reply(ctx context.Context, line []byte) {
