@@ -188,10 +188,8 @@ func (s *stdioServer) hotAnswer(call hotCall, t dispatch.SurfaceTool, exposed bo
 // answerHot serves the call with id with answer and writes its answer. A request the
 // Service does not take on this path (not a call) goes through mcp-go.
 func (s *stdioServer) answerHot(ctx context.Context, id, line []byte, answer func(context.Context, []byte) ([]byte, bool)) {
-	out := make([]byte, 0, 1024)
-	out = append(out, `{"jsonrpc":"2.0","id":`...)
-	out = append(out, id...)
-	out = append(out, `,"result":`...)
+	buf := s.answerBuffer()
+	out := appendAnswerHead(*buf, id)
 	var taken bool
 	func() {
 		defer func() {
@@ -204,7 +202,9 @@ func (s *stdioServer) answerHot(ctx context.Context, id, line []byte, answer fun
 		}()
 		out, taken = answer(ctx, out)
 		if taken {
-			s.writeLine(append(out, "}\n"...))
+			line := append(out, "}\n"...)
+			s.writeLine(line)
+			s.reuseAnswer(buf, line)
 		}
 	}()
 	if !taken {
@@ -217,6 +217,42 @@ func (s *stdioServer) answerHot(ctx context.Context, id, line []byte, answer fun
 		}
 		s.reply(ctx, line)
 	}
+}
+
+// answerBufferBytes is the room an answer buffer starts with; a small
+// call's answer fits.
+const answerBufferBytes = 1024
+
+// maxReusedAnswerBytes bounds the answer buffers kept for reuse: one a
+// large answer grew is left to the collector.
+const maxReusedAnswerBytes = 64 << 10
+
+// answerBuffer returns a buffer for an answer, empty, from those written
+// already (reuseAnswer) when there are some: not one allocated per call.
+func (s *stdioServer) answerBuffer() *[]byte {
+	if buf, ok := s.answerBuffers.Get().(*[]byte); ok {
+		return buf
+	}
+	buf := make([]byte, 0, answerBufferBytes)
+	return &buf
+}
+
+// reuseAnswer keeps buf, which holds line, for another answer. line must
+// be written (writeLine keeps no line past its call), and nothing else
+// may hold it.
+func (s *stdioServer) reuseAnswer(buf *[]byte, line []byte) {
+	if buf == nil || cap(line) > maxReusedAnswerBytes {
+		return
+	}
+	*buf = line[:0]
+	s.answerBuffers.Put(buf)
+}
+
+// appendAnswerHead appends a JSON-RPC answer to id up to its result.
+func appendAnswerHead(dst, id []byte) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = append(dst, id...)
+	return append(dst, `,"result":`...)
 }
 
 // startHot begins call without waiting for its server, if the Service can
@@ -244,10 +280,8 @@ func (s *stdioServer) startHot(ctx context.Context, call hotCall, t dispatch.Sur
 	s.inFlight[h.key] = h
 	s.handlers.Add(1)
 	s.mu.Unlock()
-	out := make([]byte, 0, 1024)
-	out = append(out, `{"jsonrpc":"2.0","id":`...)
-	out = append(out, call.id...)
-	out = append(out, `,"result":`...)
+	h.buf = s.answerBuffer()
+	out := appendAnswerHead(*h.buf, call.id)
 	var (
 		cancel  func()
 		started bool
@@ -270,8 +304,9 @@ func (s *stdioServer) startHot(ctx context.Context, call hotCall, t dispatch.Sur
 // cancelled (by drain) before the Service has said how.
 type hotStart struct {
 	s   *stdioServer
-	id  []byte // as the agent wrote it
-	key string // in inFlight
+	id  []byte  // as the agent wrote it
+	key string  // in inFlight
+	buf *[]byte // its answer's, from answerBuffer
 
 	answered atomic.Bool // Answer or Panic has run
 
@@ -288,7 +323,9 @@ func (h *hotStart) Answer(answer []byte) {
 		return
 	}
 	defer h.ended()
-	h.s.writeLine(append(answer, "}\n"...))
+	line := append(answer, "}\n"...)
+	h.s.writeLine(line)
+	h.s.reuseAnswer(h.buf, line)
 }
 
 func (h *hotStart) Panic(r any) {

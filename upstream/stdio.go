@@ -176,6 +176,9 @@ type stdioServer struct {
 	maxBytes int64 // one message, MaxRequestBytes
 
 	out *groupWriter // to the agent
+	// answerBuffers holds *[]byte of answers written, for the next hot
+	// answers to be made in (answerBuffer, reuseAnswer).
+	answerBuffers sync.Pool
 	// batch holds the hot calls the reader began while it had more lines
 	// at hand (readAhead); it is flushed before the reader would wait, or
 	// does anything else. A lone call is not held: it is written at once,
