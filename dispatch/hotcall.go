@@ -41,7 +41,7 @@ func (s *Service) AppendToolResult(ctx context.Context, dst []byte, arguments js
 // dispatch's facts spliced into its _meta. Every other outcome is shaped
 // by the general path's code.
 func (s *Service) AppendPlainCall(ctx context.Context, dst []byte, req Request) []byte {
-	return s.appendCall(ctx, dst, req, true)
+	return s.appendCall(ctx, dst, req.owned(), true)
 }
 
 // AppendExposedResult is AppendToolResult for the tool t listed beside
@@ -106,14 +106,16 @@ func plainCall(arguments []byte) (req Request, ok bool) {
 	if !gjson.ValidBytes(arguments) {
 		return Request{}, false
 	}
-	return PlainCall(gjson.Parse(jsonView(arguments)))
+	req, ok = PlainCall(gjson.Parse(jsonView(arguments)))
+	return req.owned(), ok
 }
 
 // PlainCall is plainCall for arguments the caller has already checked
 // and parsed as part of the agent's message (gjson.ValidBytes, then
 // gjson.Parse over a view of the message's bytes, not a copy): the hot
-// path reads the message once. The Request's Arguments are a slice of
-// that message.
+// path reads the message once. The Request's Arguments, Tool and
+// Connection are views of that message (StartPlainCall and AppendPlainCall
+// copy what they keep).
 func PlainCall(arguments gjson.Result) (req Request, ok bool) {
 	if !arguments.IsObject() {
 		return Request{}, false
@@ -151,7 +153,8 @@ func PlainCall(arguments gjson.Result) (req Request, ok bool) {
 }
 
 // plainString is a JSON string value that holds no escape and is valid
-// UTF-8, so that it reads as its bytes (encoding/json would read it so).
+// UTF-8, so that it reads as its bytes (encoding/json would read it so):
+// a view of them.
 func plainString(v gjson.Result) (string, bool) {
 	if v.Type != gjson.String || len(v.Raw) < 2 {
 		return "", false
@@ -165,7 +168,15 @@ func plainString(v gjson.Result) (string, bool) {
 	if !utf8.ValidString(inner) {
 		return "", false
 	}
-	return strings.Clone(inner), true // not a view of the agent's message
+	return inner, true
+}
+
+// owned is req, a Request PlainCall read, with its names copied: not
+// views that hold the agent's whole message, for as long as they are
+// kept.
+func (req Request) owned() Request {
+	req.Tool, req.Connection = strings.Clone(req.Tool), strings.Clone(req.Connection)
+	return req
 }
 
 // appendPassedThrough appends the server's result in resp.raw with

@@ -34,6 +34,7 @@ type HotAnswer interface {
 //
 // ctx is read for its values (the agent session), not for its end.
 func (s *Service) StartPlainCall(ctx context.Context, dst []byte, req Request, to HotAnswer) (cancel func(), ok bool) {
+	req.Connection = strings.Clone(req.Connection) // a view of the agent's message; the tool's name startCall replaces
 	return s.startCall(ctx, dst, req, true, to)
 }
 
@@ -53,6 +54,12 @@ func (s *Service) startCall(ctx context.Context, dst []byte, req Request, stampe
 	if !ok || def.RunsAsTask {
 		return nil, false
 	}
+	// A plain call's tool name is a view of the agent's message
+	// (PlainCall): the catalog's, equal, is kept instead.
+	if req.Tool == checked.Tool {
+		req.Tool = def.Name
+	}
+	checked.Tool = def.Name
 	ctx = AgentContext(ctx)
 	c := &startedCall{s: s, conn: conn, req: req, checked: checked, stamped: stamped, dst: dst, to: to, started: time.Now()}
 	return conn.StartCall(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: s.callTimeout(conn, checked), Batch: to.Batch()}, c.done)
