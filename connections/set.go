@@ -147,6 +147,14 @@ func (s *Set) Conns() []*Conn {
 	return append([]*Conn(nil), s.conns...)
 }
 
+// AppendConns is Conns appended to dst: a caller on a call's path passes
+// a slice of its own, and allocates nothing when it is large enough.
+func (s *Set) AppendConns(dst []*Conn) []*Conn {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return append(dst, s.conns...)
+}
+
 // Options returns the options the set was built with.
 func (s *Set) Options() Options { return s.opts }
 

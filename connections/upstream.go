@@ -34,6 +34,18 @@ func WithUpstream(ctx context.Context, up Upstream) context.Context {
 	return context.WithValue(ctx, upstreamKey{}, up)
 }
 
+// CarriesUpstream reports whether ctx is marked as coming from up
+// already (WithUpstream), so that a caller on a call's path need not mark
+// it again.
+func CarriesUpstream(ctx context.Context, up Upstream) bool {
+	have := upstreamFrom(ctx)
+	if have == nil || up == nil {
+		return false
+	}
+	// == on interfaces panics for an incomparable dynamic type.
+	return reflect.TypeOf(have) == reflect.TypeOf(up) && reflect.TypeOf(up).Comparable() && have == up
+}
+
 func upstreamFrom(ctx context.Context) Upstream {
 	up, _ := ctx.Value(upstreamKey{}).(Upstream)
 	return up

@@ -162,13 +162,27 @@ func (s *Service) answersInline(raw json.RawMessage) bool {
 	return !spills && !s.opts.Toon
 }
 
+// maxStackConns is how many connections resolveReady looks through
+// without allocating the list of them.
+const maxStackConns = 16
+
 // resolveReady is resolveTool for a call that must not wait: ok only when
 // every connection to look in has its catalog at hand and exactly one
 // has the tool. Anything else is resolveTool's to settle or word.
 func (s *Service) resolveReady(connKey, tool string) (*connections.Conn, toolDef, bool) {
-	conns, err := s.selectConns(connKey)
-	if err != nil {
-		return nil, toolDef{}, false
+	var (
+		room  [maxStackConns]*connections.Conn
+		conns []*connections.Conn
+	)
+	if connKey == "" {
+		conns = s.conns.AppendConns(room[:0]) // not a slice allocated per call
+	} else {
+		c, err := s.conns.Lookup(connKey)
+		if err != nil {
+			return nil, toolDef{}, false
+		}
+		room[0] = c
+		conns = room[:1]
 	}
 	var (
 		found *connections.Conn

@@ -94,7 +94,7 @@ func forwardedMeta(meta *mcp.Meta) map[string]any {
 // logging/setLevel), gets those.
 func AgentContext(ctx context.Context) context.Context {
 	sess := server.ClientSessionFromContext(ctx)
-	if up, ok := sess.(connections.Upstream); ok {
+	if up, ok := sess.(connections.Upstream); ok && !connections.CarriesUpstream(ctx, up) {
 		ctx = connections.WithUpstream(ctx, up)
 	}
 	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {

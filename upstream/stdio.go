@@ -121,7 +121,9 @@ func ServeStdio(ctx context.Context, srv *server.MCPServer, in io.Reader, out io
 		return fmt.Errorf("register stdio session: %w", err)
 	}
 	defer srv.UnregisterSession(ctx, sess.SessionID())
-	ctx, cancel := context.WithCancel(srv.WithContext(ctx, sess))
+	// Marked once as the agent's (AgentContext), so that its calls need
+	// not each add the mark.
+	ctx, cancel := context.WithCancel(dispatch.AgentContext(srv.WithContext(ctx, sess)))
 	defer cancel()
 	if s.relay != nil {
 		s.relay.SetUpstream(sess)
