@@ -31,6 +31,22 @@ import (
 // return. done is called exactly once. ctx is read for its values (the
 // agent session the call is made for), not for its end.
 func (c *Conn) StartCall(ctx context.Context, req CallRequest, done func(json.RawMessage, error)) (cancel func(), ok bool) {
+	return c.StartCallTo(ctx, req, doneFunc(done))
+}
+
+// CallDone is where a call StartCallTo began gets what Call would
+// return: an interface, so that a caller's one value per call serves,
+// not a method value allocated for it.
+type CallDone interface {
+	CallDone(raw json.RawMessage, err error)
+}
+
+type doneFunc func(json.RawMessage, error)
+
+func (f doneFunc) CallDone(raw json.RawMessage, err error) { f(raw, err) }
+
+// StartCallTo is StartCall with done a CallDone.
+func (c *Conn) StartCallTo(ctx context.Context, req CallRequest, done CallDone) (cancel func(), ok bool) {
 	if req.OnProgress != nil || req.AsTask || len(req.Meta) > 0 || c.ToolAllowed(req.Tool) != nil {
 		return nil, false
 	}
@@ -52,7 +68,7 @@ func (c *Conn) StartCall(ctx context.Context, req CallRequest, done func(json.Ra
 		params:  callParams{Name: req.Tool, Arguments: req.Arguments},
 		limit:   req.Timeout,
 		done:    done,
-		untrack: c.trackCaller(ctx),
+		caller:  c.trackUpstream(ctx),
 		id:      mcp.NewRequestId(requestIDText(c.seq.Add(1))),
 	}
 	a.mu.Lock() // the answer may come before this is set up: it waits
@@ -71,7 +87,7 @@ func (c *Conn) StartCall(ctx context.Context, req CallRequest, done func(json.Ra
 		// broke (the session is over): the caller sends it the way that
 		// may wait, and starts the server afresh, on a goroutine of its own.
 		a.stopTimerLocked()
-		a.untrack()
+		c.untrackUpstream(a.caller)
 		c.endCall()
 		return nil, false
 	}
@@ -92,8 +108,8 @@ type asyncCall struct {
 	ctx     context.Context // for its values only
 	params  callParams
 	limit   time.Duration
-	done    func(json.RawMessage, error)
-	untrack func()
+	done    CallDone
+	caller  Upstream // tracked (trackUpstream) while the call is in flight
 	id      mcp.RequestId
 
 	mu        sync.Mutex
@@ -208,14 +224,14 @@ func (a *asyncCall) abandon() {
 // call's latency.
 func (a *asyncCall) finish(raw json.RawMessage, gone error, expired bool, err error) {
 	defer a.conn.endCall()
-	defer a.untrack()
+	defer a.conn.untrackUpstream(a.caller)
 	if err != nil {
 		op := "call " + a.params.Name
 		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, a.limit)
-		a.done(nil, a.conn.explainRequestErr(a.sess, op, gone, expired, timedOut, err))
+		a.done.CallDone(nil, a.conn.explainRequestErr(a.sess, op, gone, expired, timedOut, err))
 		return
 	}
-	a.done(raw, nil)
+	a.done.CallDone(raw, nil)
 }
 
 // ToolsAtHand is Tools for a caller that must not wait: the catalog as

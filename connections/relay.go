@@ -113,23 +113,39 @@ func (c *Conn) logUpstream() Upstream {
 // trackCaller records that a call of up is in flight until the returned
 // function is called.
 func (c *Conn) trackCaller(ctx context.Context) func() {
-	up := upstreamFrom(ctx)
+	up := c.trackUpstream(ctx)
 	if up == nil {
 		return func() {}
+	}
+	return func() { c.untrackUpstream(up) }
+}
+
+// trackUpstream is trackCaller without the closure, for StartCall's
+// calls, each of which keeps the upstream it returns (nil: none to
+// track) and gives it to untrackUpstream when it ends.
+func (c *Conn) trackUpstream(ctx context.Context) Upstream {
+	up := upstreamFrom(ctx)
+	if up == nil {
+		return nil
 	}
 	c.callersMu.Lock()
 	c.callers[up]++
 	c.callersMu.Unlock()
-	return func() {
-		c.callersMu.Lock()
-		if c.callers[up]--; c.callers[up] <= 0 {
-			delete(c.callers, up)
-			now := time.Now()
-			c.pruneLateCallersLocked(now)
-			c.lateCallers[up] = now
-		}
-		c.callersMu.Unlock()
+	return up
+}
+
+func (c *Conn) untrackUpstream(up Upstream) {
+	if up == nil {
+		return
 	}
+	c.callersMu.Lock()
+	if c.callers[up]--; c.callers[up] <= 0 {
+		delete(c.callers, up)
+		now := time.Now()
+		c.pruneLateCallersLocked(now)
+		c.lateCallers[up] = now
+	}
+	c.callersMu.Unlock()
 }
 
 // pruneLateCallersLocked forgets the sessions whose last call ended more

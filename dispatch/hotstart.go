@@ -62,7 +62,7 @@ func (s *Service) startCall(ctx context.Context, dst []byte, req Request, stampe
 	checked.Tool = def.Name
 	ctx = AgentContext(ctx)
 	c := &startedCall{s: s, conn: conn, req: req, checked: checked, stamped: stamped, dst: dst, to: to, started: time.Now()}
-	return conn.StartCall(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: s.callTimeout(conn, checked), Batch: to.Batch()}, c.done)
+	return conn.StartCallTo(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: s.callTimeout(conn, checked), Batch: to.Batch()}, c)
 }
 
 // startedCall is a call startCall began, as its answer finds it.
@@ -77,8 +77,8 @@ type startedCall struct {
 	started      time.Time
 }
 
-// done gets the server's answer, on the goroutine that read it.
-func (c *startedCall) done(raw json.RawMessage, err error) {
+// CallDone gets the server's answer, on the goroutine that read it.
+func (c *startedCall) CallDone(raw json.RawMessage, err error) {
 	if err == nil && c.s.answersInline(raw) {
 		c.finish(raw, nil)
 		return
