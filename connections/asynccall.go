@@ -62,14 +62,14 @@ func (c *Conn) StartCallTo(ctx context.Context, req CallRequest, done CallDone) 
 		return nil, false
 	}
 	a := &asyncCall{
-		conn:    c,
-		sess:    sess,
-		ctx:     ctx,
-		params:  callParams{Name: req.Tool, Arguments: req.Arguments},
-		limit:   req.Timeout,
-		done:    done,
-		caller:  c.trackUpstream(ctx),
-		id:      mcp.NewRequestId(requestIDText(c.seq.Add(1))),
+		conn:   c,
+		sess:   sess,
+		ctx:    ctx,
+		params: callParams{Name: req.Tool, Arguments: req.Arguments},
+		limit:  req.Timeout,
+		done:   done,
+		caller: c.trackUpstream(ctx),
+		id:     mcp.NewRequestId(requestIDText(c.seq.Add(1))),
 	}
 	a.mu.Lock() // the answer may come before this is set up: it waits
 	defer a.mu.Unlock()
@@ -103,14 +103,14 @@ func (c *Conn) StartCallTo(ctx context.Context, req CallRequest, done CallDone) 
 
 // asyncCall is a call StartCall began.
 type asyncCall struct {
-	conn    *Conn
-	sess    *session
-	ctx     context.Context // for its values only
-	params  callParams
-	limit   time.Duration
-	done    CallDone
-	caller  Upstream // tracked (trackUpstream) while the call is in flight
-	id      mcp.RequestId
+	conn   *Conn
+	sess   *session
+	ctx    context.Context // for its values only
+	params callParams
+	limit  time.Duration
+	done   CallDone
+	caller Upstream // tracked (trackUpstream) while the call is in flight
+	id     mcp.RequestId
 
 	mu        sync.Mutex
 	forget    func() bool        // takes the request back from the transport; true: it was still waiting
