@@ -65,7 +65,7 @@ func (c *Conn) StartCallTo(ctx context.Context, req CallRequest, done CallDone) 
 		conn:   c,
 		sess:   sess,
 		ctx:    ctx,
-		params: callParams{Name: req.Tool, Arguments: req.Arguments},
+		params: callParams{Name: req.Tool, Arguments: req.Arguments, argumentsValid: req.ArgumentsValid},
 		limit:  req.Timeout,
 		done:   done,
 		caller: c.trackUpstream(ctx),
@@ -80,7 +80,7 @@ func (c *Conn) StartCallTo(ctx context.Context, req CallRequest, done CallDone) 
 		JSONRPC: mcp.JSONRPC_VERSION,
 		ID:      a.id,
 		Method:  "tools/call",
-		Params:  a.params,
+		Params:  &a.params, // not a copy boxed in an interface per call
 	}, a.answered, req.Batch)
 	if errors.Is(err, errWouldBlock) || errors.Is(err, errNotSent) {
 		// Sending now would mean waiting on the server, or its stdin

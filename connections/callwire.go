@@ -15,7 +15,11 @@ import (
 // encoding/json, reflection and re-checking arguments already known to be
 // valid were a tenth of a small call's cost in dispatch.
 func encodeRequest(request transport.JSONRPCRequest) ([]byte, error) {
-	if params, ok := request.Params.(callParams); ok && params.plain() {
+	params, ok := request.Params.(*callParams) // StartCall's
+	if value, isValue := request.Params.(callParams); isValue {
+		params, ok = &value, true
+	}
+	if ok && params.plain() {
 		id, idOK := request.ID.Value().(string)
 		if idOK {
 			line := make([]byte, 0, 96+len(params.Name)+len(params.Arguments))
@@ -44,7 +48,7 @@ func encodeRequest(request transport.JSONRPCRequest) ([]byte, error) {
 // plain reports whether p is only a name and arguments that are one valid
 // JSON value on one line (encoding/json would compact a value spread over
 // lines, as an argumentsFile may be written).
-func (p callParams) plain() bool {
+func (p *callParams) plain() bool {
 	return len(p.Meta) == 0 && p.Task == nil && len(p.InputResponses) == 0 && p.RequestState == "" &&
-		(len(p.Arguments) == 0 || (bytes.IndexByte(p.Arguments, '\n') < 0 && gjson.ValidBytes(p.Arguments)))
+		(len(p.Arguments) == 0 || (bytes.IndexByte(p.Arguments, '\n') < 0 && (p.argumentsValid || gjson.ValidBytes(p.Arguments))))
 }

@@ -32,6 +32,10 @@ type CallRequest struct {
 	// others to the same server when the batch is flushed (see
 	// SendBatch); nil writes it at once.
 	Batch *SendBatch
+	// ArgumentsValid, for StartCall only, says Arguments are known to be
+	// one valid JSON value (part of a message the caller checked), so the
+	// request is written without checking them again.
+	ArgumentsValid bool
 }
 
 type callParams struct {
@@ -43,6 +47,8 @@ type callParams struct {
 	// and the state the server asked to get back with them.
 	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
 	RequestState   string                     `json:"requestState,omitempty"`
+
+	argumentsValid bool // CallRequest.ArgumentsValid
 }
 
 // Call runs tools/call and returns the server's raw result, starting the

@@ -39,7 +39,8 @@ func (s *Service) StartPlainCall(ctx context.Context, dst []byte, req Request, t
 }
 
 // StartExposedResult is StartPlainCall for the tool t listed beside
-// proxy-dispatch, as AppendExposedResult answers it.
+// proxy-dispatch, as AppendExposedResult answers it. arguments are, as
+// PlainCall's are, part of a message the caller checked is valid JSON.
 func (s *Service) StartExposedResult(ctx context.Context, dst []byte, t SurfaceTool, arguments json.RawMessage, to HotAnswer) (cancel func(), ok bool) {
 	return s.startCall(ctx, dst, Request{Action: "call", Connection: t.Connection, Tool: t.Tool, Arguments: arguments}, false, to)
 }
@@ -62,7 +63,9 @@ func (s *Service) startCall(ctx context.Context, dst []byte, req Request, stampe
 	checked.Tool = def.Name
 	ctx = AgentContext(ctx)
 	c := &startedCall{s: s, conn: conn, req: req, checked: checked, stamped: stamped, dst: dst, to: to, started: time.Now()}
-	return conn.StartCallTo(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: s.callTimeout(conn, checked), Batch: to.Batch()}, c)
+	return conn.StartCallTo(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: s.callTimeout(conn, checked), Batch: to.Batch(),
+		ArgumentsValid: true, // both callers' are part of the agent's message, checked whole
+	}, c)
 }
 
 // startedCall is a call startCall began, as its answer finds it.
