@@ -451,3 +451,40 @@ func TestFault_SilentSSEServerIsBoundedByConnectTimeout(t *testing.T) {
 		t.Errorf("call on the other server = %q", r.text())
 	}
 }
+
+// A server that starts an answer and never ends its line: the call fails
+// as soon as the answer crosses --max-message, naming the limit (not the
+// call's timeout), and once the line has gone on for OverlongLineFactor
+// times the limit the server is stopped, so that the next calls reach a
+// server started afresh instead of waiting behind the line for ever.
+func TestFault_EndlessLineStopsTheServer(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "serial.log")
+	tc := startDispatch(t, nil, "--no-cache", "--max-message", "1MiB", "--timeout", "20s",
+		"--mcp", fixture("--serial", "--serial-log", log))
+	r := tc.mustCall(map[string]any{"action": "call", "tool": "endless"})
+	if !r.IsError || !strings.Contains(r.text(), "exceeds the limit of 1.0 MiB") || !strings.Contains(r.text(), "--max-message") {
+		t.Fatalf("endless line with --max-message 1MiB = %.300s; want the limit named", r.text())
+	}
+	// A call sent meanwhile may meet the old server as it is stopped: it
+	// then says why; the one after reaches the new server.
+	r = tc.mustCall(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "after"}})
+	if r.IsError {
+		if !strings.Contains(r.text(), "without ending it") {
+			t.Fatalf("echo after the endless line = %.300s; want the server's fault named", r.text())
+		}
+		r = tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "after"}})
+	}
+	if r.text() != "after" {
+		t.Fatalf("echo after the endless line = %.300s", r.text())
+	}
+	seen, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if starts := strings.Count(string(seen), "start "); starts != 2 {
+		t.Errorf("the server started %d times; want 2 (stopped and started afresh):\n%s", starts, seen)
+	}
+	if r := tc.mustOK(map[string]any{"action": "list"}); !strings.Contains(r.text(), "endless") && !strings.Contains(r.text(), "c1") {
+		t.Errorf("list after the endless line = %.300s", r.text())
+	}
+}
