@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -486,5 +487,41 @@ func TestFault_EndlessLineStopsTheServer(t *testing.T) {
 	}
 	if r := tc.mustOK(map[string]any{"action": "list"}); !strings.Contains(r.text(), "endless") && !strings.Contains(r.text(), "c1") {
 		t.Errorf("list after the endless line = %.300s", r.text())
+	}
+}
+
+// A server that announces its tools changed and then reads nothing more:
+// a call to it by name is resolved from the tool list already known and
+// fails at its own time limit (--timeout), not after --connect-timeout
+// spent waiting for a fresh list; and list answers within
+// --connect-timeout, saying the server is not answering, with the tools
+// last known of it.
+func TestFault_WedgedServerResolvesFromKnownTools(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--timeout", "3s", "--connect-timeout", "2s", "--mcp", fixture("--serial"))
+	if r := tc.mustOK(map[string]any{"action": "call", "tool": "wedge"}); r.text() != "wedged" {
+		t.Fatalf("wedge = %q", r.text())
+	}
+	// Past the debounce of tools/list_changed: the refresh it starts is
+	// now stuck waiting on the deaf server, as in the field.
+	time.Sleep(500 * time.Millisecond)
+	r := tc.mustCall(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "deaf"}})
+	if !r.IsError || !strings.Contains(r.text(), "no answer within 3s") || !strings.Contains(r.text(), "--timeout") {
+		t.Errorf("echo to the wedged server = %.400s; want the call's own time limit (--timeout 3s)", r.text())
+	}
+	r = tc.mustOK(map[string]any{"action": "list"})
+	var list struct {
+		Connections []struct {
+			Alias     string   `json:"alias"`
+			Error     string   `json:"error"`
+			ToolNames []string `json:"toolNames"`
+		} `json:"connections"`
+	}
+	decodeText(t, r, &list)
+	if len(list.Connections) != 1 {
+		t.Fatalf("list = %.400s", r.text())
+	}
+	c := list.Connections[0]
+	if !strings.Contains(c.Error, "not answering") || !strings.Contains(c.Error, "--connect-timeout") || !slices.Contains(c.ToolNames, "echo") {
+		t.Errorf("list of the wedged server = %+v; want the error, that it is not answering, and its last known tools", c)
 	}
 }
