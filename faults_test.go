@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -449,5 +450,78 @@ func TestFault_SilentSSEServerIsBoundedByConnectTimeout(t *testing.T) {
 	}
 	if r := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "still here"}}); r.text() != "still here" {
 		t.Errorf("call on the other server = %q", r.text())
+	}
+}
+
+// A server that starts an answer and never ends its line: the call fails
+// as soon as the answer crosses --max-message, naming the limit (not the
+// call's timeout), and once the line has gone on for OverlongLineFactor
+// times the limit the server is stopped, so that the next calls reach a
+// server started afresh instead of waiting behind the line for ever.
+func TestFault_EndlessLineStopsTheServer(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "serial.log")
+	tc := startDispatch(t, nil, "--no-cache", "--max-message", "1MiB", "--timeout", "20s",
+		"--mcp", fixture("--serial", "--serial-log", log))
+	r := tc.mustCall(map[string]any{"action": "call", "tool": "endless"})
+	if !r.IsError || !strings.Contains(r.text(), "exceeds the limit of 1.0 MiB") || !strings.Contains(r.text(), "--max-message") {
+		t.Fatalf("endless line with --max-message 1MiB = %.300s; want the limit named", r.text())
+	}
+	// A call sent meanwhile may meet the old server as it is stopped: it
+	// then says why; the one after reaches the new server.
+	r = tc.mustCall(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "after"}})
+	if r.IsError {
+		if !strings.Contains(r.text(), "without ending it") {
+			t.Fatalf("echo after the endless line = %.300s; want the server's fault named", r.text())
+		}
+		r = tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "after"}})
+	}
+	if r.text() != "after" {
+		t.Fatalf("echo after the endless line = %.300s", r.text())
+	}
+	seen, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if starts := strings.Count(string(seen), "start "); starts != 2 {
+		t.Errorf("the server started %d times; want 2 (stopped and started afresh):\n%s", starts, seen)
+	}
+	if r := tc.mustOK(map[string]any{"action": "list"}); !strings.Contains(r.text(), "endless") && !strings.Contains(r.text(), "c1") {
+		t.Errorf("list after the endless line = %.300s", r.text())
+	}
+}
+
+// A server that announces its tools changed and then reads nothing more:
+// a call to it by name is resolved from the tool list already known and
+// fails at its own time limit (--timeout), not after --connect-timeout
+// spent waiting for a fresh list; and list answers within
+// --connect-timeout, saying the server is not answering, with the tools
+// last known of it.
+func TestFault_WedgedServerResolvesFromKnownTools(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--timeout", "3s", "--connect-timeout", "2s", "--mcp", fixture("--serial"))
+	if r := tc.mustOK(map[string]any{"action": "call", "tool": "wedge"}); r.text() != "wedged" {
+		t.Fatalf("wedge = %q", r.text())
+	}
+	// Past the debounce of tools/list_changed: the refresh it starts is
+	// now stuck waiting on the deaf server, as in the field.
+	time.Sleep(500 * time.Millisecond)
+	r := tc.mustCall(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "deaf"}})
+	if !r.IsError || !strings.Contains(r.text(), "no answer within 3s") || !strings.Contains(r.text(), "--timeout") {
+		t.Errorf("echo to the wedged server = %.400s; want the call's own time limit (--timeout 3s)", r.text())
+	}
+	r = tc.mustOK(map[string]any{"action": "list"})
+	var list struct {
+		Connections []struct {
+			Alias     string   `json:"alias"`
+			Error     string   `json:"error"`
+			ToolNames []string `json:"toolNames"`
+		} `json:"connections"`
+	}
+	decodeText(t, r, &list)
+	if len(list.Connections) != 1 {
+		t.Fatalf("list = %.400s", r.text())
+	}
+	c := list.Connections[0]
+	if !strings.Contains(c.Error, "not answering") || !strings.Contains(c.Error, "--connect-timeout") || !slices.Contains(c.ToolNames, "echo") {
+		t.Errorf("list of the wedged server = %+v; want the error, that it is not answering, and its last known tools", c)
 	}
 }

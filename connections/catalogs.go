@@ -346,3 +346,16 @@ func (c *Conn) saveCatalog() {
 		c.log.Warn("save catalog", "error", err.Error())
 	}
 }
+
+// KnownTools is the last tool list dispatch had of the server, live or
+// from the catalog cache, even one the server has announced a change to
+// since (stale): what can still be said of a server that is not answering
+// now. ok is false when none was ever had.
+func (c *Conn) KnownTools() (tools []json.RawMessage, stale, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tools == nil {
+		return nil, false, false
+	}
+	return c.visible, c.toolsStale, true
+}

@@ -3,6 +3,7 @@ package connections
 import (
 	"bufio"
 	"bytes"
+	"errors"
 )
 
 // Block sizes of lineBlocks. A line that does not fit the reader's buffer
@@ -23,8 +24,11 @@ const (
 )
 
 // readLine returns the next line without its newline. A line longer than
-// max is consumed but not kept: tooLong is its length, and line holds its
-// first bytes so the request it answers can still be found.
+// max is not read to its end: as soon as it crosses max, readLine returns
+// its first bytes (so the request it answers can still be found), tooLong
+// (how much of it was read, more than max) and errLineGoesOn when the rest
+// is still to come, which skipLine then consumes. A line that ended within
+// the read that crossed max is returned with tooLong its whole length.
 //
 // A line that fits r's buffer costs one allocation of its size. A longer
 // one is not grown by appending (which copies it again at every growth and
@@ -41,26 +45,48 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong int, err error) {
 	}
 	var blocks lineBlocks
 	for {
-		switch {
-		case tooLong > 0:
-			tooLong += len(chunk)
-		case blocks.size+len(chunk) > max:
+		if blocks.size+len(chunk) > max {
 			tooLong = blocks.size + len(chunk)
 			line = blocks.head(4096)
 			line = append(line, chunk[:min(len(chunk), 4096-len(line))]...)
 			blocks.free()
-		default:
-			blocks.write(chunk)
+			if err == bufio.ErrBufferFull {
+				err = errLineGoesOn
+			}
+			return line, tooLong, err
 		}
+		blocks.write(chunk)
 		if err != bufio.ErrBufferFull {
 			break
 		}
 		chunk, err = r.ReadSlice('\n')
 	}
-	if tooLong > 0 {
-		return line, tooLong, err
-	}
 	return bytes.TrimRight(blocks.join(), "\r\n"), 0, err
+}
+
+// errLineGoesOn says readLine returned the head of a line over the limit
+// whose rest is still to be read (by skipLine).
+var errLineGoesOn = errors.New("line goes on past the limit")
+
+// errEndlessLine says skipLine gave up on a line that went on past its
+// bound without ending.
+var errEndlessLine = errors.New("line goes on without end")
+
+// skipLine discards the rest of a line, up to and including its newline,
+// and returns how many bytes it discarded. Past bound bytes it stops with
+// errEndlessLine: a line that does not end is not read for ever.
+func skipLine(r *bufio.Reader, bound int) (int, error) {
+	n := 0
+	for {
+		chunk, err := r.ReadSlice('\n')
+		n += len(chunk)
+		if err != bufio.ErrBufferFull {
+			return n, err
+		}
+		if n > bound {
+			return n, errEndlessLine
+		}
+	}
 }
 
 // lineBlocks gathers a long line without moving what it already holds.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -40,9 +41,14 @@ func TestReadLine_BlocksJoinExactly(t *testing.T) {
 	r = bufio.NewReaderSize(strings.NewReader(`{"id":"d1","result":"`+long+"\"}\nnext\n"), 4096)
 	// The limit lies past offHeapFrom: the blocks held until it is
 	// crossed are given back.
+	// It returns as soon as the limit is crossed, with the rest unread.
 	head, tooLong, err := readLine(r, 3<<20)
-	if err != nil || tooLong != len(long)+len(`{"id":"d1","result":""}`)+1 || len(head) != 4096 || !bytes.HasPrefix(head, []byte(`{"id":"d1","result":"0000000,0000001,`)) {
+	if !errors.Is(err, errLineGoesOn) || tooLong <= 3<<20 || tooLong > 3<<20+4096 || len(head) != 4096 || !bytes.HasPrefix(head, []byte(`{"id":"d1","result":"0000000,0000001,`)) {
 		t.Fatalf("too long line: head %d bytes, tooLong %d, %v", len(head), tooLong, err)
+	}
+	skipped, err := skipLine(r, 1<<30)
+	if err != nil || tooLong+skipped != len(long)+len(`{"id":"d1","result":""}`)+1 {
+		t.Fatalf("skipLine after %d: %d, %v; want the rest of the line", tooLong, skipped, err)
 	}
 	if next, _, _ := readLine(r, 3<<20); string(next) != "next" {
 		t.Fatalf("after the long line: %q", next)
@@ -96,4 +102,39 @@ func TestParseEnvelope_SlicesTheLine(t *testing.T) {
 			t.Errorf("parseEnvelope(%s) is a %s; want %s", c.line, kind, c.kind)
 		}
 	}
+}
+
+// A line over the limit that does not end is given up past skipLine's
+// bound, not read for ever; one that ends within it is read to its end.
+func TestSkipLine_StopsPastItsBound(t *testing.T) {
+	endless := io.MultiReader(strings.NewReader(`{"id":"d2","result":"`), zeros{})
+	r := bufio.NewReaderSize(endless, 4096)
+	_, tooLong, err := readLine(r, 64<<10)
+	if !errors.Is(err, errLineGoesOn) {
+		t.Fatalf("readLine of an endless line: tooLong %d, %v; want errLineGoesOn", tooLong, err)
+	}
+	skipped, err := skipLine(r, 1<<20)
+	if !errors.Is(err, errEndlessLine) || skipped <= 1<<20 || skipped > 1<<20+4096 {
+		t.Fatalf("skipLine of an endless line: %d, %v; want errEndlessLine just past 1 MiB", skipped, err)
+	}
+	r = bufio.NewReaderSize(strings.NewReader(strings.Repeat("y", 200<<10)+"\nnext\n"), 4096)
+	if _, _, err := readLine(r, 64<<10); !errors.Is(err, errLineGoesOn) {
+		t.Fatalf("readLine of a long line: %v", err)
+	}
+	if _, err := skipLine(r, 1<<20); err != nil {
+		t.Fatalf("skipLine of a line that ends within the bound: %v", err)
+	}
+	if next, _, _ := readLine(r, 64<<10); string(next) != "next" {
+		t.Fatalf("after the long line: %q", next)
+	}
+}
+
+// zeros is an endless stream of '0' bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '0'
+	}
+	return len(p), nil
 }

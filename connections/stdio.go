@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"sync"
@@ -36,6 +37,14 @@ const (
 	// the server stopped reading it, treats it as hung and stops it: a
 	// message cannot be abandoned half written.
 	DefaultStdinTimeout = 30 * time.Second
+	// OverlongLineFactor bounds a message over --max-message: its call
+	// fails as soon as the limit is crossed, and the rest is read and
+	// discarded so that the connection goes on; but once the message has
+	// gone on for this many times --max-message without ending, the
+	// server is treated as broken (one writing without end would
+	// otherwise keep dispatch reading for ever): it is stopped, whatever
+	// waits on it fails, and the next use starts it afresh.
+	OverlongLineFactor = 4
 	// serverRequestTimeout bounds answering one request of a server.
 	serverRequestTimeout = time.Minute
 	// exitDrainLimit is how long, once a server has exited, what it wrote
@@ -225,13 +234,34 @@ func (t *stdioTransport) readLoop(finished chan<- struct{}) {
 	r := bufio.NewReaderSize(t.stdout, 64<<10)
 	for {
 		line, tooLong, err := readLine(r, t.maxMsg)
-		if len(line) > 0 || tooLong > 0 {
+		if errors.Is(err, errLineGoesOn) {
+			// Its request fails now, not once the line ends, which
+			// may be never.
+			t.refuseTooLong(line, tooLong, false)
+			var skipped int
+			skipped, err = skipLine(r, t.endlessBound()-tooLong)
+			if errors.Is(err, errEndlessLine) {
+				t.stuck(fmt.Errorf("the server wrote a message of more than %s without ending it (%d × --max-message, OverlongLineFactor), so it was treated as broken and stopped; it is started afresh on next use",
+					humanize.IBytes(uint64(tooLong+skipped)), OverlongLineFactor))
+				return
+			}
+			fmt.Fprintf(t.diag, "[stdout] the message over the limit ended at %s\n", humanize.IBytes(uint64(tooLong+skipped)))
+		} else if len(line) > 0 || tooLong > 0 {
 			t.dispatchLine(line, tooLong)
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// endlessBound is how long a line over --max-message may go on, all of
+// it counted, before the server is treated as broken (OverlongLineFactor).
+func (t *stdioTransport) endlessBound() int {
+	if t.maxMsg > math.MaxInt/OverlongLineFactor {
+		return math.MaxInt
+	}
+	return t.maxMsg * OverlongLineFactor
 }
 
 // copyStderr keeps the server's stderr until it ends or is closed.
@@ -289,7 +319,7 @@ func (t *stdioTransport) waitLoop(stdoutRead, stderrRead <-chan struct{}) {
 
 func (t *stdioTransport) dispatchLine(line []byte, tooLong int) {
 	if tooLong > 0 {
-		t.refuseTooLong(line, tooLong)
+		t.refuseTooLong(line, tooLong, true)
 		return
 	}
 	trimmed := bytes.TrimSpace(line)
@@ -320,10 +350,15 @@ func (t *stdioTransport) dispatchLine(line []byte, tooLong int) {
 }
 
 // refuseTooLong fails the request an oversized response answers, found
-// from the id near the start of the line.
-func (t *stdioTransport) refuseTooLong(head []byte, size int) {
-	msg := fmt.Sprintf("message of %s exceeds the limit of %s (raise --max-message)",
-		humanize.IBytes(uint64(size)), humanize.IBytes(uint64(t.maxMsg)))
+// from the id near the start of the line. size is the line's length if
+// ended, else how much of it was read when it crossed the limit.
+func (t *stdioTransport) refuseTooLong(head []byte, size int, ended bool) {
+	more := ""
+	if !ended {
+		more = "more than "
+	}
+	msg := fmt.Sprintf("message of %s%s exceeds the limit of %s (raise --max-message)",
+		more, humanize.IBytes(uint64(size)), humanize.IBytes(uint64(t.maxMsg)))
 	fmt.Fprintf(t.diag, "[stdout] %s\n", msg)
 	var probe struct {
 		ID *mcp.RequestId `json:"id"`

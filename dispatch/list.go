@@ -66,15 +66,19 @@ type ToolEntry struct {
 // shows only counts: past it, names alone would crowd the agent's context.
 const namesInlineLimit = 100
 
-// catalog is one connection's tools, or why they could not be had.
+// catalog is one connection's tools, or why they could not be had. With
+// err, tools may still hold the last list known of the server (known).
 type catalog struct {
 	conn  *connections.Conn
 	tools []toolDef
 	err   error
+	known bool // err is set and tools are the last list known
 }
 
 // catalogs fetches the tools of conns concurrently. A server that cannot
-// be reached contributes its error, not a failure of the whole request.
+// be reached contributes its error, not a failure of the whole request,
+// beside the last list of its tools known, if any: a server that stops
+// answering still shows what it had.
 func (s *Service) catalogs(ctx context.Context, conns []*connections.Conn, refresh bool) []catalog {
 	out := make([]catalog, len(conns))
 	fetch := func(i int, c *connections.Conn) {
@@ -82,6 +86,9 @@ func (s *Service) catalogs(ctx context.Context, conns []*connections.Conn, refre
 		raw, err := c.Tools(ctx, refresh)
 		if err != nil {
 			out[i].err = err
+			if known, _, ok := c.KnownTools(); ok {
+				out[i].tools, out[i].known = s.parsed.tools(c, known), true
+			}
 			return
 		}
 		out[i].tools = s.parsed.tools(c, raw)
@@ -224,9 +231,16 @@ func connectionEntry(cat catalog, detail bool) ConnectionEntry {
 	}
 	if cat.err != nil {
 		entry.Error = cat.err.Error()
+		if cat.known {
+			entry.Error += knownToolsNote
+		}
 	}
 	return entry
 }
+
+// knownToolsNote follows the error of a server that could not list its
+// tools now, when the tools shown are the last list known of it.
+const knownToolsNote = "; the server is not answering, so the tools shown are the last list known of it"
 
 // Compact list answers show at most the first sentence of a server's
 // instructions, up to maxInstructionsSummary bytes, and mark a cut with

@@ -66,19 +66,11 @@ func (s *Service) resolveTool(ctx context.Context, connKey, tool string) (*conne
 	if err != nil {
 		return nil, toolDef{}, err
 	}
+	if conn, def, ok := s.resolveKnown(conns, tool); ok {
+		return conn, def, nil
+	}
 	cats := s.catalogs(ctx, conns, false)
-	type match struct {
-		conn *connections.Conn
-		def  toolDef
-	}
-	var matches []match
-	for _, cat := range cats {
-		for _, t := range cat.tools {
-			if t.Name == tool {
-				matches = append(matches, match{cat.conn, t})
-			}
-		}
-	}
+	matches := toolMatches(cats, tool)
 	switch {
 	case len(matches) == 1:
 		return matches[0].conn, matches[0].def, nil
@@ -108,6 +100,49 @@ func (s *Service) resolveTool(ctx context.Context, connKey, tool string) (*conne
 		}
 	}
 	return nil, toolDef{}, notFound
+}
+
+// toolMatch is a connection that has the tool looked for.
+type toolMatch struct {
+	conn *connections.Conn
+	def  toolDef
+}
+
+func toolMatches(cats []catalog, tool string) []toolMatch {
+	var matches []toolMatch
+	for _, cat := range cats {
+		for _, t := range cat.tools {
+			if t.Name == tool {
+				matches = append(matches, toolMatch{cat.conn, t})
+			}
+		}
+	}
+	return matches
+}
+
+// resolveKnown resolves tool from the tool lists already known of conns,
+// even those their servers announced a change to (stale), without asking
+// any server: ok only when every one of conns has a list and exactly one
+// has the tool. A server that announced a change and then stopped
+// answering would otherwise hold every call to it by name for
+// --connect-timeout before its own time limit even began; a tool that
+// did go away meanwhile is reported by the server when called. Anything
+// else (a list missing, a name not found or found twice) is left to the
+// live lists.
+func (s *Service) resolveKnown(conns []*connections.Conn, tool string) (*connections.Conn, toolDef, bool) {
+	cats := make([]catalog, len(conns))
+	for i, c := range conns {
+		raw, _, ok := c.KnownTools()
+		if !ok {
+			return nil, toolDef{}, false
+		}
+		cats[i] = catalog{conn: c, tools: s.parsed.tools(c, raw)}
+	}
+	matches := toolMatches(cats, tool)
+	if len(matches) != 1 {
+		return nil, toolDef{}, false
+	}
+	return matches[0].conn, matches[0].def, true
 }
 
 // deniedTool returns why tool is refused when a connection's tool filter
