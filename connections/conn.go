@@ -202,10 +202,11 @@ type Conn struct {
 	toolsGen   uint64            // counts catalog changes, so callers can cache what they derive
 	refreshing bool
 	sides      [numSideKinds]sideCatalog
+	cacheMu    sync.Mutex // serializes cache writes (see saveCatalog)
+
 	// unnamable are, by catalog noun ("tools"), the names (Go-quoted)
 	// of the items left out of the last listing: see namedItems.
 	unnamable map[string][]string
-	cacheMu   sync.Mutex // serializes cache writes (see saveCatalog)
 
 	// calls counts the calls in flight, so that a connection a new
 	// config removed can let them finish (see Retire).
