@@ -37,7 +37,13 @@ var listeningAt = regexp.MustCompile(`serving MCP over HTTP" address=(\S+)`)
 // --listen among args) with the fixture, and waits until it listens.
 func startHTTPDispatch(t *testing.T, env []string, args ...string) *httpDispatch {
 	t.Helper()
-	all := append([]string{"--no-cache", "--log-level", "info", "--mcp", fixture("--client-requests")}, "serve")
+	return startHTTPDispatchWith(t, env, fixture("--client-requests"), args...)
+}
+
+// startHTTPDispatchWith is startHTTPDispatch with the server spec.
+func startHTTPDispatchWith(t *testing.T, env []string, spec string, args ...string) *httpDispatch {
+	t.Helper()
+	all := append([]string{"--no-cache", "--log-level", "info", "--mcp", spec}, "serve")
 	if !containsArg(args, "--listen") {
 		all = append(all, "--listen", "127.0.0.1:0")
 	}

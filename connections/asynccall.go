@@ -130,7 +130,7 @@ func (a *asyncCall) answered(resp *transport.JSONRPCResponse, err error) {
 	a.stopTimerLocked()
 	a.mu.Unlock()
 	if err == nil && resp.Error == nil {
-		resp.Result = a.conn.opts.Redactor.MaskAnswer(resp.Result)
+		resp.Result = a.conn.cleanAnswer(resp.Result)
 	}
 	switch {
 	case errors.Is(err, errNotSent):

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -42,18 +43,19 @@ type listMethod struct {
 	method string // e.g. "tools/list"
 	field  string // e.g. "tools"
 	noun   string // for messages: "list " + noun
+	key    string // the member that names an item: "name", "uri", ...
 }
 
-var toolsList = listMethod{method: "tools/list", field: "tools", noun: "tools"}
+var toolsList = listMethod{method: "tools/list", field: "tools", noun: "tools", key: "name"}
 
 func (k sideKind) list() listMethod {
 	switch k {
 	case sideResources:
-		return listMethod{method: "resources/list", field: "resources", noun: "resources"}
+		return listMethod{method: "resources/list", field: "resources", noun: "resources", key: "uri"}
 	case sideTemplates:
-		return listMethod{method: "resources/templates/list", field: "resourceTemplates", noun: "resource templates"}
+		return listMethod{method: "resources/templates/list", field: "resourceTemplates", noun: "resource templates", key: "uriTemplate"}
 	default:
-		return listMethod{method: "prompts/list", field: "prompts", noun: "prompts"}
+		return listMethod{method: "prompts/list", field: "prompts", noun: "prompts", key: "name"}
 	}
 }
 
@@ -249,6 +251,14 @@ func (c *Conn) listPages(ctx, listCtx context.Context, sess *session, m listMeth
 		}
 		seen[nextCursor] = true
 		cursor = nextCursor
+	}
+	items, unnamable := namedItems(items, m.key)
+	c.mu.Lock()
+	c.unnamable[m.noun] = unnamable
+	c.mu.Unlock()
+	if len(unnamable) > 0 {
+		c.log.Warn("left out of the catalog: named with bytes that are not valid UTF-8, which dispatch cannot send back to the server",
+			"kind", m.noun, "names", strings.Join(unnamable, ", "))
 	}
 	masked, _, err := c.opts.Redactor.maskDefs(items)
 	if err != nil {

@@ -204,6 +204,10 @@ type Conn struct {
 	sides      [numSideKinds]sideCatalog
 	cacheMu    sync.Mutex // serializes cache writes (see saveCatalog)
 
+	// unnamable are, by catalog noun ("tools"), the names (Go-quoted)
+	// of the items left out of the last listing: see namedItems.
+	unnamable map[string][]string
+
 	// calls counts the calls in flight, so that a connection a new
 	// config removed can let them finish (see Retire).
 	calls   int
@@ -252,6 +256,7 @@ func newConn(alias string, cfg ServerConfig, opts Options, hub *relayHub) *Conn 
 		callers:     make(map[Upstream]int),
 		lateCallers: make(map[Upstream]time.Time),
 		serverReqs:  make(map[string]context.CancelCauseFunc),
+		unnamable:   make(map[string][]string),
 	}
 	c.cacheKey = catalogKey(c.ID, hub.capabilities())
 	if opts.Cache != nil {

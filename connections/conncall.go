@@ -204,15 +204,18 @@ func (c *Conn) request(ctx context.Context, sess *session, method string, params
 		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: rawData(resp.Error.Data)}
 	}
 	if catalogMethods[method] {
-		return resp.Result, nil // masked with the rest of the server's text (maskDefs)
+		// Repaired and masked item by item by listPages, which must
+		// see which names are not valid UTF-8 as the server wrote them.
+		return resp.Result, nil
 	}
-	return c.opts.Redactor.MaskAnswer(resp.Result), nil
+	return c.cleanAnswer(resp.Result), nil
 }
 
 // catalogMethods are the requests whose answers are a server's catalog:
 // dispatch masks those as server text, token shapes included, once it
-// has read them. Every other answer has the exact values of the known
-// secrets masked here, the one place every request's answer passes.
+// has read them. Every other answer has its invalid UTF-8 repaired and
+// the exact values of the known secrets masked here (cleanAnswer), the
+// one place every request's answer passes.
 var catalogMethods = map[string]bool{
 	string(mcp.MethodToolsList): true, string(mcp.MethodResourcesList): true,
 	string(mcp.MethodResourcesTemplatesList): true, string(mcp.MethodPromptsList): true,

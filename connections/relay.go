@@ -224,9 +224,10 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 			"dispatch relays requests of at most %s to the client (MaxRelayedRequestBytes); this %s's params are %s: send less, or a resource link to the data",
 			humanize.IBytes(MaxRelayedRequestBytes), method, humanize.IBytes(uint64(len(raw))))}
 	}
-	// The server's words pass as it wrote them, but for the user's own
-	// credentials (a server that quotes its environment to the model).
-	raw = c.opts.Redactor.MaskAnswer(raw)
+	// The server's words pass as it wrote them, but for invalid UTF-8
+	// and the user's own credentials (a server that quotes its
+	// environment to the model).
+	raw = c.cleanAnswer(raw)
 	ctx, cancel := context.WithTimeout(context.WithValue(ctx, callersKey{}, callers), ServerRequestTimeout)
 	defer cancel()
 	result, err := up.RequestClient(ctx, method, raw)

@@ -19,6 +19,9 @@ type ToolNotFoundError struct {
 	// Cached are the connections searched through a cached catalog, which
 	// has no expiry: a tool their server gained since is not in it.
 	Cached []string // "c1"
+	// Unnamable are the tools left out of the catalogs searched because
+	// their server named them with bytes that are not valid UTF-8.
+	Unnamable []string // `c1: "t\xff"`
 }
 
 func (e *ToolNotFoundError) Error() string {
@@ -38,6 +41,10 @@ func (e *ToolNotFoundError) Error() string {
 		} else {
 			b.WriteString(`; use {"action":"search","query":"..."} to find one`)
 		}
+	}
+	if len(e.Unnamable) > 0 {
+		fmt.Fprintf(&b, ". Left out of the catalogs: tools their server named with bytes that are not valid UTF-8 (%s), which dispatch cannot send back as the server wrote them, so they cannot be called through it; the server must fix those names",
+			strings.Join(e.Unnamable, ", "))
 	}
 	if len(e.Cached) > 0 {
 		// Not refreshed here: starting every server on a typo would cost
@@ -97,6 +104,9 @@ func (s *Service) resolveTool(ctx context.Context, connKey, tool string) (*conne
 			notFound.Unreachable = append(notFound.Unreachable, cat.err.Error())
 		case cat.conn.State().Catalog == connections.CatalogCache:
 			notFound.Cached = append(notFound.Cached, cat.conn.Alias)
+		}
+		for _, name := range cat.conn.Unnamable("tools") {
+			notFound.Unnamable = append(notFound.Unnamable, cat.conn.Alias+": "+name)
 		}
 	}
 	return nil, toolDef{}, notFound
