@@ -60,7 +60,15 @@ func (s *Service) startCall(ctx context.Context, dst []byte, req Request, stampe
 	ctx = AgentContext(ctx)
 	timeout, which := s.callLimit(conn, checked)
 	c := &startedCall{s: s, conn: conn, req: req, checked: checked, stamped: stamped, dst: dst, to: to, which: which, started: time.Now()}
-	return conn.StartCall(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: timeout, Batch: to.Batch()}, c.done)
+	// Saving the result is part of the call: its time limit and its
+	// cancel bound that too.
+	c.saveCtx, c.stopSave = context.WithDeadline(context.WithoutCancel(ctx), c.started.Add(timeout))
+	cancel, ok := conn.StartCall(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: timeout, Batch: to.Batch()}, c.done)
+	if !ok {
+		c.stopSave()
+		return nil, false
+	}
+	return func() { c.stopSave(); cancel() }, true
 }
 
 // startedCall is a call startCall began, as its answer finds it.
@@ -73,6 +81,8 @@ type startedCall struct {
 	to           HotAnswer
 	which        func() string // names the time limit, for its error
 	started      time.Time
+	saveCtx      context.Context // bounds saving the result to a file
+	stopSave     context.CancelFunc
 }
 
 // done gets the server's answer, on the goroutine that read it.
@@ -100,7 +110,8 @@ func (c *startedCall) finish(raw json.RawMessage, err error) {
 			c.to.Panic(r)
 		}
 	}()
-	resp, err := c.s.callResponse(c.conn, c.checked, raw, err, c.which)
+	defer c.stopSave()
+	resp, err := c.s.callResponse(c.saveCtx, c.conn, c.checked, raw, err, c.which)
 	answer := c.s.appendAnswer(c.dst, c.req, c.stamped, resp, err)
 	answered = true
 	c.to.Answer(answer)

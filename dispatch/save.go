@@ -39,7 +39,7 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 	case ".toon":
 		asTOON = true
 	}
-	format, write := encoderIn(kind, data, asTOON)
+	format, _, write := encoderIn(kind, data, asTOON)
 	if err := writeUserFile(path, write); err != nil {
 		return nil, err
 	}
