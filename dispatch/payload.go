@@ -187,7 +187,7 @@ func layoutIndented(data []byte) indentLayout {
 	var size int64
 	depth, deepest := 0, 0
 	inString := false
-	newline := func(d int) int64 { return 1 + 2*int64(min(d, MaxIndentDepth)) }
+	newline := func(d int) int64 { return 1 + 2*int64(indentLevels(d)) }
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		if inString {
@@ -243,6 +243,22 @@ func layoutIndented(data []byte) indentLayout {
 	return l
 }
 
+// indentLevels is how many levels a line at depth d is indented: d, but
+// at most MaxIndentDepth, and never below 0 (which JSON that is not valid,
+// printed by the command line, could reach).
+func indentLevels(d int) int { return max(0, min(d, MaxIndentDepth)) }
+
+// JSONNesting returns the deepest nesting of arrays and objects in JSON
+// data, in one pass and without recursion however deep it is.
+func JSONNesting(data []byte) int { return layoutIndented(data).depth }
+
+// WriteJSONIndented writes JSON data to w as a result file holds it:
+// indented at most MaxIndentDepth levels, and as it came past
+// MaxIndentedNesting; for the command line, which prints results.
+func WriteJSONIndented(w io.Writer, data []byte) error {
+	return writeIndented(w, data, layoutIndented(data))
+}
+
 // writeIndented writes valid JSON data to w indented by two spaces, one
 // value per line, streaming: unlike json.Indent it needs no second copy of
 // a result that may be hundreds of megabytes. Indentation stops growing at
@@ -263,7 +279,7 @@ func writeIndented(w io.Writer, data []byte, layout indentLayout) error {
 	indent := strings.Repeat("  ", MaxIndentDepth)
 	newline := func(d int) error {
 		bw.WriteByte('\n')
-		_, err := bw.WriteString(indent[:2*min(d, MaxIndentDepth)])
+		_, err := bw.WriteString(indent[:2*indentLevels(d)])
 		return err
 	}
 	for i := 0; i < len(data); i++ {
