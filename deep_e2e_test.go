@@ -46,23 +46,25 @@ func TestServe_DeepResultFiles(t *testing.T) {
 		{"past the nesting limit, resultToFile", 20000, map[string]any{"resultToFile": true}, false, false},
 		{"within the nesting limit", 5000, map[string]any{"resultToFile": true}, false, true},
 	}
+	// No subtests: tc fails the test that started it.
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
+		func() {
+			t.Logf("%s: %d levels", tt.name, tt.depth)
 			a := spilled(t, tc.mustOK(callDeep(tt.depth, tt.extra)))
 			if a.Spill.AutoSpilled != tt.auto {
-				t.Errorf("autoSpilled = %v, want %v", a.Spill.AutoSpilled, tt.auto)
+				t.Errorf("%s: autoSpilled = %v, want %v", tt.name, a.Spill.AutoSpilled, tt.auto)
 			}
 			data, err := os.ReadFile(a.Spill.ResultFile)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if int64(len(data)) != a.Spill.Bytes {
-				t.Errorf("the answer says %d bytes, the file has %d", a.Spill.Bytes, len(data))
+				t.Errorf("%s: the answer says %d bytes, the file has %d", tt.name, a.Spill.Bytes, len(data))
 			}
 			if !tt.indent {
 				// Saved whole, as the server sent it.
 				if want := brackets(tt.depth) + "\n"; string(data) != want || a.Spill.Lines != 1 {
-					t.Errorf("file of %d bytes, %d lines; want the %d-byte answer on one line", len(data), a.Spill.Lines, len(want))
+					t.Errorf("%s: file of %d bytes, %d lines; want the %d-byte answer on one line", tt.name, len(data), a.Spill.Lines, len(want))
 				}
 				return
 			}
@@ -78,7 +80,7 @@ func TestServe_DeepResultFiles(t *testing.T) {
 			if err := json.Compact(&compact, data); err != nil || compact.String() != brackets(tt.depth) {
 				t.Errorf("the file does not hold the answer (%v)", err)
 			}
-		})
+		}()
 	}
 }
 
@@ -126,5 +128,27 @@ func TestCLI_DeepAnswer(t *testing.T) {
 	}
 	if len(stdout) > 10*2*2000 {
 		t.Errorf("--json printed %d bytes for a %d-byte answer", len(stdout), 2*2000)
+	}
+}
+
+// With --toon, JSON too deep for TOON is saved as JSON: TOON's indentation
+// is its syntax and grows with the square of the depth (before: 5,000
+// levels made a 24 MiB .toon file from 10 KB). A .toon file asked for by
+// name is refused with what to do.
+func TestDeepResult_TOON(t *testing.T) {
+	server := fixture("--serial")
+	tc := startDispatch(t, nil, "--no-cache", "--toon", "--mcp", server)
+	a := spilled(t, tc.mustOK(callDeep(5000, map[string]any{"resultToFile": true})))
+	if a.Spill.Format != "json" || a.Spill.Bytes > 1<<20 {
+		t.Errorf("--toon, 5000 levels: a %s file of %d bytes, want JSON under 1 MiB", a.Spill.Format, a.Spill.Bytes)
+	}
+	out := t.TempDir() + "/deep.toon"
+	_, stderr, code := runCLI(t, "", "--mcp", server, "call", "deep", "depth=5000", "-o", out)
+	if code != exitUsage {
+		t.Errorf("-o deep.toon: exit %d, want %d; stderr %s", code, exitUsage, stderr)
+	}
+	checkText(t, "-o deep.toon", stderr, []string{"nested 5000 levels", "MaxIndentDepth", ".json"}, nil)
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("-o deep.toon left a file: %v", err)
 	}
 }

@@ -264,7 +264,8 @@ func feedHint(kind payloadKind) string {
 // (-1 when not known before it is written): JSON indented one value per
 // line, so head, tail, slice and grep mean something; text as it is.
 func (s *Service) encoderFor(kind payloadKind, data []byte) (spill.Format, int64, func(io.Writer) error) {
-	return encoderIn(kind, data, s.opts.Toon)
+	// --toon is a preference: JSON too deep for TOON stays JSON.
+	return encoderIn(kind, data, s.opts.Toon && kind == payloadJSON && toonFits(data))
 }
 
 // encoderIn is encoderFor with the choice of TOON for JSON made by the
@@ -277,6 +278,13 @@ func encoderIn(kind payloadKind, data []byte, asTOON bool) (spill.Format, int64,
 		}
 	}
 	if asTOON {
+		if !toonFits(data) {
+			return spill.FormatTOON, -1, func(io.Writer) error {
+				return usagef("Name a .json file instead",
+					"the result is nested %d levels deep, more than the %d levels (MaxIndentDepth) written as TOON, whose indentation grows with the square of the depth",
+					JSONNesting(data), MaxIndentDepth)
+			}
+		}
 		return spill.FormatTOON, -1, func(w io.Writer) error {
 			return toon.EncodeJSON(w, bytes.NewReader(data), toon.EncodeOptions{})
 		}

@@ -248,6 +248,12 @@ func layoutIndented(data []byte) indentLayout {
 // printed by the command line, could reach).
 func indentLevels(d int) int { return max(0, min(d, MaxIndentDepth)) }
 
+// toonFits reports whether JSON data is shallow enough to be written as
+// TOON: at most MaxIndentDepth levels. TOON's indentation is its syntax and
+// cannot stop growing, so deeper nesting costs the square of the depth (18
+// KB of nested arrays made a 77 MiB file) and is never shorter than JSON.
+func toonFits(data []byte) bool { return JSONNesting(data) <= MaxIndentDepth }
+
 // JSONNesting returns the deepest nesting of arrays and objects in JSON
 // data, in one pass and without recursion however deep it is.
 func JSONNesting(data []byte) int { return layoutIndented(data).depth }
