@@ -191,20 +191,25 @@ func layoutIndented(data []byte) indentLayout {
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		if inString {
+			j := stringRun(data, i)
+			size += int64(j - i)
+			if i = j; i >= len(data) {
+				break
+			}
+			if data[i] == '"' {
+				size++
+				inString = false
+				continue
+			}
 			if _, ok := htmlEscape(data[i:]); ok {
 				size++
 				i += 5
 				continue
 			}
 			size++
-			switch c {
-			case '\\':
-				if i+1 < len(data) {
-					i++
-					size++
-				}
-			case '"':
-				inString = false
+			if i+1 < len(data) {
+				i++
+				size++
 			}
 			continue
 		}
@@ -241,6 +246,15 @@ func layoutIndented(data []byte) indentLayout {
 		l.size = int64(len(data)) + 1
 	}
 	return l
+}
+
+// stringRun returns the index of the first quote or backslash at or after
+// i: inside a string, the bytes before it are copied as they are.
+func stringRun(data []byte, i int) int {
+	for i < len(data) && data[i] != '"' && data[i] != '\\' {
+		i++
+	}
+	return i
 }
 
 // indentLevels is how many levels a line at depth d is indented: d, but
@@ -291,6 +305,16 @@ func writeIndented(w io.Writer, data []byte, layout indentLayout) error {
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		if inString {
+			j := stringRun(data, i)
+			bw.Write(data[i:j])
+			if i = j; i >= len(data) {
+				break
+			}
+			if data[i] == '"' {
+				bw.WriteByte('"')
+				inString = false
+				continue
+			}
 			if r, ok := htmlEscape(data[i:]); ok {
 				// Go servers write < > & as \u003c \u003e \u0026; the
 				// characters themselves are the same JSON and grep as typed.
@@ -298,15 +322,10 @@ func writeIndented(w io.Writer, data []byte, layout indentLayout) error {
 				i += 5
 				continue
 			}
-			bw.WriteByte(c)
-			switch c {
-			case '\\':
-				if i+1 < len(data) {
-					i++
-					bw.WriteByte(data[i])
-				}
-			case '"':
-				inString = false
+			bw.WriteByte('\\')
+			if i+1 < len(data) {
+				i++
+				bw.WriteByte(data[i])
 			}
 			continue
 		}
