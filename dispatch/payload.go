@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"dispatch/spill"
 )
 
 // callResult is a downstream tools/call result, kept raw so that every
@@ -161,12 +163,12 @@ func textPayload(text string) (payloadKind, []byte) {
 // most about 2*MaxIndentDepth+2 bytes a line longer than its JSON.
 const MaxIndentDepth = 32
 
-// MaxIndentedNesting is the deepest nesting of arrays and objects a result
+// MaxIndentedNesting (spill.MaxQueryDepth) is the deepest nesting of arrays and objects a result
 // file is indented for. A result nested deeper is saved on one line as the
 // server sent it, whole: no tool reads it by structure anyway (query and
 // argumentsPath stop at the same 10,000 levels), while grep and read still
 // do.
-const MaxIndentedNesting = 10000
+const MaxIndentedNesting = spill.MaxQueryDepth
 
 // indentLayout is what writeIndented will write for a JSON value: its
 // size in bytes and the deepest nesting of arrays and objects in it.
