@@ -163,11 +163,11 @@ func textPayload(text string) (payloadKind, []byte) {
 // most about 2*MaxIndentDepth+2 bytes a line longer than its JSON.
 const MaxIndentDepth = 32
 
-// MaxIndentedNesting (spill.MaxQueryDepth) is the deepest nesting of arrays and objects a result
+// MaxIndentedNesting is the deepest nesting of arrays and objects a result
 // file is indented for. A result nested deeper is saved on one line as the
 // server sent it, whole: no tool reads it by structure anyway (query and
-// argumentsPath stop at the same 10,000 levels), while grep and read still
-// do.
+// argumentsPath stop at the same 10,000 levels, spill.MaxQueryDepth), while
+// grep and read still do.
 const MaxIndentedNesting = spill.MaxQueryDepth
 
 // indentLayout is what writeIndented will write for a JSON value: its
