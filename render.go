@@ -15,8 +15,17 @@ import (
 // render prints a response: JSON with --json, readable text otherwise.
 func (g *Globals) render(w io.Writer, resp any) error {
 	if g.JSON {
+		deepest := answerNesting(resp)
+		if deepest > dispatch.MaxIndentedNesting {
+			return &usageErr{fmt.Errorf("the answer is nested %d levels deep, more than the %d levels --json can print (MaxIndentedNesting); leave out --json (and --toon) to print it, or save it with -o FILE",
+				deepest, dispatch.MaxIndentedNesting)}
+		}
 		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
+		if deepest <= dispatch.MaxIndentDepth {
+			// Deeper, indentation would grow with the square of the
+			// depth; a program reads the JSON as well without it.
+			enc.SetIndent("", "  ")
+		}
 		enc.SetEscapeHTML(false)
 		return enc.Encode(resp)
 	}
@@ -56,14 +65,39 @@ func (g *Globals) render(w io.Writer, resp any) error {
 
 func renderJSON(w io.Writer, raw json.RawMessage) error {
 	var out bytes.Buffer
-	if err := json.Indent(&out, raw, "", "  "); err != nil {
-		return fmt.Errorf("format JSON: %w", err)
+	if dispatch.JSONNesting(raw) > dispatch.MaxIndentDepth {
+		// json.Indent's output grows with the square of the depth and it
+		// refuses nesting past 10,000 levels: print it as a result file
+		// holds it (indentation bounded, compact past the limit).
+		if err := dispatch.WriteJSONIndented(&out, raw); err != nil {
+			return fmt.Errorf("format JSON: %w", err)
+		}
+	} else {
+		if err := json.Indent(&out, raw, "", "  "); err != nil {
+			return fmt.Errorf("format JSON: %w", err)
+		}
+		out.WriteByte('\n')
 	}
-	out.WriteByte('\n')
 	// JSON holds no raw C0 characters; DEL and C1 ones become \u escapes,
 	// which leave it valid and meaning the same.
 	_, err := io.WriteString(w, escapeControls(out.String(), true))
 	return err
+}
+
+// answerNesting is the deepest nesting of a call's answer, which --json
+// cannot print past 10,000 levels: encoding/json stops there (the same
+// MaxIndentedNesting), with an error about json.RawMessage that reads as
+// dispatch's own fault.
+func answerNesting(resp any) int {
+	r, ok := resp.(*dispatch.CallResponse)
+	if !ok {
+		return 0
+	}
+	deepest := dispatch.JSONNesting(r.StructuredContent)
+	for _, item := range r.Content {
+		deepest = max(deepest, dispatch.JSONNesting(item))
+	}
+	return deepest
 }
 
 func renderList(w io.Writer, r *dispatch.ListResponse) error {

@@ -95,6 +95,9 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 	// The limit covers the tool call only: starting the server, here in
 	// resolveTool or in conn.Call, is bounded by --connect-timeout.
 	timeout, which := s.callLimit(conn, req)
+	// Saving the result is part of the call: the same limit bounds it.
+	saveCtx, stopSave := context.WithDeadline(ctx, time.Now().Add(timeout))
+	defer stopSave()
 	raw, err := conn.Call(ctx, connections.CallRequest{
 		Tool:       req.Tool,
 		Arguments:  args,
@@ -103,11 +106,13 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 		AsTask:     def.RunsAsTask,
 		Timeout:    timeout,
 	})
-	return s.callResponse(conn, req, raw, err, which)
+	return s.callResponse(saveCtx, conn, req, raw, err, which)
 }
 
-// callResponse is Call's answer from its server's: raw, or err.
-func (s *Service) callResponse(conn *connections.Conn, req Request, raw json.RawMessage, err error, which func() string) (*CallResponse, error) {
+// callResponse is Call's answer from its server's: raw, or err. ctx bounds
+// saving the result to a file: it ends when the call is cancelled or its
+// time limit passes.
+func (s *Service) callResponse(ctx context.Context, conn *connections.Conn, req Request, raw json.RawMessage, err error, which func() string) (*CallResponse, error) {
 	if err != nil {
 		if errors.Is(err, connections.ErrCallTimeout) {
 			return nil, fmt.Errorf("%w (%s)", err, which())
@@ -137,7 +142,11 @@ func (s *Service) callResponse(conn *connections.Conn, req Request, raw json.Raw
 	}
 	auto := !req.ResultToFile && threshold > 0 && resp.Bytes > threshold && s.opts.Spill != nil
 	if req.ResultToFile || auto {
-		info, err := s.spillResult(&result, auto)
+		info, err := s.spillResult(ctx, &result, auto)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("%s: call %s: saving the result (server sent %s) ran past the call's time limit, and the partial file was deleted (%s): %w",
+				conn.Alias, req.Tool, humanize.IBytes(uint64(resp.Bytes)), which(), err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: call %s: save result (server sent %s): %w", conn.Alias, req.Tool, humanize.IBytes(uint64(resp.Bytes)), err)
 		}
@@ -200,12 +209,12 @@ func fromFileEcho(path string) json.RawMessage {
 // spillResult writes the result's payload to a new spill file. The result
 // is not read after: a lone text that may hold JSON is unescaped over the
 // message it arrived in.
-func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error) {
+func (s *Service) spillResult(ctx context.Context, result *callResult, auto bool) (*SpillInfo, error) {
 	if token, ok := result.loneTextToken(); ok && !result.hasStructured() {
 		if !mayStartJSON(token) {
 			// A lone plain text is unescaped straight into its file, never
 			// held whole.
-			return s.spillWith(payloadText, spill.FormatText, func(w io.Writer) error { return writeUnescaped(w, token) }, nil, savedText, auto)
+			return s.spillWith(ctx, payloadText, spill.FormatText, -1, func(w io.Writer) error { return writeUnescaped(w, token) }, nil, savedText, auto)
 		}
 		// One that may hold JSON must be held to be checked and indented:
 		// where it lies, not in a second copy beside the message.
@@ -214,23 +223,24 @@ func (s *Service) spillResult(result *callResult, auto bool) (*SpillInfo, error)
 			return nil, fmt.Errorf("decode its text: %w", err)
 		}
 		kind, data := textPayload(jsonView(text))
-		return s.spillPayload(kind, data, savedText, auto)
+		return s.spillPayload(ctx, kind, data, savedText, auto)
 	}
 	kind, data, part := result.payload()
-	return s.spillPayload(kind, data, part, auto)
+	return s.spillPayload(ctx, kind, data, part, auto)
 }
 
 // spillPayload writes a payload to a new spill file; part names what it
 // holds.
-func (s *Service) spillPayload(kind payloadKind, data []byte, part string, auto bool) (*SpillInfo, error) {
-	format, write := s.encoderFor(kind, data)
-	return s.spillWith(kind, format, write, data, part, auto)
+func (s *Service) spillPayload(ctx context.Context, kind payloadKind, data []byte, part string, auto bool) (*SpillInfo, error) {
+	format, size, write := s.encoderFor(kind, data)
+	return s.spillWith(ctx, kind, format, size, write, data, part, auto)
 }
 
-// spillWith is spillPayload for a payload written by write; data is the
-// payload's JSON, for its shape, when kind is payloadJSON.
-func (s *Service) spillWith(kind payloadKind, format spill.Format, write func(io.Writer) error, data []byte, part string, auto bool) (*SpillInfo, error) {
-	file, err := s.opts.Spill.Create(format, write)
+// spillWith is spillPayload for a payload written by write, of size bytes
+// (-1: not known before); data is the payload's JSON, for its shape, when
+// kind is payloadJSON. The file is deleted if ctx ends while it is written.
+func (s *Service) spillWith(ctx context.Context, kind payloadKind, format spill.Format, size int64, write func(io.Writer) error, data []byte, part string, auto bool) (*SpillInfo, error) {
+	file, err := s.opts.Spill.CreateContext(ctx, format, size, write)
 	if err != nil {
 		return nil, err
 	}
@@ -260,27 +270,37 @@ func feedHint(kind payloadKind) string {
 	return `Pass it as "argumentsFile" to feed a call ("argumentsPath" selects a part).`
 }
 
-// encoderFor returns how to write a payload: JSON indented one value per
+// encoderFor returns how to write a payload, and the size it will have
+// (-1 when not known before it is written): JSON indented one value per
 // line, so head, tail, slice and grep mean something; text as it is.
-func (s *Service) encoderFor(kind payloadKind, data []byte) (spill.Format, func(io.Writer) error) {
-	return encoderIn(kind, data, s.opts.Toon)
+func (s *Service) encoderFor(kind payloadKind, data []byte) (spill.Format, int64, func(io.Writer) error) {
+	// --toon is a preference: JSON too deep for TOON stays JSON.
+	return encoderIn(kind, data, s.opts.Toon && kind == payloadJSON && toonFits(data))
 }
 
 // encoderIn is encoderFor with the choice of TOON for JSON made by the
 // caller.
-func encoderIn(kind payloadKind, data []byte, asTOON bool) (spill.Format, func(io.Writer) error) {
+func encoderIn(kind payloadKind, data []byte, asTOON bool) (spill.Format, int64, func(io.Writer) error) {
 	if kind == payloadText {
-		return spill.FormatText, func(w io.Writer) error {
+		return spill.FormatText, int64(len(data)), func(w io.Writer) error {
 			_, err := w.Write(data)
 			return err
 		}
 	}
 	if asTOON {
-		return spill.FormatTOON, func(w io.Writer) error {
+		if !toonFits(data) {
+			return spill.FormatTOON, -1, func(io.Writer) error {
+				return usagef("Name a .json file instead",
+					"the result is nested %d levels deep, more than the %d levels (MaxIndentDepth) written as TOON, whose indentation grows with the square of the depth",
+					JSONNesting(data), MaxIndentDepth)
+			}
+		}
+		return spill.FormatTOON, -1, func(w io.Writer) error {
 			return toon.EncodeJSON(w, bytes.NewReader(data), toon.EncodeOptions{})
 		}
 	}
-	return spill.FormatJSON, func(w io.Writer) error { return writeIndented(w, data) }
+	layout := layoutIndented(data)
+	return spill.FormatJSON, layout.size, func(w io.Writer) error { return writeIndented(w, data, layout) }
 }
 
 // describeShape records the top-level keys of an object, or the element

@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -123,8 +124,8 @@ func (s *Service) saveText(text, mimeType string) (*spill.File, payloadKind, []b
 	trimmed := strings.TrimSpace(text)
 	if (isJSONType(mimeType) || strings.HasPrefix(trimmed, "{") || strings.HasPrefix(trimmed, "[")) && json.Valid(stringBytes(trimmed)) {
 		data := stringBytes(trimmed)
-		format, write := s.encoderFor(payloadJSON, data)
-		file, err := s.opts.Spill.Create(format, write)
+		format, size, write := s.encoderFor(payloadJSON, data)
+		file, err := s.opts.Spill.CreateContext(context.Background(), format, size, write)
 		return file, payloadJSON, data, err
 	}
 	file, err := s.opts.Spill.Create(spill.FormatText, func(w io.Writer) error {

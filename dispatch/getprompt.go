@@ -103,7 +103,7 @@ func (s *Service) GetPrompt(ctx context.Context, req Request, hooks Hooks) (*Pro
 	if err != nil {
 		return nil, fmt.Errorf("encode messages: %w", err)
 	}
-	info, err := s.spillPayload(payloadJSON, data, "messages", auto)
+	info, err := s.spillPayload(ctx, payloadJSON, data, "messages", auto)
 	if err != nil {
 		s.discard(&budget)
 		return nil, fmt.Errorf("%s: get prompt %s: save result (%s): %w", conn.Alias, req.Prompt, humanize.IBytes(uint64(len(data))), err)

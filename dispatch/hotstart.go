@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"dispatch/connections"
@@ -62,10 +63,16 @@ func (s *Service) startCall(ctx context.Context, dst []byte, req Request, stampe
 	}
 	checked.Tool = def.Name
 	ctx = AgentContext(ctx)
-	c := &startedCall{s: s, conn: conn, req: req, checked: checked, stamped: stamped, dst: dst, to: to, started: time.Now()}
-	return conn.StartCallTo(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: s.callTimeout(conn, checked), Batch: to.Batch(),
+	c := &startedCall{s: s, conn: conn, req: req, checked: checked, stamped: stamped, dst: dst, to: to, ctx: ctx, started: time.Now()}
+	c.timeout = s.callTimeout(conn, checked)
+	cancel, ok := conn.StartCallTo(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: c.timeout, Batch: to.Batch(),
 		ArgumentsValid: true, // both callers' are part of the agent's message, checked whole
 	}, c)
+	if !ok {
+		return nil, false
+	}
+	c.cancelCall = cancel
+	return c.cancel, true
 }
 
 // startedCall is a call startCall began, as its answer finds it.
@@ -78,6 +85,41 @@ type startedCall struct {
 	to           HotAnswer
 	which        func() string // names the time limit, for its error; nil: limitAdvice
 	started      time.Time
+	ctx          context.Context // the call's, for saving its result
+	timeout      time.Duration   // the call's time limit, from started
+
+	cancelCall func() // the server call's cancel, from StartCallTo
+
+	mu        sync.Mutex
+	cancelled bool               // cancel has run
+	stopSave  context.CancelFunc // ends a save in progress, if any
+}
+
+// cancel cancels the call: the request to its server and, once the
+// server has answered, the saving of its result to a file.
+func (c *startedCall) cancel() {
+	c.mu.Lock()
+	c.cancelled = true
+	stop := c.stopSave
+	c.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	c.cancelCall()
+}
+
+// saveContext bounds saving the call's result by the call's own time
+// limit and cancel.
+func (c *startedCall) saveContext() (context.Context, context.CancelFunc) {
+	ctx, stop := context.WithDeadline(context.WithoutCancel(c.ctx), c.started.Add(c.timeout))
+	c.mu.Lock()
+	c.stopSave = stop
+	cancelled := c.cancelled
+	c.mu.Unlock()
+	if cancelled {
+		stop()
+	}
+	return ctx, stop
 }
 
 // CallDone gets the server's answer, on the goroutine that read it.
@@ -121,7 +163,12 @@ func (c *startedCall) finish(raw json.RawMessage, err error) {
 	if which == nil {
 		which = c.limitAdvice
 	}
-	resp, err := c.s.callResponse(c.conn, c.checked, raw, err, which)
+	// Saving the result is part of the call: its time limit and its
+	// cancel bound that too. The context is made only here, off the
+	// passed-through path, which needs no timer per call.
+	saveCtx, stopSave := c.saveContext()
+	defer stopSave()
+	resp, err := c.s.callResponse(saveCtx, c.conn, c.checked, raw, err, which)
 	answer := c.s.appendAnswer(c.dst, c.req, c.stamped, resp, err)
 	answered = true
 	c.to.Answer(answer)

@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"github.com/tidwall/gjson"
+
+	"dispatch/spill"
 )
 
 // callResult is a downstream tools/call result, kept raw so that every
@@ -154,38 +156,62 @@ func textPayload(text string) (payloadKind, []byte) {
 	return payloadText, data
 }
 
-// writeIndented writes valid JSON data to w indented by two spaces, one
-// value per line, streaming: unlike json.Indent it needs no second copy of
-// a result that may be hundreds of megabytes.
-func writeIndented(w io.Writer, data []byte) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	depth := 0
+// MaxIndentDepth is how many levels of nesting a result file indents;
+// deeper lines keep the deepest indentation (2*MaxIndentDepth spaces).
+// Unbounded indentation grows with the square of the depth: 20 KB of
+// nested brackets would make a 763 MiB file. With the bound a file is at
+// most about 2*MaxIndentDepth+2 bytes a line longer than its JSON.
+const MaxIndentDepth = 32
+
+// MaxIndentedNesting is the deepest nesting of arrays and objects a result
+// file is indented for. A result nested deeper is saved on one line as the
+// server sent it, whole: no tool reads it by structure anyway (query and
+// argumentsPath stop at the same 10,000 levels, spill.MaxQueryDepth), while
+// grep and read still do.
+const MaxIndentedNesting = spill.MaxQueryDepth
+
+// indentLayout is what writeIndented will write for a JSON value: its
+// size in bytes and the deepest nesting of arrays and objects in it.
+type indentLayout struct {
+	size  int64
+	depth int
+}
+
+// compact reports whether the value is written as it came (see
+// MaxIndentedNesting).
+func (l indentLayout) compact() bool { return l.depth > MaxIndentedNesting }
+
+// layoutIndented measures, without writing, what writeIndented writes for
+// data: one pass, no allocation, whatever the depth. It follows
+// writeIndented's rules exactly (TestWriteIndented_layout holds them
+// together).
+func layoutIndented(data []byte) indentLayout {
+	var size int64
+	depth, deepest := 0, 0
 	inString := false
-	newline := func(d int) {
-		bw.WriteByte('\n')
-		for i := 0; i < d; i++ {
-			bw.WriteString("  ")
-		}
-	}
+	newline := func(d int) int64 { return 1 + 2*int64(indentLevels(d)) }
 	for i := 0; i < len(data); i++ {
 		c := data[i]
 		if inString {
-			if r, ok := htmlEscape(data[i:]); ok {
-				// Go servers write < > & as \u003c \u003e \u0026; the
-				// characters themselves are the same JSON and grep as typed.
-				bw.WriteByte(r)
+			j := stringRun(data, i)
+			size += int64(j - i)
+			if i = j; i >= len(data) {
+				break
+			}
+			if data[i] == '"' {
+				size++
+				inString = false
+				continue
+			}
+			if _, ok := htmlEscape(data[i:]); ok {
+				size++
 				i += 5
 				continue
 			}
-			bw.WriteByte(c)
-			switch c {
-			case '\\':
-				if i+1 < len(data) {
-					i++
-					bw.WriteByte(data[i])
-				}
-			case '"':
-				inString = false
+			size++
+			if i+1 < len(data) {
+				i++
+				size++
 			}
 			continue
 		}
@@ -193,33 +219,150 @@ func writeIndented(w io.Writer, data []byte) error {
 		case ' ', '\t', '\n', '\r':
 		case '"':
 			inString = true
-			bw.WriteByte(c)
+			size++
+		case '{', '[':
+			j := skipSpace(data, i+1)
+			if j < len(data) && (data[j] == '}' || data[j] == ']') {
+				size += 2
+				i = j
+				deepest = max(deepest, depth+1)
+				continue
+			}
+			depth++
+			deepest = max(deepest, depth)
+			size += 1 + newline(depth)
+		case '}', ']':
+			depth--
+			size += newline(depth) + 1
+		case ',':
+			size += 1 + newline(depth)
+		case ':':
+			size += 2
+		default:
+			size++
+		}
+	}
+	size++ // the final newline
+	l := indentLayout{size: size, depth: deepest}
+	if l.compact() {
+		l.size = int64(len(data)) + 1
+	}
+	return l
+}
+
+// stringRun returns the index of the first quote or backslash at or after
+// i: inside a string, the bytes before it are copied as they are.
+func stringRun(data []byte, i int) int {
+	for i < len(data) && data[i] != '"' && data[i] != '\\' {
+		i++
+	}
+	return i
+}
+
+// indentLevels is how many levels a line at depth d is indented: d, but
+// at most MaxIndentDepth, and never below 0 (which JSON that is not valid,
+// printed by the command line, could reach).
+func indentLevels(d int) int { return max(0, min(d, MaxIndentDepth)) }
+
+// toonFits reports whether JSON data is shallow enough to be written as
+// TOON: at most MaxIndentDepth levels. TOON's indentation is its syntax and
+// cannot stop growing, so deeper nesting costs the square of the depth (18
+// KB of nested arrays made a 77 MiB file) and is never shorter than JSON.
+func toonFits(data []byte) bool { return JSONNesting(data) <= MaxIndentDepth }
+
+// JSONNesting returns the deepest nesting of arrays and objects in JSON
+// data, in one pass and without recursion however deep it is.
+func JSONNesting(data []byte) int { return layoutIndented(data).depth }
+
+// WriteJSONIndented writes JSON data to w as a result file holds it:
+// indented at most MaxIndentDepth levels, and as it came past
+// MaxIndentedNesting; for the command line, which prints results.
+func WriteJSONIndented(w io.Writer, data []byte) error {
+	return writeIndented(w, data, layoutIndented(data))
+}
+
+// writeIndented writes valid JSON data to w indented by two spaces, one
+// value per line, streaming: unlike json.Indent it needs no second copy of
+// a result that may be hundreds of megabytes. Indentation stops growing at
+// MaxIndentDepth; data nested deeper than MaxIndentedNesting (layout says)
+// is written as it is. It stops at the first failed write (a full store, a
+// cancelled call), never generating the rest.
+func writeIndented(w io.Writer, data []byte, layout indentLayout) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if layout.compact() {
+		if _, err := bw.Write(data); err != nil {
+			return err
+		}
+		bw.WriteByte('\n')
+		return bw.Flush()
+	}
+	depth := 0
+	inString := false
+	indent := strings.Repeat("  ", MaxIndentDepth)
+	newline := func(d int) error {
+		bw.WriteByte('\n')
+		_, err := bw.WriteString(indent[:2*indentLevels(d)])
+		return err
+	}
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			j := stringRun(data, i)
+			bw.Write(data[i:j])
+			if i = j; i >= len(data) {
+				break
+			}
+			if data[i] == '"' {
+				bw.WriteByte('"')
+				inString = false
+				continue
+			}
+			if r, ok := htmlEscape(data[i:]); ok {
+				// Go servers write < > & as \u003c \u003e \u0026; the
+				// characters themselves are the same JSON and grep as typed.
+				bw.WriteByte(r)
+				i += 5
+				continue
+			}
+			bw.WriteByte('\\')
+			if i+1 < len(data) {
+				i++
+				bw.WriteByte(data[i])
+			}
+			continue
+		}
+		var err error
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		case '"':
+			inString = true
+			err = bw.WriteByte(c)
 		case '{', '[':
 			// Keep empty containers on one line.
-			j := i + 1
-			for j < len(data) && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n' || data[j] == '\r') {
-				j++
-			}
+			j := skipSpace(data, i+1)
 			if j < len(data) && (data[j] == '}' || data[j] == ']') {
 				bw.WriteByte(c)
-				bw.WriteByte(data[j])
+				err = bw.WriteByte(data[j])
 				i = j
-				continue
+				break
 			}
 			bw.WriteByte(c)
 			depth++
-			newline(depth)
+			err = newline(depth)
 		case '}', ']':
 			depth--
 			newline(depth)
-			bw.WriteByte(c)
+			err = bw.WriteByte(c)
 		case ',':
 			bw.WriteByte(c)
-			newline(depth)
+			err = newline(depth)
 		case ':':
-			bw.WriteString(": ")
+			_, err = bw.WriteString(": ")
 		default:
-			bw.WriteByte(c)
+			err = bw.WriteByte(c)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	bw.WriteByte('\n')

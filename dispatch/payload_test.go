@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"reflect"
 	"regexp"
 	"strings"
@@ -220,7 +222,23 @@ func indentRef(t testing.TB, in []byte) []byte {
 	}
 	// json.Indent copies trailing whitespace of src; writeIndented drops
 	// it and ends with exactly one newline.
-	return append(bytes.TrimRight(out, " \t\r\n"), '\n')
+	out = append(bytes.TrimRight(out, " \t\r\n"), '\n')
+	// Indentation stops at MaxIndentDepth levels. Indented JSON holds no
+	// raw newline in a string, so every line's leading spaces are its
+	// indentation.
+	lines := bytes.Split(out, []byte("\n"))
+	for i, line := range lines {
+		rest := bytes.TrimLeft(line, " ")
+		if indent := len(line) - len(rest); indent > 2*MaxIndentDepth {
+			lines[i] = line[indent-2*MaxIndentDepth:]
+		}
+	}
+	return bytes.Join(lines, []byte("\n"))
+}
+
+// writeIndentedAll is writeIndented as the spill path calls it.
+func writeIndentedAll(w io.Writer, data []byte) error {
+	return writeIndented(w, data, layoutIndented(data))
 }
 
 var htmlEscapeRef = regexp.MustCompile(`(?i)(?:^|[^\\])(?:\\\\)*\\u00(?:3c|3e|26)`)
@@ -233,10 +251,13 @@ func TestWriteIndented(t *testing.T) {
 				t.Fatalf("test input is not valid JSON: %s", in)
 			}
 			var out bytes.Buffer
-			if err := writeIndented(&out, in); err != nil {
+			if err := writeIndentedAll(&out, in); err != nil {
 				t.Fatal(err)
 			}
 			got := out.Bytes()
+			if size := layoutIndented(in).size; size != int64(len(got)) {
+				t.Errorf("layoutIndented says %d bytes, writeIndented wrote %d", size, len(got))
+			}
 			if want := indentRef(t, in); !bytes.Equal(got, want) {
 				t.Errorf("writeIndented(%s) =\n%s\nwant (json.Indent)\n%s", in, got, want)
 			}
@@ -282,7 +303,7 @@ func TestWriteIndented_TrailingSpace(t *testing.T) {
 		t.Fatalf("json.Indent = %q, want %q", ref.String(), want)
 	}
 	var out bytes.Buffer
-	if err := writeIndented(&out, in); err != nil {
+	if err := writeIndentedAll(&out, in); err != nil {
 		t.Fatal(err)
 	}
 	if want := "{\n  \"a\": 1\n}\n"; out.String() != want {
@@ -298,7 +319,7 @@ var errWrite = errors.New("write failed")
 
 func TestWriteIndented_WriteError(t *testing.T) {
 	big := []byte("[" + strings.Repeat(`"xxxxxxxxxxxxxxxx",`, 10000) + `1]`)
-	if err := writeIndented(failingWriter{}, big); !errors.Is(err, errWrite) {
+	if err := writeIndentedAll(failingWriter{}, big); !errors.Is(err, errWrite) {
 		t.Errorf("writeIndented to a failing writer = %v, want %v", err, errWrite)
 	}
 }
@@ -312,11 +333,98 @@ func FuzzWriteIndented(f *testing.F) {
 			t.Skip()
 		}
 		var out bytes.Buffer
-		if err := writeIndented(&out, in); err != nil {
+		if err := writeIndentedAll(&out, in); err != nil {
 			t.Fatal(err)
+		}
+		if layoutIndented(in).compact() {
+			if want := append(bytes.Clone(in), '\n'); !bytes.Equal(out.Bytes(), want) {
+				t.Fatalf("writeIndented(%q) past MaxIndentedNesting = %q, want it as it came", in, out.Bytes())
+			}
+			return
+		}
+		if size := layoutIndented(in).size; size != int64(out.Len()) {
+			t.Fatalf("layoutIndented(%q) says %d bytes, writeIndented wrote %d", in, size, out.Len())
 		}
 		if want := indentRef(t, in); !bytes.Equal(out.Bytes(), want) {
 			t.Fatalf("writeIndented(%q) =\n%q\nwant (json.Indent)\n%q", in, out.Bytes(), want)
 		}
 	})
+}
+
+// Indentation is bounded: nesting n levels deep costs O(n) bytes, not the
+// O(n²) of unbounded indentation (20 KB of brackets made a 763 MiB file),
+// and nesting past MaxIndentedNesting is written as it came.
+func TestWriteIndented_deep(t *testing.T) {
+	nested := func(n int, leaf string) []byte {
+		return []byte(strings.Repeat(`{"a":[`, n) + leaf + strings.Repeat(`]}`, n))
+	}
+	tests := []struct {
+		name    string
+		in      []byte
+		compact bool
+	}{
+		{"at the indent limit", nested(MaxIndentDepth/2, `"x"`), false},
+		{"past the indent limit", nested(2500, `"x"`), false},
+		{"at the nesting limit", nested(MaxIndentedNesting/2, `1`), false},
+		{"past the nesting limit", nested(MaxIndentedNesting/2+1, `1`), true},
+		{"far past the nesting limit", []byte(strings.Repeat("[", 200000) + strings.Repeat("]", 200000)), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			layout := layoutIndented(tt.in)
+			if layout.compact() != tt.compact {
+				t.Fatalf("depth %d: compact = %v, want %v", layout.depth, layout.compact(), tt.compact)
+			}
+			var out bytes.Buffer
+			if err := writeIndented(&out, tt.in, layout); err != nil {
+				t.Fatal(err)
+			}
+			if int64(out.Len()) != layout.size {
+				t.Errorf("wrote %d bytes, layout said %d", out.Len(), layout.size)
+			}
+			if tt.compact {
+				if !bytes.Equal(out.Bytes(), append(bytes.Clone(tt.in), '\n')) {
+					t.Errorf("nesting past the limit was not written as it came: %.100q", out.Bytes())
+				}
+				return
+			}
+			// Each byte of input becomes at most one line of bounded length.
+			if limit := int64(len(tt.in)) * (2*MaxIndentDepth + 3); int64(out.Len()) > limit {
+				t.Errorf("%d bytes of input made %d bytes, more than %d", len(tt.in), out.Len(), limit)
+			}
+			for i, line := range bytes.Split(out.Bytes(), []byte("\n")) {
+				if indent := len(line) - len(bytes.TrimLeft(line, " ")); indent > 2*MaxIndentDepth {
+					t.Fatalf("line %d is indented %d spaces, more than 2*MaxIndentDepth", i+1, indent)
+				}
+			}
+			var v any
+			dec := json.NewDecoder(&out)
+			if err := dec.Decode(&v); err != nil {
+				t.Errorf("output is not JSON: %v", err)
+			}
+		})
+	}
+}
+
+// BenchmarkWriteIndented measures saving a typical 8 MB JSON result (an
+// array of flat objects) as a result file, with its layout measured first
+// as the spill path does.
+func BenchmarkWriteIndented(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteByte('[')
+	for i := 0; buf.Len() < 8<<20; i++ {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, `{"id":%d,"path":"src/pkg/file%d.go","size":%d,"tags":["a","b"],"meta":{"mode":"0644","owner":"u\u003c%d\u003e"}}`, i, i, i*31, i)
+	}
+	buf.WriteByte(']')
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := writeIndentedAll(io.Discard, data); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

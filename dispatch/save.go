@@ -30,8 +30,9 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 	kind, data, part := result.payload()
 	// The user's file name says what they expect in it: a JSON payload
 	// goes to a .json file as JSON and to a .toon file as TOON, whatever
-	// --toon says; other names get the format --toon picks.
-	asTOON := s.opts.Toon
+	// --toon says; other names get the format --toon picks (JSON when too
+	// deep for TOON).
+	asTOON := s.opts.Toon && kind == payloadJSON && toonFits(data)
 	ext := strings.ToLower(filepath.Ext(path))
 	switch ext {
 	case ".json":
@@ -39,7 +40,7 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 	case ".toon":
 		asTOON = true
 	}
-	format, write := encoderIn(kind, data, asTOON)
+	format, _, write := encoderIn(kind, data, asTOON)
 	if err := writeUserFile(path, write); err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func (s *Service) saveResourceTo(contents []json.RawMessage, path string) (*Save
 		if ext == ".txt" {
 			kind, data = payloadText, stringBytes(text)
 		}
-		format, write = encoderIn(kind, data, ext == ".toon")
+		format, _, write = encoderIn(kind, data, ext == ".toon")
 		part = "text"
 	} else {
 		return nil, errors.New("its content is neither text nor blob; leave out -o to see it")

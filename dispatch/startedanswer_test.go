@@ -87,7 +87,7 @@ func TestStartedCall_AnswersAsTheGeneralPath(t *testing.T) {
 				}
 
 				general := New(set, Options{})
-				resp, err := general.callResponse(conn, req, json.RawMessage(c.raw), nil, call.which)
+				resp, err := general.callResponse(context.Background(), conn, req, json.RawMessage(c.raw), nil, call.which)
 				var answer any
 				if resp != nil {
 					answer = resp

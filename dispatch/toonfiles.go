@@ -97,6 +97,12 @@ func (s *Service) preferTOON(resp *CallResponse, result *callResult) {
 	if kind != payloadJSON {
 		return
 	}
+	if !toonFits(data) {
+		// Its TOON would be longer, and costs the square of the depth to
+		// find out.
+		resp.Format = "json"
+		return
+	}
 	// Say which form the agent got, whichever wins; only a failure to
 	// encode leaves the field empty (the result is then as the server sent it).
 	var compact bytes.Buffer

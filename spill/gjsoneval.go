@@ -440,15 +440,15 @@ func multipathName(sel subSelector) []byte {
 }
 
 // modifier runs the modifier component text on cur. Its input must be
-// no deeper than maxQueryDepth (tidwall/pretty and gjson recurse, and a
+// no deeper than MaxQueryDepth (tidwall/pretty and gjson recurse, and a
 // stack overflow cannot be recovered), what it may build must fit the
 // budget, and its output is held to the same depth, so that @fromstr
 // cannot smuggle deeper JSON to the next component.
 func (e *evaluator) modifier(cur gjson.Result, text string) (gjson.Result, error) {
 	name := modifierName(text)
 	in := jsonNesting(cur.Raw)
-	if in.depth > maxQueryDepth {
-		return gjson.Result{}, badRequest("%q: the input of @%s nests deeper than %d levels; select a shallower part first", e.path, name, maxQueryDepth)
+	if in.depth > MaxQueryDepth {
+		return gjson.Result{}, badRequest("%q: the input of @%s nests deeper than %d levels; select a shallower part first", e.path, name, MaxQueryDepth)
 	}
 	bound, ok := modifierBound(name, text, cur, in)
 	if !ok {
@@ -464,9 +464,9 @@ func (e *evaluator) modifier(cur gjson.Result, text string) (gjson.Result, error
 			return gjson.Result{}, err
 		}
 	}
-	if got := jsonNesting(out.Raw); got.depth > maxQueryDepth {
+	if got := jsonNesting(out.Raw); got.depth > MaxQueryDepth {
 		return gjson.Result{}, badRequest("%q: @%s produced JSON nesting deeper than %d levels, which cannot be queried further; use grep or read instead",
-			e.path, name, maxQueryDepth)
+			e.path, name, MaxQueryDepth)
 	}
 	return out, nil
 }

@@ -112,8 +112,9 @@ func selectIn(name string, data []byte, gjsonPath string, maxBytes int64) ([]byt
 	return []byte(r.Raw), nil // a copy: r may point into data
 }
 
-// maxQueryDepth bounds the nesting Query accepts.
-const maxQueryDepth = 10000
+// MaxQueryDepth bounds the nesting Query (and a modifier's input and
+// output) accepts: gjson recurses, and deeper JSON could exhaust the stack.
+const MaxQueryDepth = 10000
 
 // guardFault runs fn, turning a memory fault into an error.
 func guardFault(op, path string, fn func() error) (err error) {
@@ -138,8 +139,8 @@ func guardFault(op, path string, fn func() error) (err error) {
 // added to the message for invalid JSON.
 func checkQueryable(name string, shape *jsonShaper, data []byte, notJSON string) error {
 	shape.write(data)
-	if shape.maxDepth > maxQueryDepth {
-		return badRequest("%s nests deeper than %d levels; use grep or read instead", name, maxQueryDepth)
+	if shape.maxDepth > MaxQueryDepth {
+		return badRequest("%s nests deeper than %d levels; use grep or read instead", name, MaxQueryDepth)
 	}
 	if !gjson.ValidBytes(data) {
 		return badRequest("%s is not valid JSON%s", name, notJSON)

@@ -3,6 +3,7 @@ package spill
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -48,7 +49,8 @@ type Store struct {
 	maxBytes  int64
 	now       func() time.Time
 
-	used atomic.Int64 // bytes held, including files being written
+	used    atomic.Int64 // bytes held, including files being written
+	writing atomic.Int64 // files being written
 
 	mu     sync.Mutex
 	closed bool
@@ -216,19 +218,31 @@ func (s *Store) Files() []File {
 
 // Create writes a new spill file of the given format by streaming write's
 // output into it: nothing is buffered beyond a small write buffer. It counts
-// bytes and lines as they go and stops writing as soon as the store would
-// exceed MaxBytes; then, and whenever write fails, the partial file is
-// removed. Past the limit it still lets write finish, counting but
-// discarding its output, so the error can say how large the file would have
-// been (write must therefore end on its own, as one that encodes a value in
-// memory does).
+// bytes and lines as they go and stops as soon as the store would exceed
+// MaxBytes: from then on every write fails with ErrSpillFull, so write ends
+// without generating the rest. Then, and whenever write fails, the partial
+// file is removed. The error can only say the file "would be more than" what
+// was counted; CreateContext, given the size up front, names it exactly.
 // The file is 0600 with an unguessable name and the format's extension.
 func (s *Store) Create(format Format, write func(w io.Writer) error) (*File, error) {
 	ext, err := format.Ext()
 	if err != nil {
 		return nil, fmt.Errorf("create spill file: %w", err)
 	}
-	return s.create(format, ext, write)
+	return s.create(context.Background(), format, ext, -1, write)
+}
+
+// CreateContext is Create bounded by ctx: once ctx ends, every write fails
+// with its error, so write stops, and the partial file is removed at once.
+// size is the file's size when the caller knows it before writing (-1 when
+// not): a file that cannot fit then fails before any byte is written, with
+// its exact size in the error.
+func (s *Store) CreateContext(ctx context.Context, format Format, size int64, write func(w io.Writer) error) (*File, error) {
+	ext, err := format.Ext()
+	if err != nil {
+		return nil, fmt.Errorf("create spill file: %w", err)
+	}
+	return s.create(ctx, format, ext, size, write)
 }
 
 // CreateBinary is Create for bytes that are no text format (a resource's
@@ -239,12 +253,17 @@ func (s *Store) CreateBinary(ext string, write func(w io.Writer) error) (*File, 
 	if !safeExt().MatchString(ext) {
 		return nil, fmt.Errorf("create spill file: invalid extension %q", ext)
 	}
-	return s.create(FormatBinary, ext, write)
+	return s.create(context.Background(), FormatBinary, ext, -1, write)
 }
 
-func (s *Store) create(format Format, ext string, write func(w io.Writer) error) (*File, error) {
+func (s *Store) create(ctx context.Context, format Format, ext string, size int64, write func(w io.Writer) error) (*File, error) {
 	if s.isClosed() {
 		return nil, fmt.Errorf("create spill file: %w", ErrClosed)
+	}
+	s.writing.Add(1)
+	defer s.writing.Add(-1)
+	if size > s.maxBytes-s.used.Load() {
+		return nil, fmt.Errorf("create spill file: %w", s.fullError(size, true))
 	}
 	name, err := randomName(ext)
 	if err != nil {
@@ -255,7 +274,7 @@ func (s *Store) create(format Format, ext string, write func(w io.Writer) error)
 	if err != nil {
 		return nil, fmt.Errorf("create spill file: %w", err)
 	}
-	cw := &countingWriter{store: s, w: f}
+	cw := &countingWriter{ctx: ctx, store: s, w: f}
 	bw := bufio.NewWriterSize(cw, 64<<10)
 	// fail gives back the file's reservation before it builds the error, so
 	// the error sees what the other files hold.
@@ -269,14 +288,12 @@ func (s *Store) create(format Format, ext string, write func(w io.Writer) error)
 		werr = bw.Flush()
 	}
 	if cw.full {
-		// The limit failed, whatever write made of it. Flushing past the
-		// limit only counts what bw still holds.
-		complete := werr == nil
-		_ = bw.Flush()
-		return fail(func() error { return s.fullError(cw.bytes+cw.over, complete) })
+		// The limit failed, whatever write made of it; write stopped
+		// there, so the size is only a lower bound.
+		return fail(func() error { return s.fullError(cw.bytes+cw.over, false) })
 	}
 	if cw.err != nil {
-		// The disk failed, whatever write made of it.
+		// The disk failed or ctx ended, whatever write made of it.
 		return failWith(cw.err)
 	}
 	if werr != nil {
@@ -331,29 +348,42 @@ func randomName(ext string) (string, error) {
 
 // fullError is Create's error for a file of size bytes that does not fit:
 // it names the file's size, the limit, and what the other files hold (the
-// failed file's own bytes are already given back).
-// When write failed after the limit was hit, size is only a lower bound.
+// failed file's own bytes are already given back): the finished files, and
+// apart from them the files still being written, whose bytes count against
+// the limit as they are written.
+// When the file was stopped at the limit, size is only a lower bound.
 func (s *Store) fullError(size int64, complete bool) error {
 	s.mu.Lock()
 	files := len(s.files)
+	var held int64
+	for _, t := range s.files {
+		held += t.file.Bytes
+	}
 	s.mu.Unlock()
 	would := "would be " + humanBytes(size)
 	if !complete {
 		would = "would be more than " + humanBytes(size)
 	}
-	return fmt.Errorf("%w: the result file %s, the limit is %s and the store already holds %s in %d file(s); raise the limit with --spill-max",
-		ErrSpillFull, would, humanBytes(s.maxBytes), humanBytes(s.used.Load()), files)
+	writing := ""
+	// The failing file is still counted in writing, not in used.
+	if others := s.writing.Load() - 1; others > 0 {
+		writing = fmt.Sprintf(", and %d other file(s) being written hold %s", others, humanBytes(max(s.used.Load()-held, 0)))
+	}
+	return fmt.Errorf("%w: the result file %s, the limit is %s and the store already holds %s in %d file(s)%s; raise the limit with --spill-max",
+		ErrSpillFull, would, humanBytes(s.maxBytes), humanBytes(held), files, writing)
 }
 
 // countingWriter counts what goes to the file and enforces the store's
-// MaxBytes before any byte is written. Once the limit is hit it writes
-// nothing more but keeps counting (in over), so Create can report the size
-// the file would have had. Its first disk error sticks.
+// MaxBytes before any byte is written. Once the limit is hit, or ctx ends,
+// every write fails, so that the writer stops instead of generating output
+// nobody keeps; over is the refused write, for the error's lower bound. Its
+// first error sticks.
 type countingWriter struct {
+	ctx    context.Context
 	store  *Store
 	w      io.Writer
 	bytes  int64 // written to the file and reserved in store.used
-	over   int64 // counted and discarded after the limit was hit
+	over   int64 // the write refused at the limit
 	full   bool
 	lines  int64
 	last   byte
@@ -368,16 +398,17 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	n := int64(len(p))
-	if c.full {
-		c.over += n
-		return len(p), nil
+	if err := c.ctx.Err(); err != nil {
+		c.err = fmt.Errorf("write spill file: %w", err)
+		return 0, c.err
 	}
+	n := int64(len(p))
 	if used := c.store.used.Add(n); used > c.store.maxBytes {
 		c.store.used.Add(-n)
 		c.full = true
-		c.over += n
-		return len(p), nil
+		c.over = n
+		c.err = fmt.Errorf("write spill file: %w", ErrSpillFull)
+		return 0, c.err
 	}
 	written, err := c.w.Write(p)
 	c.store.used.Add(int64(written) - n)

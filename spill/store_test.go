@@ -1,6 +1,7 @@
 package spill
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -389,9 +390,10 @@ func TestStore_Files(t *testing.T) {
 	}
 }
 
-// The error for a file that does not fit names the size the whole file
-// would have had and what the other files hold, never the bytes of the
-// refused file that happened to be written before the limit was hit.
+// The error for a file that does not fit names a lower bound of its size
+// (writing stops at the limit) and what the other files hold, never the
+// bytes of the refused file that happened to be written before the limit
+// was hit.
 func TestStore_Create_fullErrorNumbers(t *testing.T) {
 	chunked := func(chunk string, n int) func(io.Writer) error {
 		return func(w io.Writer) error {
@@ -411,19 +413,19 @@ func TestStore_Create_fullErrorNumbers(t *testing.T) {
 		wants []string
 	}{
 		{"empty store, one big write", 100 << 10, nil, chunked(strings.Repeat("x", 150<<10), 1),
-			[]string{"would be 150 KiB", "limit is 100 KiB", "holds 0 B in 0 file(s)"}},
+			[]string{"would be more than 128 KiB", "limit is 100 KiB", "holds 0 B in 0 file(s)"}},
 		{"empty store, many small writes", 100 << 10, nil, chunked(strings.Repeat("y\n", 512), 103),
-			[]string{"would be 103 KiB", "limit is 100 KiB", "holds 0 B in 0 file(s)"}},
+			[]string{"would be more than 103 KiB", "limit is 100 KiB", "holds 0 B in 0 file(s)"}},
 		{"one file held", 1000, []int{600}, chunked("b\n", 500),
-			[]string{"would be 1000 B", "limit is 1000 B", "holds 600 B in 1 file(s)"}},
+			[]string{"would be more than 1000 B", "limit is 1000 B", "holds 600 B in 1 file(s)"}},
 		{"two files held", 1000, []int{300, 200}, chunked("c", 501),
-			[]string{"would be 501 B", "holds 500 B in 2 file(s)"}},
+			[]string{"would be more than 501 B", "holds 500 B in 2 file(s)"}},
 		{"write fails past the limit", 1000, nil, func(w io.Writer) error {
 			if _, err := io.WriteString(w, strings.Repeat("d", 70000)); err != nil {
 				return err
 			}
 			return errors.New("encoder broke")
-		}, []string{"would be more than 68 KiB", "holds 0 B in 0 file(s)"}},
+		}, []string{"would be more than 64 KiB", "holds 0 B in 0 file(s)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -441,4 +443,141 @@ func TestStore_Create_fullErrorNumbers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Writing stops at the limit: every write past it fails, so a writer that
+// would generate far more than the store holds (an indenter over deeply
+// nested JSON) is not run to its end. Before, writes past the limit were
+// counted and discarded, and the writer ran on.
+func TestStore_Create_stopsAtLimit(t *testing.T) {
+	s := openTest(t, Options{MaxBytes: 100 << 10})
+	var calls, failed int
+	_, err := s.Create(FormatText, func(w io.Writer) error {
+		for i := 0; i < 1<<20; i++ { // 1 GiB in 1 KiB writes, if never stopped
+			calls++
+			if _, err := w.Write(make([]byte, 1<<10)); err != nil {
+				failed++
+				if failed >= 3 {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if !errors.Is(err, ErrSpillFull) {
+		t.Fatalf("err = %v, want ErrSpillFull", err)
+	}
+	mustContain(t, "error", err.Error(), "would be more than 1", "limit is 100 KiB", "--spill-max")
+	if calls > 200 {
+		t.Errorf("the writer made %d writes of 1 KiB into a 100 KiB store; writes past the limit must fail", calls)
+	}
+	if len(s.Files()) != 0 || s.used.Load() != 0 {
+		t.Errorf("files = %v, used = %d after a refused file", s.Files(), s.used.Load())
+	}
+}
+
+// A size given up front that cannot fit fails before anything is written,
+// naming the exact size.
+func TestStore_CreateContext_sizeKnown(t *testing.T) {
+	s := openTest(t, Options{MaxBytes: 1000})
+	create(t, s, FormatText, strings.Repeat("h", 600))
+	wrote := false
+	_, err := s.CreateContext(context.Background(), FormatJSON, 501, func(w io.Writer) error {
+		wrote = true
+		_, err := io.WriteString(w, strings.Repeat("x", 501))
+		return err
+	})
+	if !errors.Is(err, ErrSpillFull) {
+		t.Fatalf("err = %v, want ErrSpillFull", err)
+	}
+	mustContain(t, "error", err.Error(), "would be 501 B,", "holds 600 B in 1 file(s)")
+	if wrote {
+		t.Error("the writer ran although the size said the file could not fit")
+	}
+	f, err := s.CreateContext(context.Background(), FormatJSON, 400, func(w io.Writer) error {
+		_, err := io.WriteString(w, strings.Repeat("y", 400))
+		return err
+	})
+	if err != nil || f.Bytes != 400 {
+		t.Fatalf("a file that fits: %v, %v", f, err)
+	}
+}
+
+// Cancelling the context stops the writer at its next write and removes
+// the partial file at once.
+func TestStore_CreateContext_cancel(t *testing.T) {
+	s := openTest(t, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	var path string
+	writes := 0
+	_, err := s.CreateContext(ctx, FormatText, -1, func(w io.Writer) error {
+		for i := 0; ; i++ {
+			writes++
+			if i == 100 {
+				cancel()
+				entries, _ := os.ReadDir(s.Dir())
+				for _, e := range entries {
+					if e.Name() != ".owner" {
+						path = filepath.Join(s.Dir(), e.Name())
+					}
+				}
+			}
+			if _, err := w.Write(make([]byte, 64<<10)); err != nil {
+				return err
+			}
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if writes > 102 {
+		t.Errorf("%d writes after the cancel, want at most 1", writes-101)
+	}
+	if path == "" {
+		t.Fatal("no partial file was seen while writing")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("partial file %s after the cancel: %v", path, err)
+	}
+	if s.used.Load() != 0 {
+		t.Errorf("used = %d after a cancelled file", s.used.Load())
+	}
+}
+
+// While one file is being written its bytes count against the limit; the
+// error for another file says so instead of "holds 1 GiB in 0 file(s)".
+func TestStore_fullError_fileBeingWritten(t *testing.T) {
+	s := openTest(t, Options{MaxBytes: 1000})
+	create(t, s, FormatText, strings.Repeat("h", 100))
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Create(FormatText, func(w io.Writer) error {
+			if _, err := w.Write(make([]byte, 800)); err != nil {
+				return err
+			}
+			if f, ok := w.(interface{ Flush() error }); ok {
+				if err := f.Flush(); err != nil {
+					return err
+				}
+			}
+			close(started)
+			<-release
+			return nil
+		})
+		done <- err
+	}()
+	<-started
+	_, err := s.Create(FormatText, func(w io.Writer) error {
+		_, err := w.Write(make([]byte, 300))
+		return err
+	})
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatalf("the first file: %v", err)
+	}
+	if !errors.Is(err, ErrSpillFull) {
+		t.Fatalf("err = %v, want ErrSpillFull", err)
+	}
+	mustContain(t, "error", err.Error(), "holds 100 B in 1 file(s), and 1 other file(s) being written hold 800 B")
 }
