@@ -80,7 +80,7 @@ func TestStartedCall_AnswersAsTheGeneralPath(t *testing.T) {
 				req := Request{Action: "call", Tool: "echo", Arguments: json.RawMessage(`{}`)}
 				to := &recorded{}
 				call := &startedCall{s: s, conn: conn, req: req, checked: req, stamped: stamped, dst: []byte("prefix:"), to: to,
-					which: func() string { return "--timeout" }, started: time.Now()}
+					which: func() string { return "--timeout" }, ctx: context.Background(), timeout: time.Minute, started: time.Now()}
 				call.finish(json.RawMessage(c.raw), nil)
 				if string(to.answer[:min(7, len(to.answer))]) != "prefix:" {
 					t.Fatalf("the answer does not follow its prefix: %s", to.answer)
