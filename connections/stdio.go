@@ -222,7 +222,7 @@ func (t *stdioTransport) endUnstarted() {
 // readLoop reads one message per line until stdout ends or is closed.
 func (t *stdioTransport) readLoop(finished chan<- struct{}) {
 	defer close(finished)
-	r := bufio.NewReaderSize(t.stdout, 64<<10)
+	r := bufio.NewReaderSize(newPipeReader(t.stdout), 64<<10)
 	for {
 		line, tooLong, err := readLine(r, t.maxMsg)
 		if len(line) > 0 || tooLong > 0 {
