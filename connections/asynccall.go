@@ -86,13 +86,13 @@ func (c *Conn) StartCallTo(ctx context.Context, req CallRequest, done CallDone) 
 		// Sending now would mean waiting on the server, or its stdin
 		// broke (the session is over): the caller sends it the way that
 		// may wait, and starts the server afresh, on a goroutine of its own.
-		a.stopTimerLocked()
+		a.stopTimer()
 		c.untrackUpstream(a.caller)
 		c.endCall()
 		return nil, false
 	}
 	if err != nil {
-		a.stopTimerLocked()
+		a.stopTimer()
 		a.forget = func() bool { return false }
 		go a.finish(nil, nil, false, err) // done must not run on the caller's goroutine
 		return a.abandon, true
@@ -118,17 +118,26 @@ type asyncCall struct {
 	stopInput context.CancelFunc // set while input rounds run, or the call is sent again (see answered)
 }
 
-func (a *asyncCall) stopTimerLocked() {
+// stopTimer forgets a's time limit. It needs no a.mu: the expiry clock has
+// its own lock, and a.limit is set before a is shared.
+func (a *asyncCall) stopTimer() {
 	if a.limit > 0 {
 		a.conn.expiries.remove(a)
 	}
 }
 
 // answered gets the server's answer, or the error that ended the wait.
+//
+// It does not take a.mu: StartCall holds it until the call is written and
+// set up, and a quick server's answer often came while it still did (a
+// fifth of the calls through a real dispatch). Waiting for it parked the
+// reader of the server's stdout, and its Unlock then had to wake a thread
+// to run it again: a futex wake-up and a thread switch on the answer's
+// way. Nothing here needs what StartCall sets up after the write (forget,
+// for abandon and expire); what it reads was set before the request was
+// registered, which the reader found it by, under the transport's lock.
 func (a *asyncCall) answered(resp *transport.JSONRPCResponse, err error) {
-	a.mu.Lock()
-	a.stopTimerLocked()
-	a.mu.Unlock()
+	a.stopTimer()
 	if err == nil && resp.Error == nil {
 		resp.Result = a.conn.cleanAnswer(resp.Result)
 	}
@@ -202,7 +211,7 @@ func (a *asyncCall) expire() {
 func (a *asyncCall) abandon() {
 	a.mu.Lock()
 	a.abandoned = true
-	a.stopTimerLocked()
+	a.stopTimer()
 	stopInput := a.stopInput
 	taken := stopInput == nil && a.forget()
 	a.mu.Unlock()

@@ -231,7 +231,7 @@ func (t *stdioTransport) endUnstarted() {
 // readLoop reads one message per line until stdout ends or is closed.
 func (t *stdioTransport) readLoop(finished chan<- struct{}) {
 	defer close(finished)
-	r := bufio.NewReaderSize(t.stdout, 64<<10)
+	r := bufio.NewReaderSize(newPipeReader(t.stdout), 64<<10)
 	for {
 		line, tooLong, err := readLine(r, t.maxMsg)
 		if errors.Is(err, errLineGoesOn) {

@@ -21,7 +21,7 @@ func writeNow(f *os.File, data []byte) (n int, err error) {
 	}
 	var werr error
 	if err := raw.Write(func(fd uintptr) bool {
-		n, werr = syscall.Write(int(fd), data)
+		n, werr = pipeWrite(fd, data)
 		return true // done either way: EAGAIN is reported, not waited out
 	}); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
