@@ -71,7 +71,7 @@ func (c *Conn) StartCallTo(ctx context.Context, req CallRequest, done CallDone) 
 		caller: c.trackUpstream(ctx),
 		id:     mcp.NewRequestId(requestIDText(c.seq.Add(1))),
 	}
-	a.mu.Lock() // the answer may come before this is set up: it waits
+	a.mu.Lock() // expire and abandon may come before forget is set: they wait (answered needs none of it)
 	defer a.mu.Unlock()
 	if a.limit > 0 {
 		c.expiries.add(a, a.limit)
