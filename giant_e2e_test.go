@@ -117,3 +117,39 @@ func TestServe_LargeAnswersGoToFiles(t *testing.T) {
 		}
 	})
 }
+
+// A server publishing more objects than --max-catalog-items (across
+// pages), or more bytes than --max-catalog-size, has its first ones kept:
+// list says so and names the option, info of a tool past the cut says it
+// may be there, and the tools kept work as usual.
+func TestServe_CatalogBound(t *testing.T) {
+	for _, tt := range []struct {
+		name, flag, value, option string
+	}{
+		{"items", "--max-catalog-items", "120", "--max-catalog-items"},
+		{"bytes", "--max-catalog-size", "16KiB", "--max-catalog-size"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := startDispatch(t, nil, "--no-cache", tt.flag, tt.value, "--mcp", fixture("--tools", "400", "--page-size", "50"))
+			var list struct {
+				Connections []struct {
+					ToolCount int      `json:"toolCount"`
+					Warnings  []string `json:"warnings"`
+				} `json:"connections"`
+			}
+			decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
+			if len(list.Connections) != 1 {
+				t.Fatalf("list: %+v", list)
+			}
+			c := list.Connections[0]
+			if c.ToolCount == 0 || c.ToolCount > 120 || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], tt.option) {
+				t.Fatalf("list: toolCount %d, warnings %q: want at most 120 tools and a warning naming %s", c.ToolCount, c.Warnings, tt.option)
+			}
+			r := tc.mustCall(map[string]any{"action": "info", "tool": "tool_0399"})
+			if !r.IsError || !strings.Contains(r.text(), tt.option) {
+				t.Errorf("info of a tool past the cut: isError %v, %s; want an error naming %s", r.IsError, r.text(), tt.option)
+			}
+			tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "hi"}})
+		})
+	}
+}

@@ -209,6 +209,7 @@ func (c *Conn) listPages(ctx, listCtx context.Context, sess *session, m listMeth
 		items  []json.RawMessage
 		cursor string
 		seen   = map[string]bool{}
+		bound  = c.catalogBound()
 	)
 	for page := 0; ; page++ {
 		if page >= MaxListPages {
@@ -240,8 +241,10 @@ func (c *Conn) listPages(ctx, listCtx context.Context, sess *session, m listMeth
 				return nil, c.fail(op, fmt.Errorf("invalid %s result: nextCursor: %w", m.method, err), false)
 			}
 		}
-		items = append(items, pageItems...)
-		if nextCursor == "" {
+		items = append(items, bound.take(pageItems)...)
+		if nextCursor == "" || bound.dropped {
+			// Past the bound no further page is asked for: its objects
+			// would not be kept.
 			break
 		}
 		if seen[nextCursor] {
@@ -250,6 +253,7 @@ func (c *Conn) listPages(ctx, listCtx context.Context, sess *session, m listMeth
 		seen[nextCursor] = true
 		cursor = nextCursor
 	}
+	c.noteCatalogCut(m.noun, bound)
 	masked, _, err := c.opts.Redactor.maskDefs(items)
 	if err != nil {
 		return nil, c.fail(op, fmt.Errorf("invalid %s result: %w", m.method, err), false)

@@ -19,6 +19,9 @@ type ToolNotFoundError struct {
 	// Cached are the connections searched through a cached catalog, which
 	// has no expiry: a tool their server gained since is not in it.
 	Cached []string // "c1"
+	// Cut are the catalogs searched that were cut to the catalog bounds:
+	// the tool may be past the cut.
+	Cut []string // "c1: the server publishes more than ..."
 }
 
 func (e *ToolNotFoundError) Error() string {
@@ -38,6 +41,9 @@ func (e *ToolNotFoundError) Error() string {
 		} else {
 			b.WriteString(`; use {"action":"search","query":"..."} to find one`)
 		}
+	}
+	if len(e.Cut) > 0 {
+		fmt.Fprintf(&b, " (some catalogs were cut, so it may be past the cut: %s)", strings.Join(e.Cut, "; "))
 	}
 	if len(e.Cached) > 0 {
 		// Not refreshed here: starting every server on a typo would cost
@@ -100,10 +106,14 @@ func (s *Service) resolveTool(ctx context.Context, connKey, tool string) (*conne
 	}
 	notFound := &ToolNotFoundError{Tool: tool, Suggestions: suggest(tool, cats, 5)}
 	for _, cat := range cats {
+		st := cat.conn.State()
+		for _, cut := range st.CatalogCuts {
+			notFound.Cut = append(notFound.Cut, cat.conn.Alias+": "+cut)
+		}
 		switch {
 		case cat.err != nil:
 			notFound.Unreachable = append(notFound.Unreachable, cat.err.Error())
-		case cat.conn.State().Catalog == connections.CatalogCache:
+		case st.Catalog == connections.CatalogCache:
 			notFound.Cached = append(notFound.Cached, cat.conn.Alias)
 		}
 	}
