@@ -103,7 +103,10 @@ func TestServe_LargeAnswersGoToFiles(t *testing.T) {
 		}
 	})
 	t.Run("resultToFile", func(t *testing.T) {
-		r := tc.mustOK(map[string]any{"action": "info", "tool": "echo", "resultToFile": true})
+		r := tc.mustCall(map[string]any{"action": "info", "tool": "echo", "resultToFile": true})
+		if r.IsError {
+			t.Fatalf("resultToFile: %s", r.text())
+		}
 		var a giantAnswer
 		decodeText(t, r, &a)
 		if a.Spill.ResultFile == "" || a.Spill.AutoSpilled {
@@ -111,8 +114,8 @@ func TestServe_LargeAnswersGoToFiles(t *testing.T) {
 		}
 	})
 	t.Run("resultSizeThreshold 0 keeps it inline", func(t *testing.T) {
-		r := tc.mustOK(map[string]any{"action": "info", "tool": "giant", "resultSizeThreshold": 0})
-		if len(r.text()) <= giantDescription {
+		r := tc.mustCall(map[string]any{"action": "info", "tool": "giant", "resultSizeThreshold": 0})
+		if r.IsError || len(r.text()) <= giantDescription {
 			t.Fatalf("resultSizeThreshold 0: want the whole answer inline, got %d bytes", len(r.text()))
 		}
 	})

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"unsafe"
 
 	"github.com/dustin/go-humanize"
+	"github.com/tidwall/gjson"
 )
 
 // Bounds of one server's catalog, for each of its lists (tools, resources,
@@ -52,6 +54,50 @@ func (b *catalogBound) take(page []json.RawMessage) []json.RawMessage {
 		b.bytes += int64(len(item))
 	}
 	return page
+}
+
+// page decodes one page of list method m: the objects that fit the bound
+// (each copied out of raw, so that the page is not kept alive by them) and
+// the next cursor. Objects past the bound are skipped without being
+// decoded or copied: a page holding 100,000 tools costs a validation pass,
+// not two full decodes.
+func (b *catalogBound) page(raw []byte, m listMethod) ([]json.RawMessage, string, error) {
+	if !gjson.ValidBytes(raw) {
+		return nil, "", fmt.Errorf("invalid %s result: not valid JSON", m.method)
+	}
+	// A view of raw, not ParseBytes, which copies the whole page; every
+	// object kept is copied out of it (json.RawMessage(item.Raw)).
+	root := gjson.Parse(unsafe.String(unsafe.SliceData(raw), len(raw)))
+	if !root.IsObject() {
+		return nil, "", fmt.Errorf("invalid %s result: not a JSON object", m.method)
+	}
+	var nextCursor string
+	switch cursor := root.Get("nextCursor"); cursor.Type {
+	case gjson.String:
+		nextCursor = cursor.String()
+	case gjson.Null:
+	default:
+		return nil, "", fmt.Errorf("invalid %s result: nextCursor: not a string: %.40s", m.method, cursor.Raw)
+	}
+	field := root.Get(gjson.Escape(m.field))
+	if field.Type == gjson.Null {
+		return nil, nextCursor, nil
+	}
+	if !field.IsArray() {
+		return nil, "", fmt.Errorf("invalid %s result: %q: not an array", m.method, m.field)
+	}
+	var items []json.RawMessage
+	field.ForEach(func(_, item gjson.Result) bool {
+		if b.dropped {
+			return false
+		}
+		kept := b.take([]json.RawMessage{json.RawMessage(item.Raw)})
+		if len(kept) == 1 {
+			items = append(items, json.RawMessage(item.Raw))
+		}
+		return !b.dropped
+	})
+	return items, nextCursor, nil
 }
 
 // warning says what was cut and which option raises the bound; empty when

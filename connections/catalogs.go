@@ -225,23 +225,11 @@ func (c *Conn) listPages(ctx, listCtx context.Context, sess *session, m listMeth
 			return nil, c.wrapRequestErr(op, ctx, listCtx.Err() != nil, timedOut, err)
 		}
 		sess = next
-		var result map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &result); err != nil {
-			return nil, c.fail(op, fmt.Errorf("invalid %s result: %w", m.method, err), false)
+		pageItems, nextCursor, err := bound.page(raw, m)
+		if err != nil {
+			return nil, c.fail(op, err, false)
 		}
-		var pageItems []json.RawMessage
-		if field, ok := result[m.field]; ok {
-			if err := json.Unmarshal(field, &pageItems); err != nil {
-				return nil, c.fail(op, fmt.Errorf("invalid %s result: %q: %w", m.method, m.field, err), false)
-			}
-		}
-		var nextCursor string
-		if field, ok := result["nextCursor"]; ok {
-			if err := json.Unmarshal(field, &nextCursor); err != nil {
-				return nil, c.fail(op, fmt.Errorf("invalid %s result: nextCursor: %w", m.method, err), false)
-			}
-		}
-		items = append(items, bound.take(pageItems)...)
+		items = append(items, pageItems...)
 		if nextCursor == "" || bound.dropped {
 			// Past the bound no further page is asked for: its objects
 			// would not be kept.
