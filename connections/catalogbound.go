@@ -38,22 +38,17 @@ func (c *Conn) catalogBound() *catalogBound {
 	return &catalogBound{maxItems: c.opts.MaxCatalogItems, maxBytes: c.opts.MaxCatalogBytes}
 }
 
-// take returns the items of page that fit, in order; once one does not,
-// no later one is taken (a catalog keeps the server's first objects, not
-// a selection of small ones).
-func (b *catalogBound) take(page []json.RawMessage) []json.RawMessage {
-	if b.dropped {
-		return nil
+// fits counts item in if it fits both bounds. Once one does not, none
+// after it does: a catalog keeps the server's first objects, not a
+// selection of small ones.
+func (b *catalogBound) fits(item string) bool {
+	if b.dropped || b.items+1 > b.maxItems || b.bytes+int64(len(item)) > b.maxBytes {
+		b.dropped = true
+		return false
 	}
-	for i, item := range page {
-		if b.items+1 > b.maxItems || b.bytes+int64(len(item)) > b.maxBytes {
-			b.dropped = true
-			return page[:i:i]
-		}
-		b.items++
-		b.bytes += int64(len(item))
-	}
-	return page
+	b.items++
+	b.bytes += int64(len(item))
+	return true
 }
 
 // page decodes one page of list method m: the objects that fit the bound
@@ -88,14 +83,11 @@ func (b *catalogBound) page(raw []byte, m listMethod) ([]json.RawMessage, string
 	}
 	var items []json.RawMessage
 	field.ForEach(func(_, item gjson.Result) bool {
-		if b.dropped {
+		if !b.fits(item.Raw) {
 			return false
 		}
-		kept := b.take([]json.RawMessage{json.RawMessage(item.Raw)})
-		if len(kept) == 1 {
-			items = append(items, json.RawMessage(item.Raw))
-		}
-		return !b.dropped
+		items = append(items, json.RawMessage(item.Raw))
+		return true
 	})
 	return items, nextCursor, nil
 }
