@@ -26,6 +26,8 @@ type Globals struct {
 	MaxRestarts    int           `name:"max-restarts" default:"5" help:"Restarts of a crashed server allowed per minute (at least 1)."`
 	StderrLimit    string        `name:"stderr-limit" default:"64KiB" help:"Bytes of each server's stderr kept for error messages."`
 	MaxMessage     string        `name:"max-message" default:"512MiB" help:"Largest JSON-RPC message accepted from a stdio server."`
+	MaxCatalog     int           `name:"max-catalog-items" default:"10000" help:"Objects kept of each list (tools, resources, resource templates, prompts) of one server, across its pages; past it the first are kept and list warns."`
+	MaxCatalogSize string        `name:"max-catalog-size" default:"64MiB" help:"Bytes kept of each list of one server, across its pages; past it the first objects are kept and list warns."`
 	InheritEnv     bool          `name:"inherit-env" help:"Pass stdio servers all of dispatch's environment, not just HOME, PATH, USER, locale and the like (plus their configured env)."`
 	StdinTimeout   time.Duration `name:"stdin-timeout" default:"30s" help:"How long a stdio server may read nothing of what dispatch writes to its stdin before it is treated as hung and stopped (time dispatch waits on the agent to read its answers does not count)."`
 	Threshold      string        `name:"threshold" default:"50KiB" help:"Save results larger than this to a file (bytes, or 50KiB, 1MB...; 0 = never). One-shot commands need --spill-dir for this."`
@@ -119,6 +121,10 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	maxCatalogSize, err := parseLimitFlag("--max-catalog-size", g.MaxCatalogSize, "it bounds the catalog dispatch keeps of each server")
+	if err != nil {
+		return nil, err
+	}
 	threshold, err := parseSizeFlag("--threshold", g.Threshold)
 	if err != nil {
 		return nil, &usageErr{fmt.Errorf("%w, or 0 to never save results to files", err)}
@@ -154,6 +160,8 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		Browser:              stepUpBrowser(paths == userPaths),
 		Cache:                cache,
 		MaxMessageBytes:      int(maxMessage),
+		MaxCatalogItems:      g.MaxCatalog,
+		MaxCatalogBytes:      maxCatalogSize,
 		StdinTimeout:         g.StdinTimeout,
 		InheritEnv:           g.InheritEnv,
 		ConnectTimeout:       g.ConnectTimeout,
@@ -287,6 +295,8 @@ func (g *Globals) checkLimits() error {
 		return &usageErr{fmt.Errorf("--max-in-flight must be at least 1 (requests served at once), not %d", g.MaxInFlight)}
 	case g.ConfigPoll < 0:
 		return &usageErr{fmt.Errorf("--config-poll must be a duration such as 1s, or 0 to not watch the config files, not %s", g.ConfigPoll)}
+	case g.MaxCatalog < 1:
+		return &usageErr{fmt.Errorf("--max-catalog-items must be at least 1 (objects kept of each list of a server), not %d", g.MaxCatalog)}
 	case g.MaxRestarts < 1:
 		return &usageErr{fmt.Errorf("--max-restarts must be at least 1 (restarts of a crashed server per minute), not %d", g.MaxRestarts)}
 	}

@@ -45,6 +45,9 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"--timeout ran out", "", []string{"--mcp", fx, "--timeout", "200ms", "call", "hang", `{}`}, exitServer, "", "the limit is --timeout; raise it, or pass --call-timeout"},
 		{"--timeout 0", "", []string{"--mcp", fx, "--timeout", "0", "list"}, exitUsage, "", "--timeout must be a positive duration"},
 		{"--connect-timeout 0", "", []string{"--mcp", fx, "--connect-timeout", "0s", "list"}, exitUsage, "", "--connect-timeout must be a positive duration"},
+		{"--max-catalog-items 0", "", []string{"--mcp", fx, "--max-catalog-items", "0", "list"}, exitUsage, "", "--max-catalog-items must be at least 1"},
+		{"--max-catalog-size 0", "", []string{"--mcp", fx, "--max-catalog-size", "0", "list"}, exitUsage, "", "--max-catalog-size must be more than 0"},
+		{"environment setting before the command", "", []string{"--mcp", "FIXTURE_TOKEN=s3cret " + fx, "call", "echo", "-C", "c1"}, exitServer, "", `write the server as "env FIXTURE_TOKEN=… COMMAND ARGS"`},
 		{"--max-restarts 0", "", []string{"--mcp", fx, "--max-restarts", "0", "list"}, exitUsage, "", "--max-restarts must be at least 1"},
 		{"negative call timeout", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout=-1"}, exitUsage, "", "--call-timeout must be more than 0 seconds, got -1"},
 		// Zero is no longer a silent "use the default": each says the range
@@ -123,6 +126,15 @@ func TestCLI_CommaInServerSpec(t *testing.T) {
 	}
 	if len(resp.Connections) != 1 || resp.Connections[0].Instructions != "a,b" {
 		t.Errorf("want one connection with instructions \"a,b\", got %+v", resp.Connections)
+	}
+}
+
+// "--mcp 'NAME=VALUE cmd'", a shell habit, says how to set the variable,
+// and never shows its value, which is often a token.
+func TestCLI_EnvSettingBeforeCommand(t *testing.T) {
+	_, stderr, code := runCLI(t, "", "--no-cache", "--mcp", "FIXTURE_TOKEN=s3cret "+fixture(), "list")
+	if code != exitServer || !strings.Contains(stderr, "env FIXTURE_TOKEN=") || strings.Contains(stderr, "s3cret") {
+		t.Errorf("exit %d, stderr %q: want a hint naming env FIXTURE_TOKEN=, without the value", code, stderr)
 	}
 }
 

@@ -110,6 +110,11 @@ func renderList(w io.Writer, r *dispatch.ListResponse) error {
 		return err
 	}
 	for _, c := range r.Connections {
+		for _, warning := range c.Warnings {
+			fmt.Fprintf(w, "%s: warning: %s\n", cell(c.Alias), cell(warning))
+		}
+	}
+	for _, c := range r.Connections {
 		if len(c.ToolNames) > 0 {
 			fmt.Fprintf(w, "\n%s: %s\n", cell(c.Alias), cell(strings.Join(c.ToolNames, ", ")))
 		}

@@ -211,6 +211,7 @@ func (c *Conn) listPages(ctx, listCtx context.Context, sess *session, m listMeth
 		items  []json.RawMessage
 		cursor string
 		seen   = map[string]bool{}
+		bound  = c.catalogBound()
 	)
 	for page := 0; ; page++ {
 		if page >= MaxListPages {
@@ -226,24 +227,14 @@ func (c *Conn) listPages(ctx, listCtx context.Context, sess *session, m listMeth
 			return nil, c.wrapRequestErr(op, ctx, listCtx.Err() != nil, timedOut, err)
 		}
 		sess = next
-		var result map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &result); err != nil {
-			return nil, c.fail(op, fmt.Errorf("invalid %s result: %w", m.method, err), false)
-		}
-		var pageItems []json.RawMessage
-		if field, ok := result[m.field]; ok {
-			if err := json.Unmarshal(field, &pageItems); err != nil {
-				return nil, c.fail(op, fmt.Errorf("invalid %s result: %q: %w", m.method, m.field, err), false)
-			}
-		}
-		var nextCursor string
-		if field, ok := result["nextCursor"]; ok {
-			if err := json.Unmarshal(field, &nextCursor); err != nil {
-				return nil, c.fail(op, fmt.Errorf("invalid %s result: nextCursor: %w", m.method, err), false)
-			}
+		pageItems, nextCursor, err := bound.page(raw, m)
+		if err != nil {
+			return nil, c.fail(op, err, false)
 		}
 		items = append(items, pageItems...)
-		if nextCursor == "" {
+		if nextCursor == "" || bound.dropped {
+			// Past the bound no further page is asked for: its objects
+			// would not be kept.
 			break
 		}
 		if seen[nextCursor] {
@@ -260,6 +251,7 @@ func (c *Conn) listPages(ctx, listCtx context.Context, sess *session, m listMeth
 		c.log.Warn("left out of the catalog: named with bytes that are not valid UTF-8, which dispatch cannot send back to the server",
 			"kind", m.noun, "names", strings.Join(unnamable, ", "))
 	}
+	c.noteCatalogCut(m.noun, bound)
 	masked, _, err := c.opts.Redactor.maskDefs(items)
 	if err != nil {
 		return nil, c.fail(op, fmt.Errorf("invalid %s result: %w", m.method, err), false)

@@ -35,8 +35,10 @@ const (
 type Options struct {
 	ConnectTimeout       time.Duration
 	MaxRestartsPerMinute int
-	StderrLimit          int // bytes of stderr kept per server
-	MaxMessageBytes      int // largest JSON-RPC message from a stdio server
+	StderrLimit          int   // bytes of stderr kept per server
+	MaxMessageBytes      int   // largest JSON-RPC message from a stdio server
+	MaxCatalogItems      int   // objects kept per list of a server (see DefaultMaxCatalogItems)
+	MaxCatalogBytes      int64 // bytes kept per list of a server
 	// StdinTimeout is how long a stdio server may leave a write to its
 	// stdin without progress before it is treated as hung and stopped.
 	StdinTimeout time.Duration
@@ -99,6 +101,12 @@ func (o Options) withDefaults() Options {
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = DefaultMaxMessageBytes
 	}
+	if o.MaxCatalogItems <= 0 {
+		o.MaxCatalogItems = DefaultMaxCatalogItems
+	}
+	if o.MaxCatalogBytes <= 0 {
+		o.MaxCatalogBytes = DefaultMaxCatalogBytes
+	}
 	if o.StdinTimeout <= 0 {
 		o.StdinTimeout = DefaultStdinTimeout
 	}
@@ -152,12 +160,13 @@ const (
 
 // State is a snapshot of a connection for display.
 type State struct {
-	Status    Status
-	LastError string // sanitized
-	Info      ServerInfo
-	Restarts  int // restarts in the last minute
-	NextRetry time.Time
-	Catalog   string // CatalogNone, CatalogCache or CatalogLive
+	Status      Status
+	LastError   string // sanitized
+	Info        ServerInfo
+	Restarts    int // restarts in the last minute
+	NextRetry   time.Time
+	Catalog     string   // CatalogNone, CatalogCache or CatalogLive
+	CatalogCuts []string // lists cut to Options.MaxCatalogItems/Bytes, and how to see more
 }
 
 // Conn is one downstream server. It starts the server on first use (or in
@@ -202,7 +211,8 @@ type Conn struct {
 	toolsGen   uint64            // counts catalog changes, so callers can cache what they derive
 	refreshing bool
 	sides      [numSideKinds]sideCatalog
-	cacheMu    sync.Mutex // serializes cache writes (see saveCatalog)
+	cuts       map[string]string // by list noun: why its catalog was cut
+	cacheMu    sync.Mutex        // serializes cache writes (see saveCatalog)
 
 	// unnamable are, by catalog noun ("tools"), the names (Go-quoted)
 	// of the items left out of the last listing: see namedItems.
@@ -338,7 +348,8 @@ func (c *Conn) Name() string {
 func (c *Conn) State() State {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := State{Status: c.status, Info: c.info, Restarts: c.recentRestartsLocked(time.Now()), Catalog: c.catalog}
+	s := State{Status: c.status, Info: c.info, Restarts: c.recentRestartsLocked(time.Now()), Catalog: c.catalog,
+		CatalogCuts: c.catalogCutsLocked()}
 	if c.lastErr != nil {
 		s.LastError = c.lastErr.Error()
 	}

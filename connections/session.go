@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,9 +141,30 @@ func explainStartErr(cfg ServerConfig, err error) error {
 				return fmt.Errorf("working directory %q: %w", cfg.Cwd, statErr)
 			}
 		}
+		if name, ok := envAssignment(cfg.Command); ok {
+			// The value is never shown: it is often a token.
+			return fmt.Errorf("command %q is an environment variable setting, not a program: write the server as \"env %s=… COMMAND ARGS\", or set %s in the env of its config entry (a TOML [servers.NAME.env] table or an mcpServers \"env\" object)",
+				name+"=…", name, name)
+		}
 		return fmt.Errorf("command %q not found or not executable: check the command and PATH", filepath.Base(cfg.Command))
 	}
 	return explainHTTPErr(cfg, err)
+}
+
+// envAssignment reports whether command is NAME=VALUE, as a shell would
+// take for an environment variable set for the command after it, and
+// returns NAME.
+func envAssignment(command string) (string, bool) {
+	name, _, found := strings.Cut(command, "=")
+	if !found || name == "" {
+		return "", false
+	}
+	for i, r := range name {
+		if r != '_' && !(r >= 'A' && r <= 'Z') && !(r >= 'a' && r <= 'z') && (i == 0 || !(r >= '0' && r <= '9')) {
+			return "", false
+		}
+	}
+	return name, true
 }
 
 // cancel tells the server to stop working on a request whose caller gave

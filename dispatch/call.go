@@ -55,7 +55,8 @@ type SpillInfo struct {
 	// "text" (the lone text item, or the JSON it holds; also when
 	// structuredContent only wrapped that text), "structuredContent.KEY" (a
 	// wrapper's string that holds more than the text), or "content" (the
-	// whole content list).
+	// whole content list); for a list, search or info answer saved to a
+	// file, "answer" (see SavedAnswer).
 	Saved            string   `json:"saved"`
 	Bytes            int64    `json:"bytes"`
 	Size             string   `json:"size"`

@@ -45,6 +45,9 @@ type ConnectionEntry struct {
 	// Catalog says where the tools came from: "cache" (the server has not
 	// been started by this dispatch) or "live".
 	Catalog string `json:"catalog,omitempty"`
+	// Warnings say which of the server's lists were cut to the catalog
+	// bounds (--max-catalog-items, --max-catalog-size).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ToolEntry is one tool in list and search answers.
@@ -214,6 +217,7 @@ func connectionEntry(cat catalog, detail bool) ConnectionEntry {
 		Instructions: summarizeInstructions(st.Info.Instructions),
 		Restarts:     st.Restarts,
 		Catalog:      st.Catalog,
+		Warnings:     st.CatalogCuts,
 	}
 	if wait := time.Until(st.NextRetry); wait > 0 {
 		entry.RetryIn = wait.Round(100 * time.Millisecond).String()

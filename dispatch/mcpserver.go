@@ -52,6 +52,9 @@ func (s *Service) HandleTool(ctx context.Context, request mcp.CallToolRequest) (
 // answer runs req and shapes its answer for the agent.
 func (s *Service) answer(ctx context.Context, req Request, hooks Hooks) *mcp.CallToolResult {
 	resp, err := s.Do(ctx, req, hooks)
+	if err == nil {
+		resp, err = s.answerToFile(ctx, req, resp)
+	}
 	return s.shape(req, resp, err)
 }
 

@@ -98,9 +98,9 @@ type Request struct {
 // that ignores it is an error, not silently dropped: the agent meant
 // something by it.
 var actionParams = map[string][]string{
-	"list":       {"type", "connection", "filter_server", "refresh", "includeTools", "includeInputSchema", "includeAnnotations", "format", "limit", "offset"},
-	"search":     {"query", "type", "connection", "refresh", "includeInputSchema", "format", "limit"},
-	"info":       {"type", "tool", "uri", "prompt", "path", "connection"},
+	"list":       {"type", "connection", "filter_server", "refresh", "includeTools", "includeInputSchema", "includeAnnotations", "format", "limit", "offset", "resultToFile", "resultSizeThreshold"},
+	"search":     {"query", "type", "connection", "refresh", "includeInputSchema", "format", "limit", "resultToFile", "resultSizeThreshold"},
+	"info":       {"type", "tool", "uri", "prompt", "path", "connection", "resultToFile", "resultSizeThreshold"},
 	"call":       {"type", "tool", "uri", "prompt", "path", "connection", "arguments", "args", "argumentsFile", "argumentsPath", "argumentsKey", "meta", "resultToFile", "resultSizeThreshold", "timeout"},
 	"readresult": {"resultFile", "op", "lines", "fromLine", "toLine", "pattern", "context", "maxMatches", "maxBytes", "offset", "path"},
 	"run":        {"steps", "timeout"},
@@ -489,11 +489,11 @@ func (r *Request) Check() error {
 			return err
 		}
 	}
+	if r.ResultSizeThreshold != nil && *r.ResultSizeThreshold < 0 {
+		return usagef(`Use a byte count, or 0 to never save to a file`, "\"resultSizeThreshold\" must not be negative")
+	}
 	switch r.Action {
 	case "call":
-		if r.ResultSizeThreshold != nil && *r.ResultSizeThreshold < 0 {
-			return usagef(`Use a byte count, or 0 to never save to a file`, "\"resultSizeThreshold\" must not be negative")
-		}
 		if err := r.checkTimeout(); err != nil {
 			return err
 		}

@@ -22,6 +22,9 @@ type ToolNotFoundError struct {
 	// Unnamable are the tools left out of the catalogs searched because
 	// their server named them with bytes that are not valid UTF-8.
 	Unnamable []string // `c1: "t\xff"`
+	// Cut are the catalogs searched that were cut to the catalog bounds:
+	// the tool may be past the cut.
+	Cut []string // "c1: the server publishes more than ..."
 }
 
 func (e *ToolNotFoundError) Error() string {
@@ -41,6 +44,9 @@ func (e *ToolNotFoundError) Error() string {
 		} else {
 			b.WriteString(`; use {"action":"search","query":"..."} to find one`)
 		}
+	}
+	if len(e.Cut) > 0 {
+		fmt.Fprintf(&b, " (some catalogs were cut, so it may be past the cut: %s)", strings.Join(e.Cut, "; "))
 	}
 	if len(e.Unnamable) > 0 {
 		fmt.Fprintf(&b, ". Left out of the catalogs: tools their server named with bytes that are not valid UTF-8 (%s), which dispatch cannot send back as the server wrote them, so they cannot be called through it; the server must fix those names",
@@ -99,10 +105,14 @@ func (s *Service) resolveTool(ctx context.Context, connKey, tool string) (*conne
 	}
 	notFound := &ToolNotFoundError{Tool: tool, Suggestions: suggest(tool, cats, 5)}
 	for _, cat := range cats {
+		st := cat.conn.State()
+		for _, cut := range st.CatalogCuts {
+			notFound.Cut = append(notFound.Cut, cat.conn.Alias+": "+cut)
+		}
 		switch {
 		case cat.err != nil:
 			notFound.Unreachable = append(notFound.Unreachable, cat.err.Error())
-		case cat.conn.State().Catalog == connections.CatalogCache:
+		case st.Catalog == connections.CatalogCache:
 			notFound.Cached = append(notFound.Cached, cat.conn.Alias)
 		}
 		for _, name := range cat.conn.Unnamable("tools") {

@@ -97,8 +97,8 @@ func (s *Service) Run(ctx context.Context, req Request) (*RunResponse, error) {
 
 	resp := &RunResponse{Steps: r.results}
 	for _, res := range r.results {
-		if call, ok := res.Response.(*CallResponse); ok && call.Spill != nil {
-			call.Spill.Hint = ""
+		if info := stepSpill(res.Response); info != nil {
+			info.Hint = ""
 			resp.Hint = runFilesHint
 		}
 		if res.Error != "" {
@@ -238,6 +238,9 @@ func (r *runState) execute(ctx context.Context, p *plannedStep) (any, *stepAnswe
 	// --toon's form, if smaller, is applied to the answer afterwards.
 	req.AsSent = true
 	resp, err := r.svc.Do(ctx, req, Hooks{})
+	if err == nil {
+		resp, err = r.svc.answerToFile(ctx, req, resp)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -257,6 +260,18 @@ func (r *runState) execute(ctx context.Context, p *plannedStep) (any, *stepAnswe
 		return resp, nil, &ToolError{Tool: call.Tool}
 	}
 	return resp, answer, nil
+}
+
+// stepSpill is the description of the file a step's answer was saved to,
+// or nil.
+func stepSpill(resp any) *SpillInfo {
+	switch r := resp.(type) {
+	case *CallResponse:
+		return r.Spill
+	case *SavedAnswer:
+		return r.Spill
+	}
+	return nil
 }
 
 // stringLiteral turns "$$..." into the literal "$...".

@@ -19,7 +19,8 @@ import (
 //     the lone text item parsed as JSON, else that text as a JSON string,
 //     else the whole content list; read from the file when the result was
 //     saved. For readresult, the data it read (its "value"). For list,
-//     search and info, their whole answer.
+//     search and info, their whole answer (read from its file when it
+//     was saved, as a large call result is).
 type stepAnswer struct {
 	resultFile string
 	// value is the inline value as JSON; nil when it lives in resultFile
@@ -48,6 +49,8 @@ func answerOf(resp any, inline *callResult) (*stepAnswer, error) {
 			data = quoted
 		}
 		return &stepAnswer{value: data}, nil
+	case *SavedAnswer:
+		return &stepAnswer{resultFile: r.Spill.ResultFile}, nil
 	case *ResourceResponse:
 		return resourceStepAnswer(r)
 	case *PromptResponse:
