@@ -61,7 +61,7 @@ func holdsText(data []byte, want string) bool {
 	return walk(v)
 }
 
-// callRaw sends one tools/call of proxy-dispatch with id and returns its
+// callRaw sends one tools/call with id and returns its
 // result as dispatch sent it.
 func callRaw(t *testing.T, tc *testClient, id mcp.RequestId, params map[string]any) json.RawMessage {
 	t.Helper()

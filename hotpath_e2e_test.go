@@ -44,8 +44,8 @@ func TestServe_HotPathAnswersAsTheGeneralPath(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			hot := rawToolCall(t, tc, mcp.NewRequestId(int64(42)), map[string]any{"name": "proxy-dispatch", "arguments": c.args})
-			general := rawToolCall(t, tc, mcp.NewRequestId("general"), map[string]any{"name": "proxy-dispatch", "arguments": c.args, "_meta": map[string]any{}})
+			hot := callRaw(t, tc, mcp.NewRequestId(int64(42)), map[string]any{"name": "proxy-dispatch", "arguments": c.args})
+			general := callRaw(t, tc, mcp.NewRequestId("general"), map[string]any{"name": "proxy-dispatch", "arguments": c.args, "_meta": map[string]any{}})
 			if got, want := meaning(t, hot), meaning(t, general); !reflect.DeepEqual(got, want) {
 				t.Errorf("answers differ:\n hot path: %s\n general:  %s", hot, general)
 			}
@@ -54,10 +54,10 @@ func TestServe_HotPathAnswersAsTheGeneralPath(t *testing.T) {
 
 	mixed := map[string]any{"action": "call", "tool": "mixed"}
 	const serial = `"serial":9007199254740993`
-	if hot := rawToolCall(t, tc, mcp.NewRequestId(int64(43)), map[string]any{"name": "proxy-dispatch", "arguments": mixed}); !bytes.Contains(hot, []byte(serial)) {
+	if hot := callRaw(t, tc, mcp.NewRequestId(int64(43)), map[string]any{"name": "proxy-dispatch", "arguments": mixed}); !bytes.Contains(hot, []byte(serial)) {
 		t.Errorf("hot answer %s: want the server's _meta as it sent it, %s", hot, serial)
 	}
-	if general := rawToolCall(t, tc, mcp.NewRequestId(int64(44)), map[string]any{"name": "proxy-dispatch", "arguments": mixed, "_meta": map[string]any{}}); bytes.Contains(general, []byte(serial)) {
+	if general := callRaw(t, tc, mcp.NewRequestId(int64(44)), map[string]any{"name": "proxy-dispatch", "arguments": mixed, "_meta": map[string]any{}}); bytes.Contains(general, []byte(serial)) {
 		t.Errorf("general answer %s: the general path decodes _meta into floats; the paths cannot be told apart", general)
 	}
 }
@@ -74,7 +74,7 @@ func TestServe_HotPathIDsAndCancellation(t *testing.T) {
 	} {
 		// The transport matches the answer to the request by its id: an
 		// answer to another id would leave this call waiting.
-		result := rawToolCall(t, tc, id, echo)
+		result := callRaw(t, tc, id, echo)
 		if !strings.Contains(string(result), `"text":"hi"`) {
 			t.Errorf("id %v: answer %s", id, result)
 		}
@@ -102,21 +102,6 @@ func TestServe_HotPathIDsAndCancellation(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("the cancelled call was still running after %s", time.Since(started))
 	}
-}
-
-// rawToolCall sends one tools/call with id and returns its result as sent.
-func rawToolCall(t *testing.T, tc *testClient, id mcp.RequestId, params map[string]any) json.RawMessage {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	resp, err := tc.tr.SendRequest(ctx, transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: "tools/call", Params: params})
-	if err != nil {
-		t.Fatalf("call %v: %v\nstderr:\n%s", params, err, tc.Stderr())
-	}
-	if resp.Error != nil {
-		t.Fatalf("call %v: JSON-RPC error %d: %s", params, resp.Error.Code, resp.Error.Message)
-	}
-	return resp.Result
 }
 
 // meaning decodes a result for comparison: an absent isError means
@@ -157,8 +142,8 @@ func TestServe_HotPathServesExposedTools(t *testing.T) {
 		// transport forgets an answered id only after handing its answer
 		// on, so reusing the initialize's id 1 at once could have that
 		// late forgetting drop this call's registration, and its answer.
-		hot := rawToolCall(t, tc, mcp.NewRequestId(int64(101)), map[string]any{"name": c.tool, "arguments": c.args})
-		general := rawToolCall(t, tc, mcp.NewRequestId(int64(102)), map[string]any{"name": c.tool, "arguments": c.args, "_meta": map[string]any{}})
+		hot := callRaw(t, tc, mcp.NewRequestId(int64(101)), map[string]any{"name": c.tool, "arguments": c.args})
+		general := callRaw(t, tc, mcp.NewRequestId(int64(102)), map[string]any{"name": c.tool, "arguments": c.args, "_meta": map[string]any{}})
 		if got, want := meaning(t, hot), meaning(t, general); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: answers differ:\n hot path: %s\n general:  %s", c.tool, hot, general)
 		}

@@ -76,9 +76,9 @@ func TestSecrets_AnswersMaskedOverMCP(t *testing.T) {
 	tc := startDispatch(t, nil, append(answerSecretsConfig(t), "--expose", "env")...)
 	for _, name := range []string{"API_KEY", "ODD_SECRET"} {
 		args := map[string]any{"action": "call", "tool": "env", "arguments": map[string]any{"name": name}}
-		hot := rawToolCall(t, tc, mcp.NewRequestId(int64(7)), map[string]any{"name": "proxy-dispatch", "arguments": args})
+		hot := callRaw(t, tc, mcp.NewRequestId(int64(7)), map[string]any{"name": "proxy-dispatch", "arguments": args})
 		noAnswerSecret(t, "hot path call of env "+name, hot)
-		general := rawToolCall(t, tc, mcp.NewRequestId("general-"+name), map[string]any{"name": "proxy-dispatch", "arguments": args,
+		general := callRaw(t, tc, mcp.NewRequestId("general-"+name), map[string]any{"name": "proxy-dispatch", "arguments": args,
 			"_meta": map[string]any{"progressToken": "p-" + name}})
 		noAnswerSecret(t, "general call of env "+name+" with _meta", general)
 		noAnswerSecret(t, "progress of env "+name, progressMessages(t, tc, "p-"+name))
