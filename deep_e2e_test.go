@@ -29,7 +29,7 @@ func brackets(depth int) string {
 	return strings.Repeat("[", depth) + strings.Repeat("]", depth)
 }
 
-// Before: 200,000 levels (400 KB) filled the 1 GiB store and the call never
+// Before: 60,000 levels (120 KB) filled the 1 GiB store and the call never
 // answered; 20,000 levels made a 763 MiB file; 5,000 levels 48 MiB.
 func TestServe_DeepResultFiles(t *testing.T) {
 	// A store of 64 MiB makes the old behaviour fail fast rather than
@@ -42,7 +42,7 @@ func TestServe_DeepResultFiles(t *testing.T) {
 		auto   bool
 		indent bool
 	}{
-		{"past the nesting limit, over the threshold", 200000, nil, true, false},
+		{"past the nesting limit, over the threshold", 60000, nil, true, false},
 		{"past the nesting limit, resultToFile", 20000, map[string]any{"resultToFile": true}, false, false},
 		{"within the nesting limit", 5000, map[string]any{"resultToFile": true}, false, true},
 	}
@@ -81,6 +81,22 @@ func TestServe_DeepResultFiles(t *testing.T) {
 				t.Errorf("the file does not hold the answer (%v)", err)
 			}
 		}()
+	}
+}
+
+// A server message nested past MaxAnswerNesting fails its call, unparsed,
+// and dispatch goes on serving. Before, gjson's validator recursed once
+// per level on the server's reading goroutine: 6,000,000 levels (12 MB,
+// far under --max-message) grew its stack past Go's 1 GB limit, a fatal
+// error that ended dispatch and every connection.
+func TestServe_ServerMessageNestedPastTheLimit(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--timeout", "30s", "--mcp", fixture("--serial"))
+	r := tc.mustCall(callDeep(6_000_000, nil))
+	if !r.IsError || !strings.Contains(r.text(), "MaxAnswerNesting") || !strings.Contains(r.text(), "100000 levels") {
+		t.Fatalf("answer %q (isError %v), want the call failed naming MaxAnswerNesting", r.text(), r.IsError)
+	}
+	if got := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "still here"}}).text(); got != "still here" {
+		t.Fatalf("the next call answered %q", got)
 	}
 }
 

@@ -217,6 +217,10 @@ func TestServe_TooDeep(t *testing.T) {
 		wantDeep bool
 	}{
 		{name: "arguments of 200,000 nested arrays", line: call(`"d1"`, `{"x":`+deepArray+`}`, ""), wantID: `"d1"`, wantDeep: true},
+		// Before, gjson's validator on the hot path recursed once per
+		// level: this line (12 MB) grew the stack past Go's 1 GB limit, a
+		// fatal error that ended dispatch.
+		{name: "arguments of 6,000,000 nested arrays", line: call(`"d6m"`, `{"x":`+strings.Repeat("[", 6_000_000)+strings.Repeat("]", 6_000_000)+`}`, ""), wantID: `"d6m"`, wantDeep: true},
 		{name: "meta of 100,000 nested objects", line: call(`9`, `{}`, deepObject), wantID: `9`, wantDeep: true},
 		{name: "id after the deep part", line: `{"jsonrpc":"2.0","method":"tools/call","params":{"x":` + deepArray + `},"id":"late"}`, wantID: `"late"`, wantDeep: true},
 		{name: "no id", line: call("", `{"x":`+deepArray+`}`, ""), wantID: `null`, wantDeep: true},

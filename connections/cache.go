@@ -14,6 +14,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"dispatch/rawjson"
 	"dispatch/safefile"
 )
 
@@ -111,7 +112,8 @@ func (c *Cache) Load(id string) (entry CacheEntry, ok bool) {
 // an error, as it is for json.Unmarshal.
 func decodeCacheEntry(data []byte) (CacheEntry, error) {
 	var entry CacheEntry
-	if !gjson.ValidBytes(data) {
+	// Bounded first: gjson's validator recurses once per level.
+	if !rawjson.NestingWithin(data, MaxAnswerNesting) || !gjson.ValidBytes(data) {
 		return entry, errors.New("decode catalog: invalid JSON")
 	}
 	top := gjson.ParseBytes(data)

@@ -25,6 +25,8 @@ type envelope struct {
 // which neither copies nor decodes the (possibly large) params or result.
 // ok is false for a line that is not a JSON object, or whose members have
 // the wrong types, as json.Unmarshal into the fields would have said.
+// line must nest at most MaxAnswerNesting levels (dispatchLine checks):
+// gjson's validator recurses once per level.
 func parseEnvelope(line []byte) (msg envelope, ok bool) {
 	if len(line) == 0 || line[0] != '{' || !gjson.ValidBytes(line) {
 		return envelope{}, false

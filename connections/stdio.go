@@ -18,6 +18,8 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"dispatch/rawjson"
 )
 
 // Limits of a stdio connection. Each is a named, documented limit.
@@ -45,6 +47,15 @@ const (
 	// otherwise keep dispatch reading for ever): it is stopped, whatever
 	// waits on it fails, and the next use starts it afresh.
 	OverlongLineFactor = 4
+	// MaxAnswerNesting bounds how deep a stdio server's message may nest
+	// arrays and objects. A deeper one fails the call it answers and is
+	// not parsed: the validator recurses once per level, and a line of a
+	// few million brackets (a few MB, far under --max-message) would grow
+	// the reading goroutine's stack past Go's limit, a crash that ends
+	// every connection. At this depth the validator needs about 16 MiB of
+	// stack; streamable HTTP and SSE servers' messages are decoded by
+	// encoding/json, which stops at 10,000 levels.
+	MaxAnswerNesting = 100_000
 	// serverRequestTimeout bounds answering one request of a server.
 	serverRequestTimeout = time.Minute
 	// exitDrainLimit is how long, once a server has exited, what it wrote
@@ -326,6 +337,10 @@ func (t *stdioTransport) dispatchLine(line []byte, tooLong int) {
 	if len(trimmed) == 0 {
 		return
 	}
+	if !rawjson.NestingWithin(trimmed, MaxAnswerNesting) {
+		t.refuseTooDeep(trimmed)
+		return
+	}
 	msg, ok := parseEnvelope(trimmed)
 	if !ok {
 		// Not JSON-RPC: a server that logs to stdout, or a broken one.
@@ -360,6 +375,21 @@ func (t *stdioTransport) refuseTooLong(head []byte, size int, ended bool) {
 	msg := fmt.Sprintf("message of %s%s exceeds the limit of %s (raise --max-message)",
 		more, humanize.IBytes(uint64(size)), humanize.IBytes(uint64(t.maxMsg)))
 	fmt.Fprintf(t.diag, "[stdout] %s\n", msg)
+	t.failAnswered(head, msg)
+}
+
+// refuseTooDeep fails the request a message nested past MaxAnswerNesting
+// answers, without parsing the message.
+func (t *stdioTransport) refuseTooDeep(line []byte) {
+	msg := fmt.Sprintf("message nests arrays and objects more than %d levels deep (the limit, MaxAnswerNesting): refused unread", MaxAnswerNesting)
+	fmt.Fprintf(t.diag, "[stdout] %s\n", msg)
+	t.failAnswered(line, msg)
+}
+
+// failAnswered fails, with msg, the request the message starting with
+// head answers, found from its id; one whose id is not found before the
+// message's result is left to its time limit.
+func (t *stdioTransport) failAnswered(head []byte, msg string) {
 	var probe struct {
 		ID *mcp.RequestId `json:"id"`
 	}

@@ -14,6 +14,7 @@ import (
 
 	"dispatch/connections"
 	"dispatch/dispatch"
+	"dispatch/rawjson"
 )
 
 // The hot path: a tools/call of proxy-dispatch in its plainest form is
@@ -51,7 +52,9 @@ type hotCall struct {
 // parseHotCall returns line as a hotCall if it is one the hot path
 // answers exactly as mcp-go would.
 func parseHotCall(line []byte) (hotCall, bool) {
-	if !gjson.ValidBytes(line) {
+	// Bounded first: gjson's validator recurses once per level, and a
+	// line too deep for the general path's decoder is refused there.
+	if !rawjson.NestingWithin(line, MaxRequestNesting) || !gjson.ValidBytes(line) {
 		return hotCall{}, false
 	}
 	// A view, not ParseBytes, which copies: the slices returned are of line.

@@ -15,6 +15,7 @@ import (
 
 	"dispatch/connections"
 	"dispatch/dispatch"
+	"dispatch/rawjson"
 
 	"github.com/dustin/go-humanize"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -317,34 +318,6 @@ func tooDeepText() string {
 	return fmt.Sprintf("request nested too deeply: more than %d levels of arrays and objects (the limit, MaxRequestNesting); it was not run. Flatten the data, or pass it as a JSON string or in an \"argumentsFile\".", MaxRequestNesting)
 }
 
-// nestedTooDeep says whether data nests arrays and objects more than limit
-// levels deep. It reads data as JSON only far enough to skip strings.
-func nestedTooDeep(data []byte, limit int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			if depth++; depth > limit {
-				return true
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return false
-}
-
 // recoverID finds the top-level "id" of a message that cannot be decoded
 // (too large, too deep, or broken further on), so that the error answers
 // the request it is about. Without one it is null.
@@ -475,7 +448,7 @@ func (s *stdioServer) handle(ctx context.Context, line []byte, inline bool) (job
 // decode, to its id when that can be found.
 func undecodable(line []byte) mcp.JSONRPCMessage {
 	id := recoverID(line)
-	if nestedTooDeep(line, MaxRequestNesting) {
+	if !rawjson.NestingWithin(line, MaxRequestNesting) {
 		return errorAnswer(id, mcp.INVALID_REQUEST, tooDeepText())
 	}
 	return errorAnswer(id, mcp.PARSE_ERROR, "Parse error: each line must be one JSON-RPC message")

@@ -36,31 +36,6 @@ func TestRecoverID(t *testing.T) {
 	}
 }
 
-func TestNestedTooDeep(t *testing.T) {
-	tests := []struct {
-		name  string
-		data  string
-		limit int
-		want  bool
-	}{
-		{"flat", `{"a":[1,2]}`, 2, false},
-		{"at the limit", `[[[]]]`, 3, false},
-		{"past the limit", `[[[[]]]]`, 3, true},
-		{"objects count", `{"a":{"b":{"c":{}}}}`, 3, true},
-		{"brackets in strings do not", `{"a":"[[[[{{{{"}`, 3, false},
-		{"escaped quote stays in the string", `{"a":"\"[[[["}`, 3, false},
-		{"escaped backslash ends the escape", `{"a":"\\"}` + `[[[[`, 3, true},
-		{"siblings do not add up", `[[],[],[],[]]`, 2, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := nestedTooDeep([]byte(tt.data), tt.limit); got != tt.want {
-				t.Errorf("nestedTooDeep(%q, %d) = %v, want %v", tt.data, tt.limit, got, tt.want)
-			}
-		})
-	}
-}
-
 // TestReadMessage: a line over the limit is flagged and only its start
 // kept; the lines around it are read whole.
 func TestReadMessage(t *testing.T) {
