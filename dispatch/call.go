@@ -137,12 +137,7 @@ func (s *Service) callResponse(ctx context.Context, conn *connections.Conn, req 
 		resp.Arguments = fromFileEcho(req.ArgumentsFile)
 	}
 
-	threshold := s.opts.Threshold
-	if req.ResultSizeThreshold != nil {
-		threshold = *req.ResultSizeThreshold
-	}
-	auto := !req.ResultToFile && threshold > 0 && resp.Bytes > threshold && s.opts.Spill != nil
-	if req.ResultToFile || auto {
+	if toFile, auto := s.resultFile(req, raw); toFile {
 		info, err := s.spillResult(ctx, &result, auto)
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s: call %s: saving the result (server sent %s) ran past the call's time limit, and the partial file was deleted (%s): %w",

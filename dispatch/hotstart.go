@@ -185,12 +185,10 @@ func (c *startedCall) finish(raw json.RawMessage, err error) {
 // then make it. resp is what callResponse would have returned, less the
 // content, for the call's log line.
 func (s *Service) passThrough(dst []byte, conn *connections.Conn, req Request, raw []byte, facts proxyFactSet) (answer []byte, resp CallResponse, ok bool) {
-	threshold := s.opts.Threshold
-	if req.ResultSizeThreshold != nil {
-		threshold = *req.ResultSizeThreshold
+	if s.opts.Toon || req.ArgumentsFile != "" {
+		return dst, CallResponse{}, false
 	}
-	spills := threshold > 0 && int64(len(raw)) > threshold && s.opts.Spill != nil
-	if s.opts.Toon || spills || req.ResultToFile || req.ArgumentsFile != "" {
+	if toFile, _ := s.resultFile(req, raw); toFile {
 		return dst, CallResponse{}, false
 	}
 	resp = CallResponse{Connection: conn.Alias, Tool: req.Tool, Bytes: int64(len(raw)), EstimatedTokens: spill.EstimateTokens(int64(len(raw)))}
@@ -206,7 +204,10 @@ func (s *Service) passThrough(dst []byte, conn *connections.Conn, req Request, r
 func (c *startedCall) limitAdvice() string { return c.s.limitAdvice(c.conn, c.checked) }
 
 // answersInline reports whether the answer to a call whose server
-// answered raw is quick to make: not saved to a file, not made TOON.
+// answered raw is quick to make: not saved to a file, not made TOON. It
+// is a cheap guess by size, for where the answer is made: a result
+// nested too deep to answer inline (resultFile) is found by passThrough
+// and saved on the reading goroutine, a file of at most the threshold.
 func (s *Service) answersInline(raw json.RawMessage) bool {
 	spills := s.opts.Spill != nil && s.opts.Threshold > 0 && int64(len(raw)) > s.opts.Threshold
 	return !spills && !s.opts.Toon

@@ -608,14 +608,44 @@ func rawID(id json.RawMessage) mcp.RequestId {
 	return mcp.NewRequestId(v)
 }
 
-// write sends one message as one line.
+// write sends one message as one line. An answer that cannot be encoded
+// is answered with an error saying why: an id left unanswered holds the
+// agent's call open for ever.
 func (s *stdioServer) write(msg any) {
 	data, err := json.Marshal(msg)
 	if err != nil {
 		s.log.Error("encode an answer to the agent", "error", err.Error())
-		return
+		id, ok := answeredID(msg)
+		if !ok {
+			return
+		}
+		data, err = json.Marshal(mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: id,
+			Error: mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, fmt.Sprintf("dispatch could not encode its answer to this request (%v); it was not sent. If the result is very large or deeply nested, ask for it with \"resultToFile\": true", err), nil)})
+		if err != nil {
+			s.log.Error("encode the error answer", "error", err.Error())
+			return
+		}
 	}
 	s.writeLine(append(data, '\n'))
+}
+
+// answeredID is the id of the request msg answers, if msg is an answer.
+func answeredID(msg any) (mcp.RequestId, bool) {
+	switch m := msg.(type) {
+	case mcp.JSONRPCResponse:
+		return m.ID, true
+	case *mcp.JSONRPCResponse:
+		if m != nil {
+			return m.ID, true
+		}
+	case mcp.JSONRPCError:
+		return m.ID, true
+	case *mcp.JSONRPCError:
+		if m != nil {
+			return m.ID, true
+		}
+	}
+	return mcp.RequestId{}, false
 }
 
 // writeLine sends one encoded message, line ending included.

@@ -2,8 +2,13 @@ package upstream
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // TestRecoverID is the rule for answering a message dispatch cannot
@@ -55,5 +60,27 @@ func TestReadMessage(t *testing.T) {
 			t.Errorf("message %d = %.40q (%d bytes) oversize %v, want %.40q (%d bytes) oversize %v",
 				i, msg.data, len(msg.data), msg.oversize, w.data, len(w.data), w.oversize)
 		}
+	}
+}
+
+// An answer that cannot be encoded is answered with an error naming why,
+// not dropped (before: logged, and the agent waited for ever).
+func TestStdioServer_WriteAnswersUnencodable(t *testing.T) {
+	var out bytes.Buffer
+	s := &stdioServer{out: newGroupWriter(&out, slog.New(slog.DiscardHandler)), log: slog.New(slog.DiscardHandler)}
+	deep := json.RawMessage(strings.Repeat("[", 10001) + strings.Repeat("]", 10001))
+	s.write(mcp.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(int64(7)), Result: deep})
+	var answer struct {
+		ID    int64
+		Error *struct {
+			Code    int
+			Message string
+		}
+	}
+	if err := json.Unmarshal(out.Bytes(), &answer); err != nil || answer.ID != 7 || answer.Error == nil {
+		t.Fatalf("want an error answer to id 7, got %q (%v)", out.String(), err)
+	}
+	if answer.Error.Code != mcp.INTERNAL_ERROR || !strings.Contains(answer.Error.Message, "exceeded max depth") || !strings.Contains(answer.Error.Message, "resultToFile") {
+		t.Errorf("error %d %q: want an internal error saying why and what to do", answer.Error.Code, answer.Error.Message)
 	}
 }
