@@ -1,5 +1,7 @@
 package dispatch
 
+import "dispatch/rawjson"
+
 // MaxInlineNesting is the deepest nesting of arrays and objects, counting
 // the result's own object, that a call's result may have to be answered
 // inline. The agent's JSON-RPC message adds one level around it, and
@@ -31,35 +33,6 @@ func (s *Service) resultFile(req Request, raw []byte) (toFile, auto bool) {
 	}
 	// Checked only for a result small enough to be answered inline: one
 	// pass, none at all for one too short to nest that deep.
-	deep := len(raw) > MaxInlineNesting && !nestingWithin(raw, MaxInlineNesting)
+	deep := len(raw) > MaxInlineNesting && !rawjson.NestingWithin(raw, MaxInlineNesting)
 	return deep, deep
-}
-
-// nestingWithin reports whether data nests arrays and objects at most
-// limit levels deep. It reads data as JSON only far enough to skip
-// strings, without recursion, so any depth costs one pass.
-func nestingWithin(data []byte, limit int) bool {
-	depth, inString, escaped := 0, false, false
-	for _, c := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			if depth++; depth > limit {
-				return false
-			}
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return true
 }
