@@ -524,4 +524,15 @@ func TestFault_WedgedServerResolvesFromKnownTools(t *testing.T) {
 	if !strings.Contains(c.Error, "not answering") || !strings.Contains(c.Error, "--connect-timeout") || !slices.Contains(c.ToolNames, "echo") {
 		t.Errorf("list of the wedged server = %+v; want the error, that it is not answering, and its last known tools", c)
 	}
+	// Search finds its tools in the same last known list, beside the error.
+	var found struct {
+		Hits []struct {
+			Name string `json:"name"`
+		} `json:"hits"`
+		Unreachable []string `json:"unreachable"`
+	}
+	decodeText(t, tc.mustOK(map[string]any{"action": "search", "query": "echo"}), &found)
+	if len(found.Hits) == 0 || found.Hits[0].Name != "echo" || len(found.Unreachable) != 1 {
+		t.Errorf("search of the wedged server's tools = %+v; want echo from its last known list, and the server named unreachable", found)
+	}
 }

@@ -32,6 +32,14 @@ func rawToolCatalogs(ctx context.Context, conns []*connections.Conn, refresh boo
 			defer wg.Done()
 			out[i].conn = c
 			out[i].tools, out[i].err = c.Tools(ctx, refresh)
+			if out[i].err != nil {
+				// A server that stopped answering is searched in the last
+				// list known of it, as list shows it and calls resolve in
+				// it; its error still says it is unreachable.
+				if known, _, ok := c.KnownTools(); ok {
+					out[i].tools = known
+				}
+			}
 		}()
 	}
 	wg.Wait()
