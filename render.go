@@ -20,14 +20,19 @@ func (g *Globals) render(w io.Writer, resp any) error {
 			return &usageErr{fmt.Errorf("the answer is nested %d levels deep, more than the %d levels --json can print (MaxIndentedNesting); leave out --json (and --toon) to print it, or save it with -o FILE",
 				deepest, dispatch.MaxIndentedNesting)}
 		}
-		// Compact first, then indented as result files are: indentation
-		// stops growing at MaxIndentDepth, where encoding/json's would
-		// grow with the square of the depth (a 54 KB schema printed 162 MB).
+		// Compact first: indented, an answer nested deeper than
+		// MaxIndentDepth (a tool's schema as well as a result) would grow
+		// with the square of the depth (a 54 KB schema printed 162 MB),
+		// and a program reads the JSON as well without indentation.
 		var compact bytes.Buffer
 		enc := json.NewEncoder(&compact)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(resp); err != nil {
 			return fmt.Errorf("encode the answer as JSON: %w", err)
+		}
+		if dispatch.JSONNesting(compact.Bytes()) > dispatch.MaxIndentDepth {
+			_, err := w.Write(compact.Bytes())
+			return err
 		}
 		return dispatch.WriteJSONIndented(w, bytes.TrimSuffix(compact.Bytes(), []byte("\n")))
 	}
