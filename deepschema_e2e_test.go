@@ -74,7 +74,8 @@ func TestCLI_DeepSchema(t *testing.T) {
 // Before: the agent's info answer failed with "encode info answer: json:
 // error calling MarshalJSON".
 func TestServe_DeepSchemaInfo(t *testing.T) {
-	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--serial", "--schema-depth", strconv.Itoa(dispatch.MaxIndentedNesting+1)))
+	// The threshold keeps the Proxy Extension answers (60 KB) inline.
+	tc := startDispatch(t, nil, "--no-cache", "--threshold", "1MiB", "--mcp", fixture("--serial", "--schema-depth", strconv.Itoa(dispatch.MaxIndentedNesting+1)))
 	var info struct {
 		Tool struct {
 			Name        string          `json:"name"`
@@ -94,5 +95,31 @@ func TestServe_DeepSchemaInfo(t *testing.T) {
 	decodeText(t, tc.mustOK(map[string]any{"action": "search", "query": "deep_schema"}), &found)
 	if len(found.Hits) == 0 || found.Hits[0].Name != "deep_schema" {
 		t.Errorf("search deep_schema: hits %+v", found.Hits)
+	}
+	// The Proxy Extension's list and info carry the tool as its server
+	// published it, as JSON text: before, one deep tool failed the whole
+	// list ("json: error calling MarshalJSON").
+	for _, req := range []map[string]any{
+		{"action": "list", "type": "tool"},
+		{"action": "info", "type": "tool", "path": "deep_schema"},
+	} {
+		r := tc.mustOK(req)
+		type item struct {
+			Resource struct {
+				Text string `json:"text"`
+			} `json:"resource"`
+		}
+		var items []item
+		for _, c := range r.Content {
+			var it item
+			if err := json.Unmarshal(c, &it); err != nil {
+				t.Fatal(err)
+			}
+			items = append(items, it)
+		}
+		if len(items) != 1 || !strings.Contains(items[0].Resource.Text, `"deep_schema"`) ||
+			dispatch.JSONNesting([]byte(items[0].Resource.Text)) <= dispatch.MaxIndentedNesting {
+			t.Errorf("%v: want the deep tool whole, got %d items: %.300s", req, len(items), r.Content)
+		}
 	}
 }
