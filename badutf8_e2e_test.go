@@ -152,6 +152,16 @@ func TestServe_ToolNamedInInvalidUTF8(t *testing.T) {
 	if strings.Contains(list, "\ufffd") {
 		t.Errorf("list shows a name dispatch cannot call:\n%s", list)
 	}
+	// Before: list said nothing of the tool left out.
+	var listed struct {
+		Connections []struct {
+			Warnings []string `json:"warnings"`
+		} `json:"connections"`
+	}
+	if err := json.Unmarshal([]byte(list), &listed); err != nil || len(listed.Connections) != 1 {
+		t.Fatalf("list: %v\n%s", err, list)
+	}
+	checkText(t, "list warnings", strings.Join(listed.Connections[0].Warnings, "\n"), []string{"not valid UTF-8", `"t\xff\xfe`, "1 tool"}, []string{"\ufffd"})
 	r := tc.mustCall(map[string]any{"action": "call", "tool": "t"})
 	text := r.text()
 	if !r.IsError {

@@ -206,6 +206,11 @@ func TestFault_HugeLinesAndStderrFloods(t *testing.T) {
 	if !r.IsError || !strings.Contains(r.text(), "exceeds the limit of 8.0 MiB") || !strings.Contains(r.text(), "--max-message") {
 		t.Errorf("20 MiB line with --max-message 8MiB = %.300s", r.text())
 	}
+	// dispatch's own refusal: the server sent no error (before: "server
+	// error -32603: message of …").
+	if strings.Contains(r.text(), "server error") || strings.Contains(r.text(), "-32603") {
+		t.Errorf("20 MiB line: dispatch's refusal reads as the server's error: %.300s", r.text())
+	}
 	// Under it: arrives whole (here spilled, since it passes --threshold).
 	r = tc.mustOK(map[string]any{"action": "call", "tool": "huge_line", "arguments": map[string]any{"bytes": 6 << 20}})
 	var resp struct{ Spill struct{ Bytes int64 } }
@@ -465,6 +470,9 @@ func TestFault_EndlessLineStopsTheServer(t *testing.T) {
 	r := tc.mustCall(map[string]any{"action": "call", "tool": "endless"})
 	if !r.IsError || !strings.Contains(r.text(), "exceeds the limit of 1.0 MiB") || !strings.Contains(r.text(), "--max-message") {
 		t.Fatalf("endless line with --max-message 1MiB = %.300s; want the limit named", r.text())
+	}
+	if strings.Contains(r.text(), "server error") || strings.Contains(r.text(), "-32603") {
+		t.Errorf("endless line: dispatch's refusal reads as the server's error: %.300s", r.text())
 	}
 	// A call sent meanwhile may meet the old server as it is stopped: it
 	// then says why; the one after reaches the new server.

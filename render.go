@@ -20,14 +20,21 @@ func (g *Globals) render(w io.Writer, resp any) error {
 			return &usageErr{fmt.Errorf("the answer is nested %d levels deep, more than the %d levels --json can print (MaxIndentedNesting); leave out --json (and --toon) to print it, or save it with -o FILE",
 				deepest, dispatch.MaxIndentedNesting)}
 		}
-		enc := json.NewEncoder(w)
-		if deepest <= dispatch.MaxIndentDepth {
-			// Deeper, indentation would grow with the square of the
-			// depth; a program reads the JSON as well without it.
-			enc.SetIndent("", "  ")
-		}
+		// Compact first: indented, an answer nested deeper than
+		// MaxIndentDepth (a tool's schema as well as a result) would grow
+		// with the square of the depth (a 54 KB schema printed 162 MB),
+		// and a program reads the JSON as well without indentation.
+		var compact bytes.Buffer
+		enc := json.NewEncoder(&compact)
 		enc.SetEscapeHTML(false)
-		return enc.Encode(resp)
+		if err := enc.Encode(resp); err != nil {
+			return fmt.Errorf("encode the answer as JSON: %w", err)
+		}
+		if dispatch.JSONNesting(compact.Bytes()) > dispatch.MaxIndentDepth {
+			_, err := w.Write(compact.Bytes())
+			return err
+		}
+		return dispatch.WriteJSONIndented(w, bytes.TrimSuffix(compact.Bytes(), []byte("\n")))
 	}
 	// A tool's result is its data, kept byte-exact unless a person reads
 	// it on a terminal; everything else a server wrote is always escaped.
@@ -41,7 +48,13 @@ func (g *Globals) render(w io.Writer, resp any) error {
 	case *dispatch.SearchResponse:
 		return renderSearch(w, r)
 	case *dispatch.InfoResponse:
-		return renderJSON(w, r.Tool)
+		if err := renderJSON(w, r.Tool); err != nil {
+			return err
+		}
+		for _, warning := range r.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", cell(warning))
+		}
+		return nil
 	case *dispatch.CallResponse:
 		return renderCall(w, r, data)
 	case *dispatch.ReadResponse:

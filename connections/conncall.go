@@ -142,7 +142,10 @@ func (c *Conn) explainRequestErr(sess *session, op string, gone error, expired b
 		rpc  *RPCError
 		conn *ConnError
 	)
-	var needsAuth *NeedsAuthError
+	var (
+		needsAuth *NeedsAuthError
+		tooLong   *MessageTooLongError
+	)
 	switch {
 	case errors.As(err, &conn):
 		return err
@@ -150,7 +153,8 @@ func (c *Conn) explainRequestErr(sess *session, op string, gone error, expired b
 		// The OAuth client's (a refused refresh, a wider scope wanted):
 		// the session is fine, the request lacks authorization.
 		return c.fail(op, needsAuth, false)
-	case errors.As(err, &rpc), errors.Is(err, ErrTaskCancelled):
+	case errors.As(err, &rpc), errors.Is(err, ErrTaskCancelled), errors.As(err, &tooLong):
+		// The server is fine: it refused, or (tooLong) dispatch did.
 		return c.fail(op, err, false)
 	case gone != nil:
 		return c.fail(op, callerGoneErr(gone), false)

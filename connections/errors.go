@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/dustin/go-humanize"
 )
 
 var (
@@ -32,6 +34,23 @@ type RPCError struct {
 
 func (e *RPCError) Error() string {
 	return fmt.Sprintf("server error %d: %s", e.Code, e.Message)
+}
+
+// MessageTooLongError is dispatch's refusal of a server's answer longer
+// than --max-message: the server sent no error, and stays in use.
+type MessageTooLongError struct {
+	Size  int64 // the answer's length, or how much was read when it crossed Limit
+	Ended bool  // the answer's line ended: Size is its whole length
+	Limit int64
+}
+
+func (e *MessageTooLongError) Error() string {
+	more := ""
+	if !e.Ended {
+		more = "more than "
+	}
+	return fmt.Sprintf("the server's answer of %s%s exceeds the limit of %s (--max-message), so dispatch discarded it; raise --max-message to receive it",
+		more, humanize.IBytes(uint64(e.Size)), humanize.IBytes(uint64(e.Limit)))
 }
 
 // ConnError is an error about one connection. Its text is already sanitized:

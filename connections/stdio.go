@@ -375,21 +375,21 @@ func (t *stdioTransport) refuseTooLong(head []byte, size int, ended bool) {
 	msg := fmt.Sprintf("message of %s%s exceeds the limit of %s (raise --max-message)",
 		more, humanize.IBytes(uint64(size)), humanize.IBytes(uint64(t.maxMsg)))
 	fmt.Fprintf(t.diag, "[stdout] %s\n", msg)
-	t.failAnswered(head, msg)
+	t.failAnswered(head, &MessageTooLongError{Size: int64(size), Ended: ended, Limit: int64(t.maxMsg)})
 }
 
 // refuseTooDeep fails the request a message nested past MaxAnswerNesting
 // answers, without parsing the message.
 func (t *stdioTransport) refuseTooDeep(line []byte) {
-	msg := fmt.Sprintf("message nests arrays and objects more than %d levels deep (the limit, MaxAnswerNesting): refused unread", MaxAnswerNesting)
-	fmt.Fprintf(t.diag, "[stdout] %s\n", msg)
-	t.failAnswered(line, msg)
+	refusal := fmt.Errorf("the server's answer nests arrays and objects more than %d levels deep (the limit, MaxAnswerNesting), so dispatch discarded it unread", MaxAnswerNesting)
+	fmt.Fprintf(t.diag, "[stdout] %v\n", refusal)
+	t.failAnswered(line, refusal)
 }
 
-// failAnswered fails, with msg, the request the message starting with
+// failAnswered fails, with refusal, the request the message starting with
 // head answers, found from its id; one whose id is not found before the
 // message's result is left to its time limit.
-func (t *stdioTransport) failAnswered(head []byte, msg string) {
+func (t *stdioTransport) failAnswered(head []byte, refusal error) {
 	var probe struct {
 		ID *mcp.RequestId `json:"id"`
 	}
@@ -406,8 +406,7 @@ func (t *stdioTransport) failAnswered(head []byte, msg string) {
 			if err := dec.Decode(&probe.ID); err != nil || probe.ID == nil {
 				return
 			}
-			details := mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, msg, nil)
-			t.deliver(*probe.ID, &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: *probe.ID, Error: &details})
+			t.deliverErr(*probe.ID, refusal)
 			return
 		}
 		var skip json.RawMessage
@@ -425,6 +424,16 @@ func preview(b []byte, n int) string {
 }
 
 func (t *stdioTransport) deliver(id mcp.RequestId, resp *transport.JSONRPCResponse) {
+	t.deliverAnswer(id, pendingAnswer{resp: resp})
+}
+
+// deliverErr fails the request id with dispatch's own err (the server
+// sent no answer dispatch could take).
+func (t *stdioTransport) deliverErr(id mcp.RequestId, err error) {
+	t.deliverAnswer(id, pendingAnswer{err: err})
+}
+
+func (t *stdioTransport) deliverAnswer(id mcp.RequestId, a pendingAnswer) {
 	key := pendingKeyOf(id)
 	t.pendingMu.Lock()
 	p, ok := t.pending[key]
@@ -434,10 +443,10 @@ func (t *stdioTransport) deliver(id mcp.RequestId, resp *transport.JSONRPCRespon
 	case !ok:
 	case p.done != nil:
 		start := t.beginHandOff()
-		p.done(resp, nil)
+		p.done(a.resp, a.err)
 		t.endHandOff(start)
 	default:
-		p.ch <- resp
+		p.ch <- a
 	}
 }
 
@@ -638,7 +647,7 @@ func (t *stdioTransport) failure() error {
 // exit, or ctx.
 func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
 	key := pendingKeyOf(request.ID)
-	ch := make(chan *transport.JSONRPCResponse, 1)
+	ch := make(chan pendingAnswer, 1)
 	t.pendingMu.Lock()
 	select {
 	case <-t.done:
@@ -658,11 +667,11 @@ func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSON
 		return nil, err
 	}
 	select {
-	case resp, ok := <-ch:
+	case a, ok := <-ch:
 		if !ok {
 			return nil, t.exitError()
 		}
-		return resp, nil
+		return a.resp, a.err
 	case <-ctx.Done():
 		forget()
 		return nil, ctx.Err()
@@ -797,8 +806,15 @@ func endGroup(pgid *procGroup) error {
 // (SendRequest's caller waits on it), or by done, called on the reading
 // goroutine (sendAsync's).
 type pendingRequest struct {
-	ch   chan *transport.JSONRPCResponse
+	ch   chan pendingAnswer
 	done func(*transport.JSONRPCResponse, error)
+}
+
+// pendingAnswer is the server's answer to a request, or dispatch's own
+// error in its place (MessageTooLongError).
+type pendingAnswer struct {
+	resp *transport.JSONRPCResponse
+	err  error
 }
 
 // pendingKey is a request id as the pending map holds it: a string id as

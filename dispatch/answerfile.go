@@ -31,13 +31,13 @@ const savedAnswerPart = "answer"
 // for resultToFile. Call, readresult and run answers are returned as they
 // are: each bounds itself.
 func (s *Service) answerToFile(ctx context.Context, req Request, resp any) (any, error) {
-	var payload any
+	var (
+		payload any
+		data    []byte
+	)
 	switch r := resp.(type) {
 	case *ProxyQueryResponse:
-		payload = r.Items
-		if r.Action == "info" {
-			payload = r.Item
-		}
+		data = r.payloadJSON()
 	case *ListResponse, *SideListResponse, *SearchResponse, *InfoResponse, *ResourceInfoResponse, *PromptInfoResponse:
 		payload = resp
 	default:
@@ -54,9 +54,11 @@ func (s *Service) answerToFile(ctx context.Context, req Request, resp any) (any,
 	if !req.ResultToFile && (threshold <= 0 || s.opts.Spill == nil) {
 		return resp, nil
 	}
-	data, err := marshalJSON(payload)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s answer: %w", req.Action, err)
+	if data == nil {
+		var err error
+		if data, err = marshalJSON(payload); err != nil {
+			return nil, fmt.Errorf("encode %s answer: %w", req.Action, err)
+		}
 	}
 	size := int64(len(data))
 	auto := !req.ResultToFile && size > threshold

@@ -1,9 +1,13 @@
 package dispatch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strconv"
+
+	"github.com/tidwall/gjson"
 )
 
 // InfoResponse answers action info: the tool's definition exactly as its
@@ -14,6 +18,9 @@ type InfoResponse struct {
 	Tool       json.RawMessage `json:"tool"`
 	// RunsAsTask: see ToolEntry.
 	RunsAsTask bool `json:"runsAsTask,omitempty"`
+	// Warnings say which members of the definition were left out, and why
+	// (see encodableTool).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Info answers action info.
@@ -22,7 +29,44 @@ func (s *Service) Info(ctx context.Context, req Request) (*InfoResponse, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &InfoResponse{Connection: conn.Alias, Server: conn.Config.Name, Tool: def.Raw, RunsAsTask: def.RunsAsTask}, nil
+	tool, warnings := encodableTool(def.Raw)
+	return &InfoResponse{Connection: conn.Alias, Server: conn.Config.Name, Tool: tool, RunsAsTask: def.RunsAsTask, Warnings: warnings}, nil
+}
+
+// encodableTool is a tool's definition as an answer can carry it: whole,
+// unless it nests deeper than MaxIndentedNesting. encoding/json, which
+// writes every answer (to the agent, the shell session, --json), refuses
+// JSON past that depth, and an error about json.RawMessage would read as
+// dispatch's own fault. So each top-level member too deep (in practice a
+// schema) is left out, with a warning naming it and the limit; the tool
+// stays listed, searchable and callable.
+func encodableTool(raw json.RawMessage) (json.RawMessage, []string) {
+	if JSONNesting(raw) <= MaxIndentedNesting {
+		return raw, nil
+	}
+	var (
+		kept     bytes.Buffer
+		warnings []string
+	)
+	kept.WriteByte('{')
+	gjson.ParseBytes(raw).ForEach(func(key, value gjson.Result) bool {
+		// The tool object itself is one level.
+		if depth := JSONNesting([]byte(value.Raw)); depth+1 > MaxIndentedNesting {
+			warnings = append(warnings, fmt.Sprintf(
+				"the tool's %s is left out: it nests %d levels deep, and inside the tool that is more than the %d levels (MaxIndentedNesting) dispatch's JSON answers can carry; the tool is still listed, searchable and callable, with the arguments its description names",
+				decodedString(key), depth, MaxIndentedNesting))
+			return true
+		}
+		if kept.Len() > 1 {
+			kept.WriteByte(',')
+		}
+		kept.WriteString(key.Raw)
+		kept.WriteByte(':')
+		kept.WriteString(value.Raw)
+		return true
+	})
+	kept.WriteByte('}')
+	return kept.Bytes(), warnings
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -46,7 +46,8 @@ type ConnectionEntry struct {
 	// been started by this dispatch) or "live".
 	Catalog string `json:"catalog,omitempty"`
 	// Warnings say which of the server's lists were cut to the catalog
-	// bounds (--max-catalog-items, --max-catalog-size).
+	// bounds (--max-catalog-items, --max-catalog-size), and which items
+	// were left out for names that are not valid UTF-8.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
@@ -217,7 +218,7 @@ func connectionEntry(cat catalog, detail bool) ConnectionEntry {
 		Instructions: summarizeInstructions(st.Info.Instructions),
 		Restarts:     st.Restarts,
 		Catalog:      st.Catalog,
-		Warnings:     st.CatalogCuts,
+		Warnings:     append(append([]string(nil), st.CatalogCuts...), unnamableWarnings(c)...),
 	}
 	if wait := time.Until(st.NextRetry); wait > 0 {
 		entry.RetryIn = wait.Round(100 * time.Millisecond).String()
@@ -282,4 +283,33 @@ func (s *Service) toolEntry(c *connections.Conn, t toolDef, req Request) ToolEnt
 		e.Annotations = t.Annotations
 	}
 	return e
+}
+
+// unnamableShown is how many names an unnamable-items warning quotes; a
+// server could name thousands so, and the count says the rest.
+const unnamableShown = 5
+
+// unnamableWarnings says, for each of c's lists, which items were left out
+// because their server named them with bytes that are not valid UTF-8
+// (connections.Conn.Unnamable): without it the server's count and list's
+// would differ with no reason given.
+func unnamableWarnings(c *connections.Conn) []string {
+	var warnings []string
+	for _, noun := range []string{"tools", "resources", "resource templates", "prompts"} {
+		names := c.Unnamable(noun)
+		if len(names) == 0 {
+			continue
+		}
+		shown := strings.Join(names[:min(len(names), unnamableShown)], ", ")
+		if len(names) > unnamableShown {
+			shown += fmt.Sprintf(" and %d more", len(names)-unnamableShown)
+		}
+		what := strings.TrimSuffix(noun, "s")
+		if len(names) > 1 {
+			what = noun
+		}
+		warnings = append(warnings, fmt.Sprintf("left out %d %s the server named with bytes that are not valid UTF-8 (%s): dispatch cannot send such a name back as the server wrote it, so it cannot be called through dispatch; the server must fix the name",
+			len(names), what, shown))
+	}
+	return warnings
 }

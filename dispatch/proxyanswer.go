@@ -202,7 +202,6 @@ func mergeAnnotations(item json.RawMessage, facts map[string]string) json.RawMes
 // proxyQueryResult is the Proxy Extension's answer to list or info: one
 // embedded resource of JSON, annotated so that Magg's client decodes it.
 func proxyQueryResult(pq *ProxyQueryResponse) (*mcp.CallToolResult, error) {
-	var payload any = pq.Items
 	uri := "proxy:list/" + pq.Type
 	annotations := map[string]any{
 		metaProxyAction: pq.Action,
@@ -211,7 +210,6 @@ func proxyQueryResult(pq *ProxyQueryResponse) (*mcp.CallToolResult, error) {
 		"many":          pq.Action == "list",
 	}
 	if pq.Action == "info" {
-		payload = pq.Item
 		uri = "proxy:info/" + pq.Type + "/" + pq.Path
 		annotations[metaProxyPath] = pq.Path
 	} else {
@@ -225,10 +223,7 @@ func proxyQueryResult(pq *ProxyQueryResponse) (*mcp.CallToolResult, error) {
 			annotations["errors"] = pq.Errors
 		}
 	}
-	text, err := marshalJSON(payload)
-	if err != nil {
-		return nil, fmt.Errorf("encode %s %s: %w", pq.Action, pq.Type, err)
-	}
+	text := pq.payloadJSON()
 	item, err := marshalJSON(map[string]any{
 		"type": "resource",
 		"resource": map[string]any{

@@ -33,6 +33,30 @@ type ProxyQueryResponse struct {
 	Errors map[string]string
 }
 
+// payloadJSON is the JSON the answer carries: info's object, or list's
+// array of them. The objects are valid JSON as their servers published
+// them (the catalogs checked them), so they are joined as they are:
+// encoding/json would check each again and refuse one nested past 10,000
+// levels, failing the whole list for one deep tool schema.
+func (pq *ProxyQueryResponse) payloadJSON() []byte {
+	if pq.Action == "info" {
+		return pq.Item
+	}
+	size := 2
+	for _, item := range pq.Items {
+		size += len(item) + 1
+	}
+	out := make([]byte, 0, size)
+	out = append(out, '[')
+	for i, item := range pq.Items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, item...)
+	}
+	return append(out, ']')
+}
+
 // pythonTypes are the names Magg's client compares with: pydantic's class
 // names, and for a list of resources the union's own string.
 var pythonTypes = map[string]string{

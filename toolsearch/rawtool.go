@@ -68,7 +68,12 @@ type rawSchema struct {
 func DocFromRaw(connection string, raw json.RawMessage) (Doc, error) {
 	var t rawTool
 	if err := json.Unmarshal(raw, &t); err != nil {
-		return Doc{}, fmt.Errorf("decode tool: %w", err)
+		// A member nested too deep costs the tool that member, not its
+		// place in the index.
+		shallow, shallowErr := withoutDeepMembers(raw)
+		if shallowErr != nil || json.Unmarshal(shallow, &t) != nil {
+			return Doc{}, fmt.Errorf("decode tool: %w", err)
+		}
 	}
 	if t.Name == "" {
 		return Doc{}, errors.New("decode tool: missing name")

@@ -1,0 +1,125 @@
+package main
+
+// End-to-end tests of a tool whose input schema nests deep: the tool is
+// listed, found by search and callable whatever the depth; every --json
+// answer is indented at a cost linear in its size; and a schema past the
+// 10,000 levels encoders accept is left out of info with a note, never an
+// internal-looking error.
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"dispatch/dispatch"
+)
+
+// Before: 5,000 levels printed 48 MiB (the indentation of each line grew
+// with its depth); 10,001 levels failed with "json: error calling
+// MarshalJSON", and search did not find the tool.
+func TestCLI_DeepSchema(t *testing.T) {
+	for _, depth := range []int{5000, dispatch.MaxIndentedNesting + 1} {
+		srv := fixture("--serial", "--schema-depth", strconv.Itoa(depth))
+		out, stderr, code := runCLI(t, "", "--no-cache", "--mcp", srv, "--json", "info", "deep_schema")
+		if code != 0 {
+			t.Fatalf("%d levels: --json info exit %d, stderr %q", depth, code, stderr)
+		}
+		// Linear: each of the ~2*depth lines at most 2*MaxIndentDepth+8 bytes.
+		if limit := 2 * depth * (2*dispatch.MaxIndentDepth + 8); len(out) > limit {
+			t.Errorf("%d levels: --json info printed %d bytes, more than %d", depth, len(out), limit)
+		}
+		var info struct {
+			Tool struct {
+				Name        string          `json:"name"`
+				Description string          `json:"description"`
+				InputSchema json.RawMessage `json:"inputSchema"`
+			} `json:"tool"`
+			Warnings []string `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(out), &info); err != nil {
+			t.Fatalf("%d levels: --json info is not JSON: %v", depth, err)
+		}
+		if depth > dispatch.MaxIndentedNesting {
+			if info.Tool.Name != "deep_schema" || info.Tool.Description == "" || info.Tool.InputSchema != nil {
+				t.Errorf("%d levels: want the tool without its schema, got %.300s", depth, out)
+			}
+			if len(info.Warnings) != 1 || !strings.Contains(info.Warnings[0], "inputSchema") || !strings.Contains(info.Warnings[0], "MaxIndentedNesting") {
+				t.Errorf("%d levels: want one warning naming inputSchema and the limit, got %q", depth, info.Warnings)
+			}
+			plain, stderr, code := runCLI(t, "", "--no-cache", "--mcp", srv, "info", "deep_schema")
+			if code != 0 || !strings.Contains(plain, "warning: ") || !strings.Contains(plain, `"deep_schema"`) {
+				t.Errorf("%d levels: info exit %d, stderr %q, out %.300q", depth, code, stderr, plain)
+			}
+		} else if dispatch.JSONNesting(info.Tool.InputSchema) != depth || len(info.Warnings) != 0 {
+			t.Errorf("%d levels: schema of %d levels, warnings %q", depth, dispatch.JSONNesting(info.Tool.InputSchema), info.Warnings)
+		}
+
+		out, stderr, code = runCLI(t, "", "--no-cache", "--mcp", srv, "--json", "search", "deep_schema")
+		var found struct {
+			Hits []struct {
+				Name string `json:"name"`
+			} `json:"hits"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &found) != nil || len(found.Hits) == 0 || found.Hits[0].Name != "deep_schema" {
+			t.Errorf("%d levels: search deep_schema: exit %d, stderr %q, out %.300q", depth, code, stderr, out)
+		}
+		out, stderr, code = runCLI(t, "", "--no-cache", "--mcp", srv, "call", "deep_schema")
+		if code != 0 || strings.TrimSpace(out) != "deep_schema" {
+			t.Errorf("%d levels: call: exit %d, stderr %q, out %.300q", depth, code, stderr, out)
+		}
+	}
+}
+
+// Before: the agent's info answer failed with "encode info answer: json:
+// error calling MarshalJSON".
+func TestServe_DeepSchemaInfo(t *testing.T) {
+	// The threshold keeps the Proxy Extension answers (60 KB) inline.
+	tc := startDispatch(t, nil, "--no-cache", "--threshold", "1MiB", "--mcp", fixture("--serial", "--schema-depth", strconv.Itoa(dispatch.MaxIndentedNesting+1)))
+	var info struct {
+		Tool struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		} `json:"tool"`
+		Warnings []string `json:"warnings"`
+	}
+	decodeText(t, tc.mustOK(map[string]any{"action": "info", "tool": "deep_schema"}), &info)
+	if info.Tool.Name != "deep_schema" || info.Tool.InputSchema != nil || len(info.Warnings) != 1 {
+		t.Errorf("info: want the tool without its schema and a warning, got %+v", info)
+	}
+	var found struct {
+		Hits []struct {
+			Name string `json:"name"`
+		} `json:"hits"`
+	}
+	decodeText(t, tc.mustOK(map[string]any{"action": "search", "query": "deep_schema"}), &found)
+	if len(found.Hits) == 0 || found.Hits[0].Name != "deep_schema" {
+		t.Errorf("search deep_schema: hits %+v", found.Hits)
+	}
+	// The Proxy Extension's list and info carry the tool as its server
+	// published it, as JSON text: before, one deep tool failed the whole
+	// list ("json: error calling MarshalJSON").
+	for _, req := range []map[string]any{
+		{"action": "list", "type": "tool"},
+		{"action": "info", "type": "tool", "path": "deep_schema"},
+	} {
+		r := tc.mustOK(req)
+		type item struct {
+			Resource struct {
+				Text string `json:"text"`
+			} `json:"resource"`
+		}
+		var items []item
+		for _, c := range r.Content {
+			var it item
+			if err := json.Unmarshal(c, &it); err != nil {
+				t.Fatal(err)
+			}
+			items = append(items, it)
+		}
+		if len(items) != 1 || !strings.Contains(items[0].Resource.Text, `"deep_schema"`) ||
+			dispatch.JSONNesting([]byte(items[0].Resource.Text)) <= dispatch.MaxIndentedNesting {
+			t.Errorf("%v: want the deep tool whole, got %d items: %.300s", req, len(items), r.Content)
+		}
+	}
+}
