@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,13 +91,27 @@ func TestServe_DeepResultFiles(t *testing.T) {
 // far under --max-message) grew its stack past Go's 1 GB limit, a fatal
 // error that ended dispatch and every connection.
 func TestServe_ServerMessageNestedPastTheLimit(t *testing.T) {
-	tc := startDispatch(t, nil, "--no-cache", "--timeout", "30s", "--mcp", fixture("--serial"))
-	r := tc.mustCall(callDeep(6_000_000, nil))
-	if !r.IsError || !strings.Contains(r.text(), "MaxAnswerNesting") || !strings.Contains(r.text(), "100000 levels") {
-		t.Fatalf("answer %q (isError %v), want the call failed naming MaxAnswerNesting", r.text(), r.IsError)
+	log := filepath.Join(t.TempDir(), "serial.log")
+	tc := startDispatch(t, nil, "--no-cache", "--timeout", "30s", "--mcp", fixture("--serial", "--serial-log", log))
+	for range 2 {
+		r := tc.mustCall(callDeep(6_000_000, nil))
+		if !r.IsError || !strings.Contains(r.text(), "MaxAnswerNesting") || !strings.Contains(r.text(), "100000 levels") {
+			t.Fatalf("answer %q (isError %v), want the call failed naming MaxAnswerNesting", r.text(), r.IsError)
+		}
+		if strings.Contains(r.text(), "connection lost") {
+			t.Errorf("dispatch's refusal reads as a lost server: %.300s", r.text())
+		}
+		if got := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "still here"}}).text(); got != "still here" {
+			t.Fatalf("the next call answered %q", got)
+		}
 	}
-	if got := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "still here"}}).text(); got != "still here" {
-		t.Fatalf("the next call answered %q", got)
+	// The server did nothing wrong that a restart would mend: it stays.
+	seen, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if starts := strings.Count(string(seen), "start "); starts != 1 {
+		t.Errorf("the server started %d times; want once:\n%s", starts, seen)
 	}
 }
 

@@ -145,6 +145,7 @@ func (c *Conn) explainRequestErr(sess *session, op string, gone error, expired b
 	var (
 		needsAuth *NeedsAuthError
 		tooLong   *MessageTooLongError
+		tooDeep   *MessageTooDeepError
 	)
 	switch {
 	case errors.As(err, &conn):
@@ -153,8 +154,8 @@ func (c *Conn) explainRequestErr(sess *session, op string, gone error, expired b
 		// The OAuth client's (a refused refresh, a wider scope wanted):
 		// the session is fine, the request lacks authorization.
 		return c.fail(op, needsAuth, false)
-	case errors.As(err, &rpc), errors.Is(err, ErrTaskCancelled), errors.As(err, &tooLong):
-		// The server is fine: it refused, or (tooLong) dispatch did.
+	case errors.As(err, &rpc), errors.Is(err, ErrTaskCancelled), errors.As(err, &tooLong), errors.As(err, &tooDeep):
+		// The server is fine: it refused, or (tooLong, tooDeep) dispatch did.
 		return c.fail(op, err, false)
 	case gone != nil:
 		return c.fail(op, callerGoneErr(gone), false)

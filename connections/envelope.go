@@ -88,7 +88,14 @@ func parseEnvelope(line []byte) (msg envelope, ok bool) {
 	if errv.Exists() && errv.Type != gjson.Null {
 		msg.Error = new(mcp.JSONRPCErrorDetails)
 		if json.Unmarshal(raw(errv), msg.Error) != nil {
-			return envelope{}, false
+			// Its data may be what encoding/json cannot decode (nested past
+			// its 10,000 levels): the code and message still answer the
+			// request, which would otherwise wait out its time limit.
+			code, text, data := errv.Get("code"), errv.Get("message"), errv.Get("data")
+			if code.Type != gjson.Number || text.Type != gjson.String || !data.Exists() {
+				return envelope{}, false
+			}
+			*msg.Error = mcp.JSONRPCErrorDetails{Code: int(code.Int()), Message: text.Str + " (its data could not be decoded, and was left out)"}
 		}
 	}
 	return msg, true

@@ -53,6 +53,14 @@ func (e *MessageTooLongError) Error() string {
 		more, humanize.IBytes(uint64(e.Size)), humanize.IBytes(uint64(e.Limit)))
 }
 
+// MessageTooDeepError is dispatch's refusal of a server's answer nested
+// past MaxAnswerNesting: the server sent no error, and stays in use.
+type MessageTooDeepError struct{ Limit int }
+
+func (e *MessageTooDeepError) Error() string {
+	return fmt.Sprintf("the server's answer nests arrays and objects more than %d levels deep (the limit, MaxAnswerNesting), so dispatch discarded it unread", e.Limit)
+}
+
 // ConnError is an error about one connection. Its text is already sanitized:
 // everything dispatch shows of a connection's failure goes through it.
 type ConnError struct {

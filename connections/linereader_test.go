@@ -138,3 +138,17 @@ func (zeros) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// An error answer whose data encoding/json cannot decode (nested past its
+// 10,000 levels) still answers its request, with its code and message:
+// dropped, the request waited out its time limit.
+func TestParseEnvelope_ErrorWithUndecodableData(t *testing.T) {
+	deep := strings.Repeat("[", 20_000) + strings.Repeat("]", 20_000)
+	msg, ok := parseEnvelope([]byte(`{"jsonrpc":"2.0","id":"d7","error":{"code":-32000,"message":"it broke","data":` + deep + `}}`))
+	if !ok || msg.ID == nil || msg.ID.String() != mcp.NewRequestId("d7").String() || msg.Error == nil {
+		t.Fatalf("parseEnvelope = %+v, %v; want the error answer to d7", msg, ok)
+	}
+	if msg.Error.Code != -32000 || !strings.HasPrefix(msg.Error.Message, "it broke") || msg.Error.Data != nil {
+		t.Errorf("error = %+v; want code and message kept, data left out", *msg.Error)
+	}
+}

@@ -381,7 +381,7 @@ func (t *stdioTransport) refuseTooLong(head []byte, size int, ended bool) {
 // refuseTooDeep fails the request a message nested past MaxAnswerNesting
 // answers, without parsing the message.
 func (t *stdioTransport) refuseTooDeep(line []byte) {
-	refusal := fmt.Errorf("the server's answer nests arrays and objects more than %d levels deep (the limit, MaxAnswerNesting), so dispatch discarded it unread", MaxAnswerNesting)
+	refusal := &MessageTooDeepError{Limit: MaxAnswerNesting}
 	fmt.Fprintf(t.diag, "[stdout] %v\n", refusal)
 	t.failAnswered(line, refusal)
 }

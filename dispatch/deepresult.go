@@ -16,12 +16,12 @@ const MaxInlineNesting = MaxIndentedNesting - 1
 // too deep to answer inline; auto when dispatch chose it. Only a store
 // saves files. Every server mode has one; the one-shot command line,
 // which may not, prints a deep result itself (and says what to do when
-// --json cannot), as it does one kept as the server sent it (AsSent).
+// --json cannot).
 func (s *Service) resultFile(req Request, raw []byte) (toFile, auto bool) {
 	if req.ResultToFile {
 		return true, false
 	}
-	if s.opts.Spill == nil || req.AsSent {
+	if s.opts.Spill == nil {
 		return false, false
 	}
 	threshold := s.opts.Threshold

@@ -315,7 +315,7 @@ func tooLargeText(limit int64) string {
 }
 
 func tooDeepText() string {
-	return fmt.Sprintf("request nested too deeply: more than %d levels of arrays and objects (the limit, MaxRequestNesting); it was not run. Flatten the data, or pass it as a JSON string or in an \"argumentsFile\".", MaxRequestNesting)
+	return fmt.Sprintf("request nested too deeply: more than %d levels of arrays and objects (the limit, MaxRequestNesting); it was not run. Flatten the data: JSON nested this deep is refused everywhere, in arguments files too.", MaxRequestNesting)
 }
 
 // recoverID finds the top-level "id" of a message that cannot be decoded
