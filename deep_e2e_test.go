@@ -26,10 +26,6 @@ func callDeep(depth int, extra map[string]any) map[string]any {
 	return req
 }
 
-func brackets(depth int) string {
-	return strings.Repeat("[", depth) + strings.Repeat("]", depth)
-}
-
 // Before: 60,000 levels (120 KB) filled the 1 GiB store and the call never
 // answered; 20,000 levels made a 763 MiB file; 5,000 levels 48 MiB.
 func TestServe_DeepResultFiles(t *testing.T) {

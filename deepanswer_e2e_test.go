@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 // End-to-end tests of small results nested deeper than a JSON answer can
@@ -10,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,4 +134,9 @@ func TestServeHTTP_DeepSmallResultIsSaved(t *testing.T) {
 		}
 		checkDeepAnswer(t, "serve", dd.depth, dd.toFile, r)
 	}
+}
+
+// brackets is depth nested empty arrays.
+func brackets(depth int) string {
+	return strings.Repeat("[", depth) + strings.Repeat("]", depth)
 }
