@@ -189,17 +189,31 @@ func (c *Conn) request(ctx context.Context, sess *session, method string, params
 	if !sess.alive() {
 		return nil, errors.New("session ended")
 	}
-	id := mcp.NewRequestId(requestIDText(c.seq.Add(1)))
+	idText := requestIDText(c.seq.Add(1))
+	id := mcp.NewRequestId(idText)
 	if sess.modern {
 		params = c.withProtocolMeta(sess, params)
 	}
-	resp, err := sess.transport.SendRequest(ctx, transport.JSONRPCRequest{
+	sendCtx, watch := ctx, (*deepWatch)(nil)
+	if sess.http != nil {
+		// An SSE answer too deep for mcp-go to decode is dropped by it:
+		// the guard ends this request with dispatch's refusal instead.
+		sendCtx, watch = sess.http.nesting.watch(ctx, idText)
+		defer watch.end()
+	}
+	resp, err := sess.transport.SendRequest(sendCtx, transport.JSONRPCRequest{
 		JSONRPC: mcp.JSONRPC_VERSION,
 		ID:      id,
 		Method:  method,
 		Params:  params,
 	})
 	if err != nil {
+		if refusal := watch.refused(); refusal != nil {
+			return nil, refusal // the server answered: nothing to cancel
+		}
+		if tooDeep := (*MessageTooDeepError)(nil); errors.As(err, &tooDeep) {
+			return nil, tooDeep // a JSON body's (guardNesting), under mcp-go's wrapping
+		}
 		if ctx.Err() != nil {
 			sess.cancel(id, ctx.Err().Error())
 		}

@@ -54,10 +54,17 @@ func (e *MessageTooLongError) Error() string {
 }
 
 // MessageTooDeepError is dispatch's refusal of a server's answer nested
-// past MaxAnswerNesting: the server sent no error, and stays in use.
-type MessageTooDeepError struct{ Limit int }
+// past MaxAnswerNesting (stdio) or MaxHTTPAnswerNesting (HTTP, SSE): the
+// server sent no error, and stays in use.
+type MessageTooDeepError struct {
+	Limit int
+	HTTP  bool // the server's transport is streamable HTTP or SSE
+}
 
 func (e *MessageTooDeepError) Error() string {
+	if e.HTTP {
+		return fmt.Sprintf("the server's answer nests arrays and objects more than %d levels deep (the limit for HTTP and SSE servers, MaxHTTPAnswerNesting: encoding/json reads their answers), so dispatch discarded it; the server stays in use", e.Limit)
+	}
 	return fmt.Sprintf("the server's answer nests arrays and objects more than %d levels deep (the limit, MaxAnswerNesting), so dispatch discarded it unread", e.Limit)
 }
 

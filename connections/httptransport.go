@@ -27,9 +27,13 @@ const headerSessionID = "Mcp-Session-Id"
 // session ID provided" after a restart: such an answer is turned into the
 // 404 it means, so that the session is re-initialized instead of every later
 // call failing. It also remembers the last error status and the start of
-// its body, which mcp-go drops when initialize is refused.
+// its body, which mcp-go drops when initialize is refused. And it watches
+// how deep the answers nest (guardNesting).
 type httpRoundTripper struct {
 	base http.RoundTripper
+
+	// nesting fails the requests whose answers nest too deep to decode.
+	nesting nestingGuard
 
 	mu         sync.Mutex
 	lastStatus int
@@ -49,8 +53,12 @@ func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper) (*http.Client
 
 func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := rt.base.RoundTrip(req)
-	if err != nil || resp.StatusCode < 400 {
+	if err != nil {
 		return resp, err
+	}
+	if resp.StatusCode < 400 {
+		guardNesting(resp, &rt.nesting)
+		return resp, nil
 	}
 	peek, readErr := io.ReadAll(io.LimitReader(resp.Body, sessionBodyPeek))
 	// The rest of the body stays readable behind what was peeked.
