@@ -128,7 +128,8 @@ func plainID(id gjson.Result) bool {
 		if digits[0] == '-' {
 			digits = digits[1:]
 		}
-		if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && len(digits) > 1) {
+		// -0 comes back from mcp-go as 0.
+		if len(digits) == 0 || len(digits) > 15 || (digits[0] == '0' && (len(digits) > 1 || len(digits) < len(raw))) {
 			return false
 		}
 		for i := 0; i < len(digits); i++ {
@@ -218,7 +219,7 @@ func (s *stdioServer) answerHot(ctx context.Context, id, line []byte, answer fun
 			s.write(undecodable(line))
 			return
 		}
-		s.reply(ctx, line)
+		s.reply(ctx, line, msg.ID)
 	}
 }
 

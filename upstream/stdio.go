@@ -20,6 +20,7 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/tidwall/gjson"
 )
 
 // DefaultMaxInFlight is how many of the agent's requests dispatch serves at
@@ -198,6 +199,7 @@ type stdioServer struct {
 
 	mu       sync.Mutex
 	inFlight map[string]canceller // by the request's JSON-RPC id
+	ids      idSwaps              // the surrogates of ids mcp-go cannot keep
 	stopped  bool                 // serving has ended: start no handler
 
 	relay   *connections.Set                               // nil: no servers' requests to relay
@@ -341,18 +343,15 @@ func recoverID(data []byte) json.RawMessage {
 	}
 }
 
-// scalarID reads the value of "id": a string or a number, else nothing.
+// scalarID reads the value of "id", as written: a string or a number,
+// else nothing.
 func scalarID(dec *json.Decoder) json.RawMessage {
-	tok, err := dec.Token()
-	if err != nil {
+	var id json.RawMessage
+	if !dec.More() || dec.Decode(&id) != nil || len(id) == 0 {
 		return nil
 	}
-	switch tok.(type) {
-	case string, json.Number:
-		id, err := json.Marshal(tok)
-		if err != nil {
-			return nil
-		}
+	switch c := id[0]; {
+	case c == '"', c == '-', c >= '0' && c <= '9':
 		return id
 	}
 	return nil
@@ -431,15 +430,19 @@ func (s *stdioServer) handle(ctx context.Context, line []byte, inline bool) (job
 		switch msg.Method {
 		case string(mcp.MethodNotificationCancelled):
 			s.cancel(msg.Params.RequestID)
+			var ok bool
+			if line, ok = s.cancellationForMCP(line, msg.Params.RequestID); !ok {
+				return nil
+			}
 		case string(mcp.MethodNotificationRootsListChanged):
 			if s.relay != nil {
 				s.relay.RootsChanged()
 			}
 		}
 		// Notifications are quick and carry no answer.
-		s.reply(ctx, line)
+		s.reply(ctx, line, nil)
 	default:
-		s.serve(ctx, msg, idKey(msg.ID), false, func(ctx context.Context) { s.reply(ctx, line) })
+		s.serve(ctx, msg, idKey(msg.ID), false, func(ctx context.Context) { s.reply(ctx, line, msg.ID) })
 	}
 	return nil
 }
@@ -548,8 +551,20 @@ type cancelFunc context.CancelFunc
 
 func (f cancelFunc) cancel() { f() }
 
-// reply has mcp-go handle a message and writes its answer, if any.
-func (s *stdioServer) reply(ctx context.Context, line []byte) {
+// reply has mcp-go handle a message and writes its answer, if any, to
+// id (the request's, as sent; nil for a notification): under a surrogate
+// when mcp-go could not give id back exactly (see idswap.go).
+func (s *stdioServer) reply(ctx context.Context, line []byte, id json.RawMessage) {
+	if id != nil && needsSwap(id) {
+		surrogate, release := s.ids.swap(id)
+		defer release()
+		swapped, err := withMember(line, false, "id", surrogate)
+		if err != nil { // not reached: line was decoded as an object
+			s.write(errorAnswer(id, mcp.INTERNAL_ERROR, "dispatch could not re-encode this request: "+err.Error()))
+			return
+		}
+		line = swapped
+	}
 	var resp mcp.JSONRPCMessage
 	func() {
 		defer func() {
@@ -564,8 +579,55 @@ func (s *stdioServer) reply(ctx context.Context, line []byte) {
 		resp = s.srv.HandleMessage(ctx, line)
 	}()
 	if resp != nil {
-		s.write(resp)
+		s.write(withExactID(resp, id))
 	}
+}
+
+// cancellationForMCP is the agent's notifications/cancelled line as mcp-go
+// must see it: naming the surrogate of a request served under one. A
+// cancellation of an id mcp-go cannot read exactly, of no request being
+// served, is not passed on (ok false): mcp-go would cancel another
+// request whose id reads the same. s.cancel has ended the request's
+// context either way.
+func (s *stdioServer) cancellationForMCP(line []byte, requestID json.RawMessage) (_ []byte, ok bool) {
+	if len(requestID) == 0 || !needsSwap(requestID) {
+		return line, true
+	}
+	surrogate, found := s.ids.surrogateOf(requestID)
+	if !found {
+		return nil, false
+	}
+	swapped, err := withMember(line, true, "requestId", surrogate)
+	if err != nil {
+		return nil, false
+	}
+	return swapped, true
+}
+
+// withExactID is answer msg with its id set to id, the request's as the
+// agent sent it (nil: msg as it is), which write gives back byte for byte.
+func withExactID(msg mcp.JSONRPCMessage, id json.RawMessage) mcp.JSONRPCMessage {
+	if id == nil {
+		return msg
+	}
+	exact := mcp.NewRequestId(id)
+	switch m := msg.(type) {
+	case mcp.JSONRPCResponse:
+		m.ID = exact
+		return m
+	case *mcp.JSONRPCResponse:
+		if m != nil {
+			m.ID = exact
+		}
+	case mcp.JSONRPCError:
+		m.ID = exact
+		return m
+	case *mcp.JSONRPCError:
+		if m != nil {
+			m.ID = exact
+		}
+	}
+	return msg
 }
 
 // busyAnswer tells the agent a request was not run because too many are.
@@ -583,10 +645,14 @@ func errorAnswer(id json.RawMessage, code int, text string) mcp.JSONRPCMessage {
 }
 
 // idKey is a request id in one canonical form, so that the id a
-// cancellation names finds the request however either was spelled.
+// cancellation names finds the request however either spelt a string.
+// A number is kept as written: read as a float64, 9007199254740993 and
+// 9007199254740992 were one key.
 func idKey(id json.RawMessage) string {
 	var v any
-	if err := json.Unmarshal(id, &v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(id))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
 		return string(id)
 	}
 	canonical, err := json.Marshal(v)
@@ -596,16 +662,17 @@ func idKey(id json.RawMessage) string {
 	return string(canonical)
 }
 
-// rawID turns a request's id back into the id type mcp-go marshals.
+// rawID is a request's id, as sent, as the id type mcp-go marshals:
+// write gives it back byte for byte. One that is not a string or a
+// number is null.
 func rawID(id json.RawMessage) mcp.RequestId {
-	var v any
-	if err := json.Unmarshal(id, &v); err != nil {
-		return mcp.NewRequestId(nil)
+	switch gjson.ParseBytes(id).Type {
+	case gjson.String, gjson.Number:
+		if json.Valid(id) {
+			return mcp.NewRequestId(id)
+		}
 	}
-	if f, ok := v.(float64); ok && f == float64(int64(f)) {
-		return mcp.NewRequestId(int64(f))
-	}
-	return mcp.NewRequestId(v)
+	return mcp.NewRequestId(nil)
 }
 
 // write sends one message as one line. An answer that cannot be encoded
@@ -613,6 +680,9 @@ func rawID(id json.RawMessage) mcp.RequestId {
 // agent's call open for ever.
 func (s *stdioServer) write(msg any) {
 	data, err := json.Marshal(msg)
+	if err == nil {
+		data = exactAnswerID(data, msg)
+	}
 	if err != nil {
 		s.log.Error("encode an answer to the agent", "error", err.Error())
 		id, ok := answeredID(msg)
@@ -627,6 +697,26 @@ func (s *stdioServer) write(msg any) {
 		}
 	}
 	s.writeLine(append(data, '\n'))
+}
+
+// exactAnswerID is data, msg encoded, with the id of the request msg
+// answers written as it came, when msg holds it so (a json.RawMessage
+// id, see rawID and withExactID): encoding/json would escape <, > and &
+// in a string.
+func exactAnswerID(data []byte, msg any) []byte {
+	id, ok := answeredID(msg)
+	if !ok {
+		return data
+	}
+	exact, ok := id.Value().(json.RawMessage)
+	if !ok {
+		return data
+	}
+	encoded, err := json.Marshal(exact)
+	if err != nil {
+		return data
+	}
+	return restoreID(data, encoded, exact)
 }
 
 // answeredID is the id of the request msg answers, if msg is an answer.
