@@ -221,3 +221,56 @@ func waitForLines(t *testing.T, a *idLines, path string, n int) []string {
 		}
 	}
 }
+
+// The same over dispatch serve's HTTP, each id's requests in a session
+// it initializes with that id. Before: as over stdio.
+func TestServeHTTP_AnswersCarryTheAgentsIDExactly(t *testing.T) {
+	d := startHTTPDispatchWith(t, nil, fixture())
+	for _, id := range hardIDs {
+		var session string
+		for _, r := range idRequests {
+			if r.name == "broken JSON" {
+				continue // mcp-go's HTTP transport answers it, to no id
+			}
+			headers := map[string]string{}
+			if session != "" {
+				headers["Mcp-Session-Id"] = session
+			}
+			resp, body := rawPost(t, d.url, headers, strings.ReplaceAll(r.line, "ID", id))
+			if r.name == "initialize" {
+				if session = resp.Header.Get("Mcp-Session-Id"); session == "" {
+					t.Fatalf("initialize with id %s: no session (%s): %s", id, resp.Status, body)
+				}
+				rawPost(t, d.url, map[string]string{"Mcp-Session-Id": session}, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			}
+			if got := answerID(body); got != id {
+				t.Errorf("%s with id %s: answered to id %s: %.200s", r.name, id, got, body)
+			}
+		}
+	}
+}
+
+// answerID is the id, as written, of the answer in an HTTP body: one
+// JSON-RPC message, or the event of an SSE stream that carries an answer.
+func answerID(body string) string {
+	messages := []string{body}
+	if strings.HasPrefix(body, "event:") || strings.HasPrefix(body, "data:") || strings.HasPrefix(body, "id:") {
+		messages = nil
+		for _, line := range strings.Split(body, "\n") {
+			if data, ok := strings.CutPrefix(line, "data:"); ok {
+				messages = append(messages, data)
+			}
+		}
+	}
+	for _, m := range messages {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if json.Unmarshal([]byte(m), &msg) == nil && (msg.Result != nil || msg.Error != nil) {
+			return string(msg.ID)
+		}
+	}
+	return "(no answer)"
+}

@@ -83,9 +83,13 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	var method string
+	var (
+		method string
+		body   []byte
+	)
 	if r.Method == http.MethodPost {
-		body, err := g.readBody(w, r)
+		var err error
+		body, err = g.readBody(w, r)
 		var tooLarge *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooLarge):
@@ -114,7 +118,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			g.refuse(w, r, http.StatusServiceUnavailable, "cannot start a session: "+err.Error())
 			return
 		}
-		g.serveIn(w, r.WithContext(context.WithValue(r.Context(), openedKey{}, sess)), sess)
+		g.serveIn(w, r.WithContext(context.WithValue(r.Context(), openedKey{}, sess)), sess, body)
 		// An initialize refused over HTTP (bad headers) never gave the
 		// client the id, and one answered with a JSON-RPC error (bad
 		// params) did, but no client uses or ends a session it failed to
@@ -137,7 +141,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			g.refuse(w, r, http.StatusNotFound, noSessionText)
 			return
 		}
-		g.serveIn(w, r, sess)
+		g.serveIn(w, r, sess, body)
 	}
 }
 
@@ -184,13 +188,21 @@ func (g *guard) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error)
 	return body, nil
 }
 
-// serveIn serves a request of sess within its in-flight bound.
-func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSession) {
+// serveIn serves a request of sess, whose POST body is body, within its
+// in-flight bound, with the agent's ids kept exactly (swapHTTP).
+func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSession, body []byte) {
 	if !sess.acquire() {
 		g.refuse(w, r, http.StatusTooManyRequests, fmt.Sprintf("session busy: %d of its requests are already in flight (the limit, --max-in-flight); wait for some to finish or cancel them, then retry", cap(sess.slots)))
 		return
 	}
 	defer sess.release()
+	w, r, forget, ok := sess.ids.swapHTTP(w, r, body)
+	defer forget()
+	if !ok {
+		// A cancellation of no request in flight: nothing to do.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	sess.log.Debug("HTTP request", "method", r.Method)
 	g.next.ServeHTTP(w, r)
 }

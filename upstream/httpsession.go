@@ -37,6 +37,7 @@ type httpSession struct {
 	cancel context.CancelFunc
 
 	slots chan struct{} // one per request of this session being served
+	ids   idSwaps       // the surrogates of ids mcp-go cannot keep (swapHTTP)
 
 	mu         sync.Mutex
 	listening  bool // its one listening stream (GET) is open

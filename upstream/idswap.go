@@ -3,6 +3,8 @@ package upstream
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -112,3 +114,72 @@ func restoreID(data []byte, encoded, exact []byte) []byte {
 	out := make([]byte, 0, len(answerPrefix)+len(exact)+len(rest))
 	return append(append(append(out, answerPrefix...), exact...), rest...)
 }
+
+// swapHTTP is swap for one POST of dispatch serve, whose body holds one
+// message: a request whose id needs a swap goes to mcp-go under a
+// surrogate, and w gives its answer (a JSON body, or an event of an SSE
+// stream) the agent's id again; a cancellation names the surrogate. ok is
+// false for a cancellation of an id mcp-go cannot read exactly and no
+// request being served has: it must not reach mcp-go, which would cancel
+// another request whose id reads the same. release forgets the surrogate.
+func (s *idSwaps) swapHTTP(w http.ResponseWriter, r *http.Request, body []byte) (_ http.ResponseWriter, _ *http.Request, release func(), ok bool) {
+	release = func() {}
+	var msg message
+	if len(body) == 0 || json.Unmarshal(body, &msg) != nil {
+		return w, r, release, true // mcp-go answers what it cannot read
+	}
+	var swapped []byte
+	switch {
+	case msg.Method == "" || len(msg.ID) > 0 && string(msg.ID) != "null":
+		if msg.Method == "" || !needsSwap(msg.ID) {
+			return w, r, release, true
+		}
+		var surrogate json.RawMessage
+		surrogate, release = s.swap(msg.ID)
+		var err error
+		if swapped, err = withMember(body, false, "id", surrogate); err != nil {
+			release()
+			return w, r, func() {}, true
+		}
+		w = &idRestorer{ResponseWriter: w, from: []byte(answerPrefix + string(surrogate)), to: []byte(answerPrefix + string(msg.ID))}
+	case msg.Method == "notifications/cancelled" && len(msg.Params.RequestID) > 0 && needsSwap(msg.Params.RequestID):
+		surrogate, found := s.surrogateOf(msg.Params.RequestID)
+		if !found {
+			return w, r, release, false
+		}
+		var err error
+		if swapped, err = withMember(body, true, "requestId", surrogate); err != nil {
+			return w, r, release, false
+		}
+	default:
+		return w, r, release, true
+	}
+	r = r.Clone(r.Context())
+	r.Body = io.NopCloser(bytes.NewReader(swapped))
+	r.ContentLength = int64(len(swapped))
+	return w, r, release, true
+}
+
+// idRestorer writes an answer's id back as the agent sent it. mcp-go
+// writes each message (a JSON body, an SSE event) in one Write, starting
+// with answerPrefix and the id.
+type idRestorer struct {
+	http.ResponseWriter
+	from, to []byte
+}
+
+func (w *idRestorer) Write(p []byte) (int, error) {
+	if _, err := w.ResponseWriter.Write(bytes.Replace(p, w.from, w.to, 1)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (w *idRestorer) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *idRestorer) Unwrap() http.ResponseWriter { return w.ResponseWriter }
