@@ -1,6 +1,7 @@
 package connections
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -71,7 +72,7 @@ func parseEnvelope(line []byte) (msg envelope, ok bool) {
 		msg.ID = new(mcp.RequestId)
 		if plain, ok := plainRequestID(id); ok {
 			*msg.ID = plain
-		} else if json.Unmarshal(raw(id), msg.ID) != nil {
+		} else if *msg.ID, ok = exactRequestID(raw(id)); !ok {
 			return envelope{}, false
 		}
 	}
@@ -101,6 +102,38 @@ func parseEnvelope(line []byte) (msg envelope, ok bool) {
 	return msg, true
 }
 
+// exactRequestID reads an id that is not plain. A number mcp.RequestId's
+// UnmarshalJSON would not give back as written (past 2^53, or whole but
+// written 1.0 or 1e3, or out of float64's range) is kept as written, a
+// json.RawMessage: the answer to a server's request must carry its id
+// exactly, or the server cannot match it.
+func exactRequestID(raw json.RawMessage) (mcp.RequestId, bool) {
+	var id mcp.RequestId
+	err := json.Unmarshal(raw, &id)
+	if len(raw) == 0 || !(raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
+		return id, err == nil // a string's value is kept, however escaped
+	}
+	if err == nil {
+		if again, err := json.Marshal(id); err == nil && string(again) == string(raw) {
+			return id, true
+		}
+	}
+	return mcp.NewRequestId(json.RawMessage(bytes.Clone(raw))), true
+}
+
+// requestIDKey is how a server's request is found by the id its
+// notifications/cancelled names, which mcp-go has read as a float64: an
+// id kept as written (exactRequestID) is keyed as so read, too.
+func requestIDKey(id mcp.RequestId) string {
+	if raw, ok := id.Value().(json.RawMessage); ok {
+		var read mcp.RequestId
+		if json.Unmarshal(raw, &read) == nil {
+			return read.String()
+		}
+	}
+	return id.String()
+}
+
 // plainRequestID reads the ids dispatch itself sends ("d17") and small
 // integers as mcp.RequestId's UnmarshalJSON would, without encoding/json
 // (which read every answer's id twice, as a string then as a number). ok
@@ -113,8 +146,8 @@ func plainRequestID(id gjson.Result) (mcp.RequestId, bool) {
 		}
 		return mcp.NewRequestId(strings.Clone(id.Str)), true
 	case gjson.Number:
-		if len(id.Raw) > 15 {
-			return mcp.RequestId{}, false // past what a float64 holds exactly
+		if len(id.Raw) > 15 || id.Raw == "-0" {
+			return mcp.RequestId{}, false // past what a float64 holds exactly, or 0 to mcp-go
 		}
 		n, err := strconv.ParseInt(id.Raw, 10, 64)
 		if err != nil {

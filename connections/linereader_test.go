@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -150,5 +151,27 @@ func TestParseEnvelope_ErrorWithUndecodableData(t *testing.T) {
 	}
 	if msg.Error.Code != -32000 || !strings.HasPrefix(msg.Error.Message, "it broke") || msg.Error.Data != nil {
 		t.Errorf("error = %+v; want code and message kept, data left out", *msg.Error)
+	}
+}
+
+// A server's request whose id mcp-go would not give back as written is
+// answered to its id exactly. Before: 9007199254740993 was answered as
+// 9007199254740992, 1.0 as 1, and 1e400 made the line not JSON-RPC.
+func TestParseEnvelope_ServerRequestIDKeptExactly(t *testing.T) {
+	for _, id := range []string{`9007199254740993`, `1.0`, `1e400`, `-0`, `12345678901234567890123`, `1.5`, `42`, `"s1"`} {
+		line := []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"roots/list"}`)
+		msg, ok := parseEnvelope(line)
+		if !ok || msg.ID == nil {
+			t.Errorf("id %s: not read as a request", id)
+			continue
+		}
+		answer, err := json.Marshal(transport.NewJSONRPCResultResponse(*msg.ID, json.RawMessage(`{}`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct{ ID json.RawMessage }
+		if err := json.Unmarshal(answer, &got); err != nil || string(got.ID) != id {
+			t.Errorf("id %s: answered to id %s (%v)", id, got.ID, err)
+		}
 	}
 }

@@ -247,7 +247,7 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 // then told in turn, and stops being asked.
 func (c *Conn) trackServerRequest(ctx context.Context, id mcp.RequestId) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	key := id.String()
+	key := requestIDKey(id)
 	c.serverReqMu.Lock()
 	c.serverReqs[key] = cancel
 	c.serverReqMu.Unlock()
