@@ -68,20 +68,22 @@ func parseEnvelope(line []byte) (msg envelope, ok bool) {
 		return json.RawMessage(line[v.Index : v.Index+len(v.Raw)])
 	}
 	id, method, params, result, errv := fields[0], fields[1], fields[2], fields[3], fields[4]
-	if id.Exists() && id.Type != gjson.Null {
-		msg.ID = new(mcp.RequestId)
-		if plain, ok := plainRequestID(id); ok {
-			*msg.ID = plain
-		} else if *msg.ID, ok = exactRequestID(raw(id)); !ok {
-			return envelope{}, false
-		}
-	}
 	switch method.Type {
 	case gjson.String:
 		msg.Method = method.Str
 	case gjson.Null:
 	default:
 		if method.Exists() {
+			return envelope{}, false
+		}
+	}
+	if id.Exists() && id.Type != gjson.Null {
+		msg.ID = new(mcp.RequestId)
+		if plain, ok := plainRequestID(id); ok {
+			*msg.ID = plain
+		} else if msg.Method != "" && id.Type == gjson.Number {
+			*msg.ID = exactRequestID(raw(id))
+		} else if json.Unmarshal(raw(id), msg.ID) != nil {
 			return envelope{}, false
 		}
 	}
@@ -102,23 +104,20 @@ func parseEnvelope(line []byte) (msg envelope, ok bool) {
 	return msg, true
 }
 
-// exactRequestID reads an id that is not plain. A number mcp.RequestId's
-// UnmarshalJSON would not give back as written (past 2^53, or whole but
-// written 1.0 or 1e3, or out of float64's range) is kept as written, a
-// json.RawMessage: the answer to a server's request must carry its id
-// exactly, or the server cannot match it.
-func exactRequestID(raw json.RawMessage) (mcp.RequestId, bool) {
+// exactRequestID reads the numeric id of a server's request that is not
+// plain. One mcp.RequestId's UnmarshalJSON would not give back as written
+// (past 2^53, whole but written 1.0 or 1e3, out of float64's range) is
+// kept as written, a json.RawMessage: the answer must carry the id
+// exactly, or the server cannot match it. (An answer's id is read as
+// UnmarshalJSON reads it, as dispatch's requests are filed.)
+func exactRequestID(raw json.RawMessage) mcp.RequestId {
 	var id mcp.RequestId
-	err := json.Unmarshal(raw, &id)
-	if len(raw) == 0 || !(raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9') {
-		return id, err == nil // a string's value is kept, however escaped
-	}
-	if err == nil {
+	if json.Unmarshal(raw, &id) == nil {
 		if again, err := json.Marshal(id); err == nil && string(again) == string(raw) {
-			return id, true
+			return id
 		}
 	}
-	return mcp.NewRequestId(json.RawMessage(bytes.Clone(raw))), true
+	return mcp.NewRequestId(json.RawMessage(bytes.Clone(raw)))
 }
 
 // requestIDKey is how a server's request is found by the id its
