@@ -39,8 +39,9 @@ type Options struct {
 	MaxMessageBytes      int   // largest JSON-RPC message from a stdio server
 	MaxCatalogItems      int   // objects kept per list of a server (see DefaultMaxCatalogItems)
 	MaxCatalogBytes      int64 // bytes kept per list of a server
-	// StdinTimeout is how long a stdio server may leave a write to its
-	// stdin without progress before it is treated as hung and stopped.
+	// StdinTimeout is how long a write of one message to a stdio
+	// server's stdin may take before the server is treated as hung and
+	// stopped.
 	StdinTimeout time.Duration
 	// InheritEnv passes every stdio server all of dispatch's environment,
 	// as a server's own inheritEnv does (--inherit-env).
