@@ -598,16 +598,34 @@ func (t *stdioTransport) writeAll(data []byte, abandon func() error) error {
 			}
 		default:
 			t.broken.Store(true)
-			if reason := t.failure(); reason != nil {
-				// Another write found the server stuck and closed its
-				// stdin under this one: that is the cause to report,
-				// not the closed file.
-				return fmt.Errorf("%w: %w", transport.ErrTransportClosed, reason)
-			}
-			return fmt.Errorf("%w: write: %v", transport.ErrTransportClosed, err)
+			return t.writeError(err)
 		}
 	}
 	return nil
+}
+
+// brokenPipeExitWait bounds how long a write that failed (a broken pipe:
+// the server closed its stdin) waits for the server to exit, so that its
+// error says how the server ended rather than "broken pipe": a dying
+// server's stdin closes a moment before its exit is seen.
+const brokenPipeExitWait = 500 * time.Millisecond
+
+// writeError is the error of a write to the server's stdin that failed
+// with err: why dispatch gave up on the server, if it did (another write
+// found it stuck and closed its stdin under this one), else how the
+// server ended, if it does within brokenPipeExitWait, else err.
+func (t *stdioTransport) writeError(err error) error {
+	if reason := t.failure(); reason != nil {
+		return fmt.Errorf("%w: %w", transport.ErrTransportClosed, reason)
+	}
+	timer := time.NewTimer(brokenPipeExitWait)
+	defer timer.Stop()
+	select {
+	case <-t.exited:
+		return t.exitError()
+	case <-timer.C:
+		return fmt.Errorf("%w: write: %v (the server closed its stdin and is still running)", transport.ErrTransportClosed, err)
+	}
 }
 
 // later is the later of a and b.
