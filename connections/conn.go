@@ -87,6 +87,9 @@ type Options struct {
 
 	// generations numbers catalog changes across the whole set.
 	generations *atomic.Uint64
+	// wedgeProbe bounds the ping sent after a request ran out of time:
+	// WedgeProbeTimeout, which tests shorten.
+	wedgeProbe time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -122,6 +125,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RetireGrace <= 0 {
 		o.RetireGrace = DefaultRetireGrace
+	}
+	if o.wedgeProbe <= 0 {
+		o.wedgeProbe = WedgeProbeTimeout
 	}
 	if o.generations == nil {
 		o.generations = new(atomic.Uint64)
@@ -184,6 +190,10 @@ type Conn struct {
 	seq    atomic.Uint64
 
 	expiries expiryClock // the time limits of the calls StartCall began
+
+	// probing says a ping is checking whether the server is wedged (see
+	// checkWedged): one at a time.
+	probing atomic.Bool
 
 	// authMu lets one authorization through the agent run at a time.
 	authMu sync.Mutex

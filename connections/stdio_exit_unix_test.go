@@ -52,13 +52,3 @@ func TestStdio_BrokenPipeReportsTheExitStatus(t *testing.T) {
 		t.Fatal("the request was never answered")
 	}
 }
-
-// waitFor waits up to 10 s for cond, failing the test if it never holds.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 10 s for %s", what)
-		}
-	}
-}
