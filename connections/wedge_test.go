@@ -18,8 +18,28 @@ import (
 // then the ping sent to check on it goes unanswered too: it is stopped,
 // what still waited on it fails saying why, the log says so, and the next
 // call starts it afresh. Before, every call failed at its own limit, for
-// ever.
+// ever. The call that times out is made as Call makes it, and as
+// StartCall (the hot path) does.
 func TestConn_WedgedServerIsStoppedAndStartedAfresh(t *testing.T) {
+	late := CallRequest{Tool: "echo", Arguments: json.RawMessage(`{"message":"late"}`), Timeout: 300 * time.Millisecond}
+	for _, tc := range []struct {
+		name string
+		call func(t *testing.T, conn *Conn) error
+	}{
+		{"Call", func(t *testing.T, conn *Conn) error {
+			_, err := conn.Call(context.Background(), late)
+			return err
+		}},
+		{"StartCall", func(t *testing.T, conn *Conn) error {
+			_, answers := startCall(t, conn, late)
+			return waitOutcome(t, answers).err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testWedgedServer(t, tc.call) })
+	}
+}
+
+func testWedgedServer(t *testing.T, callLate func(*testing.T, *Conn) error) {
 	serialLog := filepath.Join(t.TempDir(), "serial.log")
 	logs := newTailBuffer(1 << 20)
 	set, err := NewSet([]ServerConfig{stdio("fx", fixtureServer.Path(t), "--serial", "--serial-log", serialLog)},
@@ -29,6 +49,9 @@ func TestConn_WedgedServerIsStoppedAndStartedAfresh(t *testing.T) {
 	}
 	t.Cleanup(func() { set.Close() })
 	conn := set.Conns()[0]
+	if _, err := conn.Tools(context.Background(), false); err != nil { // StartCall's calls need the catalog at hand
+		t.Fatal(err)
+	}
 	if _, err := conn.Call(context.Background(), CallRequest{Tool: "wedge"}); err != nil {
 		t.Fatal(err)
 	}
@@ -38,8 +61,7 @@ func TestConn_WedgedServerIsStoppedAndStartedAfresh(t *testing.T) {
 		_, err := conn.Call(context.Background(), CallRequest{Tool: "echo", Arguments: json.RawMessage(`{"message":"waiting"}`)})
 		waiting <- err
 	}()
-	_, err = conn.Call(context.Background(), CallRequest{Tool: "echo", Arguments: json.RawMessage(`{"message":"late"}`), Timeout: 300 * time.Millisecond})
-	if !errors.Is(err, ErrCallTimeout) {
+	if err := callLate(t, conn); !errors.Is(err, ErrCallTimeout) {
 		t.Fatalf("a call to the wedged server: %v; want its own time limit", err)
 	}
 	waitFor(t, "the wedged server to be stopped", func() bool { return conn.State().Status == StatusFailed })
