@@ -149,6 +149,47 @@ func TestConn_BusyServerAnsweringPingIsKept(t *testing.T) {
 	}
 }
 
+// A ping whose answer waits behind one dispatch is still handing on (an
+// agent not reading its answers, here a StartCall whose done does not
+// return) is not unanswered: that wait is dispatch's doing, and the
+// server is kept. The pause gives the probe its chance (four times its
+// limit); the test asserts on the outcome.
+func TestConn_PingAnswerHeldByDispatchKeepsTheServer(t *testing.T) {
+	logs := newTailBuffer(1 << 20)
+	const probeLimit = 500 * time.Millisecond
+	set, err := NewSet([]ServerConfig{stdio("fx", fixtureServer.Path(t))},
+		Options{wedgeProbe: probeLimit, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { set.Close() })
+	conn := set.Conns()[0]
+	if _, err := conn.Tools(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	release, handing := make(chan struct{}), make(chan struct{})
+	if _, ok := conn.StartCall(context.Background(), CallRequest{Tool: "echo", Arguments: json.RawMessage(`{"message":"held"}`)}, func(json.RawMessage, error) {
+		close(handing)
+		<-release // the reader of the server's stdout waits here
+	}); !ok {
+		t.Fatal("StartCall did not begin a call on a ready stdio server")
+	}
+	<-handing
+	_, err = conn.Call(context.Background(), CallRequest{Tool: "slow", Arguments: json.RawMessage(`{"seconds":30,"steps":1}`), Timeout: 300 * time.Millisecond})
+	if !errors.Is(err, ErrCallTimeout) {
+		t.Fatalf("a call with a 300ms limit: %v; want it timed out", err)
+	}
+	time.Sleep(4 * probeLimit)
+	if st := conn.State(); st.Status != StatusReady {
+		t.Errorf("while dispatch held the ping's answer: %+v; want the server kept", st)
+	}
+	close(release)
+	waitFor(t, "the ping to be answered", func() bool { return strings.Contains(logs.Tail(100, 1<<20), "answered ping") })
+	if st := conn.State(); st.Status != StatusReady {
+		t.Errorf("once dispatch read the ping's answer: %+v; want the server kept", st)
+	}
+}
+
 // waitFor waits up to 10 s for cond, failing the test if it never holds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
