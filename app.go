@@ -29,7 +29,7 @@ type Globals struct {
 	MaxCatalog     int           `name:"max-catalog-items" default:"10000" help:"Objects kept of each list (tools, resources, resource templates, prompts) of one server, across its pages; past it the first are kept and list warns."`
 	MaxCatalogSize string        `name:"max-catalog-size" default:"64MiB" help:"Bytes kept of each list of one server, across its pages; past it the first objects are kept and list warns."`
 	InheritEnv     bool          `name:"inherit-env" help:"Pass stdio servers all of dispatch's environment, not just HOME, PATH, USER, locale and the like (plus their configured env)."`
-	StdinTimeout   time.Duration `name:"stdin-timeout" default:"30s" help:"How long a stdio server may read nothing of what dispatch writes to its stdin before it is treated as hung and stopped (time dispatch waits on the agent to read its answers does not count)."`
+	StdinTimeout   time.Duration `name:"stdin-timeout" default:"30s" help:"How long writing one message to a stdio server's stdin may take before the server is treated as hung and stopped (time dispatch waits on the agent to read its answers does not count)."`
 	Threshold      string        `name:"threshold" default:"50KiB" help:"Save results larger than this to a file (bytes, or 50KiB, 1MB...; 0 = never). One-shot commands need --spill-dir for this."`
 	SpillDir       string        `name:"spill-dir" placeholder:"DIR" help:"Where result files go. Server: the parent of a private per-process directory. One-shot commands: files are written here and kept."`
 	SpillMax       string        `name:"spill-max" default:"1GiB" help:"Total size of result files one dispatch process may keep."`

@@ -503,7 +503,9 @@ func TestFault_EndlessLineStopsTheServer(t *testing.T) {
 // fails at its own time limit (--timeout), not after --connect-timeout
 // spent waiting for a fresh list; and list answers within
 // --connect-timeout, saying the server is not answering, with the tools
-// last known of it.
+// last known of it. The ping sent once the call timed out goes unanswered
+// too (WedgeProbeTimeout): the server is stopped as wedged, list says so,
+// and the next call starts it afresh.
 func TestFault_WedgedServerResolvesFromKnownTools(t *testing.T) {
 	tc := startDispatch(t, nil, "--no-cache", "--timeout", "3s", "--connect-timeout", "2s", "--mcp", fixture("--serial"))
 	if r := tc.mustOK(map[string]any{"action": "call", "tool": "wedge"}); r.text() != "wedged" {
@@ -542,5 +544,16 @@ func TestFault_WedgedServerResolvesFromKnownTools(t *testing.T) {
 	decodeText(t, tc.mustOK(map[string]any{"action": "search", "query": "echo"}), &found)
 	if len(found.Hits) == 0 || found.Hits[0].Name != "echo" || len(found.Unreachable) != 1 {
 		t.Errorf("search of the wedged server's tools = %+v; want echo from its last known list, and the server named unreachable", found)
+	}
+	testkit.WaitFor(t, "list to show the server stopped as wedged", 30*time.Second, func() bool {
+		decodeText(t, tc.mustOK(map[string]any{"action": "list"}), &list)
+		c = list.Connections[0]
+		return strings.Contains(c.Error, "wedged")
+	})
+	if !strings.Contains(c.Error, "WedgeProbeTimeout") {
+		t.Errorf("list of the server stopped as wedged = %+v; want the limit named", c)
+	}
+	if r := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "afresh"}}); r.text() != "afresh" {
+		t.Errorf("echo after the wedged server was stopped = %.400s", r.text())
 	}
 }

@@ -39,8 +39,9 @@ type Options struct {
 	MaxMessageBytes      int   // largest JSON-RPC message from a stdio server
 	MaxCatalogItems      int   // objects kept per list of a server (see DefaultMaxCatalogItems)
 	MaxCatalogBytes      int64 // bytes kept per list of a server
-	// StdinTimeout is how long a stdio server may leave a write to its
-	// stdin without progress before it is treated as hung and stopped.
+	// StdinTimeout is how long a write of one message to a stdio
+	// server's stdin may take before the server is treated as hung and
+	// stopped.
 	StdinTimeout time.Duration
 	// InheritEnv passes every stdio server all of dispatch's environment,
 	// as a server's own inheritEnv does (--inherit-env).
@@ -86,6 +87,9 @@ type Options struct {
 
 	// generations numbers catalog changes across the whole set.
 	generations *atomic.Uint64
+	// wedgeProbe bounds the ping sent after a request ran out of time:
+	// WedgeProbeTimeout, which tests shorten.
+	wedgeProbe time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -121,6 +125,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.RetireGrace <= 0 {
 		o.RetireGrace = DefaultRetireGrace
+	}
+	if o.wedgeProbe <= 0 {
+		o.wedgeProbe = WedgeProbeTimeout
 	}
 	if o.generations == nil {
 		o.generations = new(atomic.Uint64)
@@ -183,6 +190,10 @@ type Conn struct {
 	seq    atomic.Uint64
 
 	expiries expiryClock // the time limits of the calls StartCall began
+
+	// probing says a ping is checking whether the server is wedged (see
+	// checkWedged): one at a time.
+	probing atomic.Bool
 
 	// authMu lets one authorization through the agent run at a time.
 	authMu sync.Mutex

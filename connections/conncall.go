@@ -160,6 +160,8 @@ func (c *Conn) explainRequestErr(sess *session, op string, gone error, expired b
 	case gone != nil:
 		return c.fail(op, callerGoneErr(gone), false)
 	case expired:
+		// Slow, or wedged: a ping tells which, off the caller's path.
+		c.checkWedged(sess)
 		return c.fail(op, timedOut, false)
 	default:
 		lost := c.fail(op, fmt.Errorf("%w: %v", ErrServerGone, explainHTTPErr(c.Config, err)), true)

@@ -16,22 +16,16 @@ import (
 // first read of a server's answer after waiting for it did that once per
 // call: ~3 µs of futex wake-up, ~6% of a hot call's CPU. A call that
 // cannot block needs neither. Callers must only pass non-blocking fds.
-func pipeWrite(fd uintptr, p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	n, _, errno := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	if errno != 0 {
-		return 0, errno
-	}
-	return int(n), nil
-}
+func pipeWrite(fd uintptr, p []byte) (int, error) { return rawPipeIO(syscall.SYS_WRITE, fd, p) }
 
-func pipeRead(fd uintptr, p []byte) (int, error) {
+func pipeRead(fd uintptr, p []byte) (int, error) { return rawPipeIO(syscall.SYS_READ, fd, p) }
+
+// rawPipeIO is read(2) or write(2), by trap, of p on the non-blocking fd.
+func rawPipeIO(trap, fd uintptr, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	n, _, errno := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	n, _, errno := syscall.RawSyscall(trap, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 	if errno != 0 {
 		return 0, errno
 	}

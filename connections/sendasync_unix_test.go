@@ -5,6 +5,7 @@ package connections
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,16 +44,36 @@ func TestStartCall_PartWrittenCallFailsWithTheWriteError(t *testing.T) {
 	if st := conn.State().Status; st != StatusReady {
 		t.Errorf("after StartCall returned the server is %s; StartCall waited for the stuck write", st)
 	}
-	// Not waitOutcome: a write that made some progress gets a fresh
-	// --stdin-timeout, so the error may take two of them.
-	var got outcome
-	select {
-	case got = <-answers:
-	case <-time.After(60 * time.Second):
-		t.Fatal("the part-written call was never answered (hang detector)")
-	}
+	// --stdin-timeout runs from the write's start, progress or not.
+	got := waitOutcome(t, answers)
 	if got.err == nil || !strings.Contains(got.err.Error(), "stopped reading its stdin") {
 		t.Errorf("the part-written call: %v; want the stuck write's error", got.err)
 	}
 	noSecondAnswer(t, answers)
+}
+
+// --stdin-timeout bounds a whole write from its start: a server that
+// keeps taking a little of a long message (trickle_stdin: 40 KiB/s) is
+// stopped as hung once the write has not finished within it, instead of
+// being given a fresh --stdin-timeout after each bit of progress, which
+// let such a write go on as long as the server kept trickling.
+func TestCall_StdinTimeoutRunsFromTheWritesStart(t *testing.T) {
+	hold := filepath.Join(t.TempDir(), "hold")
+	set, err := NewSet([]ServerConfig{stdio("fx", fixtureServer.Path(t), "--stall-stdin-while", hold)}, Options{StdinTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { set.Close() })
+	conn := set.Conns()[0]
+	if _, err := conn.Call(context.Background(), CallRequest{Tool: "trickle_stdin"}); err != nil {
+		t.Fatal(err)
+	}
+	// 512 KiB: about 13 s at the server's pace, far past --stdin-timeout
+	// (1 s) and short of the call's own limit (60 s), which must not be
+	// what ends it.
+	big := json.RawMessage(`{"message":"` + strings.Repeat("m", 512<<10) + `"}`)
+	_, err = conn.Call(context.Background(), CallRequest{Tool: "echo", Arguments: big, Timeout: time.Minute})
+	if err == nil || !strings.Contains(err.Error(), "--stdin-timeout") || errors.Is(err, ErrCallTimeout) {
+		t.Fatalf("a write the server took in trickles: %v; want it stopped as hung (--stdin-timeout)", err)
+	}
 }

@@ -34,10 +34,11 @@ const (
 	// so a server flooding requests cannot make dispatch hold a goroutine
 	// and an answer for each.
 	MaxServerRequests = 16
-	// DefaultStdinTimeout (--stdin-timeout) is how long a write to a
-	// server's stdin may make no progress at all before dispatch decides
-	// the server stopped reading it, treats it as hung and stops it: a
-	// message cannot be abandoned half written.
+	// DefaultStdinTimeout (--stdin-timeout) is how long a write of one
+	// message to a server's stdin may take, from its start, before
+	// dispatch decides the server stopped reading it, treats it as hung
+	// and stops it: a message cannot be abandoned half written. Time
+	// dispatch keeps the server waiting (see writeAll) does not count.
 	DefaultStdinTimeout = 30 * time.Second
 	// OverlongLineFactor bounds a message over --max-message: its call
 	// fails as soon as the limit is crossed, and the rest is read and
@@ -552,7 +553,9 @@ func (t *stdioTransport) writeJSON(ctx context.Context, v any) error {
 }
 
 // writeAll writes data to the server's stdin. A server that reads slowly
-// is waited for; one that reads nothing for the stdin timeout is not. The
+// is waited for, but the whole write must end within the stdin timeout of
+// its start: a fresh timeout after each bit of progress would let a
+// server that takes a little now and then hold the write for ever. The
 // time dispatch's reader of the server's stdout spends handing answers on
 // (to an agent that may not be reading its own stdout) does not count: a
 // server may stop reading its stdin while it waits to write its stdout,
@@ -565,46 +568,72 @@ func (t *stdioTransport) writeAll(data []byte, abandon func() error) error {
 	// sets one, would fail on it once it passed.
 	defer t.stdin.SetWriteDeadline(time.Time{}) //nolint:errcheck // a pipe without deadlines has none to clear
 	written := false
-	allowed := t.stdinTimeout // of the reader's time reading
+	start, handedAtStart := time.Now(), t.handedOff()
+	// The write's deadline: the stdin timeout from its start, and the
+	// time dispatch has kept the server waiting since, which it is owed.
+	deadline := func() time.Time { return start.Add(t.stdinTimeout + t.handedOff() - handedAtStart) }
 	for len(data) > 0 {
-		handed := t.handedOff()
-		deadline := true
-		if err := t.stdin.SetWriteDeadline(time.Now().Add(allowed)); err != nil {
-			deadline = false // a pipe without deadlines (Windows): write as before
+		hasDeadline := true
+		// Never less than minStdinWait ahead: owing a moment must not
+		// make the write spin.
+		if err := t.stdin.SetWriteDeadline(later(deadline(), time.Now().Add(minStdinWait))); err != nil {
+			hasDeadline = false // a pipe without deadlines (Windows): write as before
 		}
 		n, err := t.stdin.Write(data)
 		data = data[n:]
 		written = written || n > 0
 		switch {
 		case err == nil:
-		case deadline && errors.Is(err, os.ErrDeadlineExceeded) && n > 0:
-			// Slow, not stuck: a fresh deadline for the rest.
-			allowed = t.stdinTimeout
-		case deadline && errors.Is(err, os.ErrDeadlineExceeded):
-			busy := t.handedOff() - handed
-			if busy <= 0 {
-				return t.stuck(fmt.Errorf("the server stopped reading its stdin: nothing could be written to it for %s (--stdin-timeout), so it was treated as hung and stopped",
+		case hasDeadline && errors.Is(err, os.ErrDeadlineExceeded):
+			if !time.Now().Before(deadline()) {
+				return t.stuck(fmt.Errorf("the server stopped reading its stdin: a message could not be written to it within %s (--stdin-timeout), so it was treated as hung and stopped",
 					t.stdinTimeout))
 			}
+			// Dispatch kept the server waiting meanwhile: it is owed
+			// that time, unless the message is not wanted any more.
 			if !written && abandon != nil {
 				if err := abandon(); err != nil {
 					return err
 				}
 			}
-			// The server is owed the time dispatch kept it waiting.
-			allowed = max(busy, minStdinWait)
 		default:
 			t.broken.Store(true)
-			if reason := t.failure(); reason != nil {
-				// Another write found the server stuck and closed its
-				// stdin under this one: that is the cause to report,
-				// not the closed file.
-				return fmt.Errorf("%w: %w", transport.ErrTransportClosed, reason)
-			}
-			return fmt.Errorf("%w: write: %v", transport.ErrTransportClosed, err)
+			return t.writeError(err)
 		}
 	}
 	return nil
+}
+
+// brokenPipeExitWait bounds how long a write that failed (a broken pipe:
+// the server closed its stdin) waits for the server to exit, so that its
+// error says how the server ended rather than "broken pipe": a dying
+// server's stdin closes a moment before its exit is seen.
+const brokenPipeExitWait = 500 * time.Millisecond
+
+// writeError is the error of a write to the server's stdin that failed
+// with err: why dispatch gave up on the server, if it did (another write
+// found it stuck and closed its stdin under this one), else how the
+// server ended, if it does within brokenPipeExitWait, else err.
+func (t *stdioTransport) writeError(err error) error {
+	if reason := t.failure(); reason != nil {
+		return fmt.Errorf("%w: %w", transport.ErrTransportClosed, reason)
+	}
+	timer := time.NewTimer(brokenPipeExitWait)
+	defer timer.Stop()
+	select {
+	case <-t.exited:
+		return t.exitError()
+	case <-timer.C:
+		return fmt.Errorf("%w: write: %v (the server closed its stdin and is still running)", transport.ErrTransportClosed, err)
+	}
+}
+
+// later is the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // writeFailed is the error of a write to the server's stdin that failed
