@@ -89,8 +89,12 @@ func TestServe_DeepResultFiles(t *testing.T) {
 func TestServe_ServerMessageNestedPastTheLimit(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "serial.log")
 	tc := startDispatch(t, nil, "--no-cache", "--timeout", "30s", "--mcp", fixture("--serial", "--serial-log", log))
-	for range 2 {
-		r := tc.mustCall(callDeep(6_000_000, nil))
+	// The second time the id comes after the result: before, such a
+	// message was matched to no call, which waited out --timeout.
+	for _, idLast := range []bool{false, true} {
+		req := callDeep(6_000_000, nil)
+		req["arguments"] = map[string]any{"depth": 6_000_000, "idLast": idLast}
+		r := tc.mustCall(req)
 		if !r.IsError || !strings.Contains(r.text(), "MaxAnswerNesting") || !strings.Contains(r.text(), "100000 levels") {
 			t.Fatalf("answer %q (isError %v), want the call failed naming MaxAnswerNesting", r.text(), r.IsError)
 		}
