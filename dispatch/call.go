@@ -117,6 +117,16 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 // saving the result to a file: it ends when the call is cancelled or its
 // time limit passes.
 func (s *Service) callResponse(ctx context.Context, conn *connections.Conn, req Request, raw json.RawMessage, err error, which func() string) (*CallResponse, error) {
+	var verdict fileVerdict
+	if err == nil {
+		verdict = s.resultFile(req, raw)
+	}
+	return s.decidedCallResponse(ctx, conn, req, raw, err, which, verdict)
+}
+
+// decidedCallResponse is callResponse with resultFile's verdict on raw
+// already made.
+func (s *Service) decidedCallResponse(ctx context.Context, conn *connections.Conn, req Request, raw json.RawMessage, err error, which func() string, verdict fileVerdict) (*CallResponse, error) {
 	if err != nil {
 		if errors.Is(err, connections.ErrCallTimeout) {
 			return nil, fmt.Errorf("%w (%s)", err, which())
@@ -140,8 +150,8 @@ func (s *Service) callResponse(ctx context.Context, conn *connections.Conn, req 
 		resp.Arguments = fromFileEcho(req.ArgumentsFile)
 	}
 
-	if toFile, auto := s.resultFile(req, raw); toFile {
-		info, err := s.spillCallResult(ctx, &result, raw, auto)
+	if verdict.toFile {
+		info, err := s.spillCallResult(ctx, &result, raw, verdict.auto)
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s: call %s: saving the result (server sent %s) ran past the call's time limit, and the partial file was deleted (%s): %w",
 				conn.Alias, req.Tool, humanize.IBytes(uint64(resp.Bytes)), which(), err)
