@@ -8,6 +8,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,6 +121,67 @@ func TestServe_DeepSchemaInfo(t *testing.T) {
 		if len(items) != 1 || !strings.Contains(items[0].Resource.Text, `"deep_schema"`) ||
 			dispatch.JSONNesting([]byte(items[0].Resource.Text)) <= dispatch.MaxIndentedNesting {
 			t.Errorf("%v: want the deep tool whole, got %d items: %.300s", req, len(items), r.Content)
+		}
+	}
+}
+
+// list --schema and search --schema show a tool's input schema only when
+// their answer can carry it: the answer's object, its list and the tool's
+// entry are three levels around it (info's answer and the tool, two).
+// Past that the schema is left out with a warning naming the limit. Before,
+// a schema past 10,000 levels was left out silently, and one of 9,998 or
+// 9,999 levels (info: 9,999) made --json print an answer nested past
+// 10,000 levels, which no encoding/json reader takes.
+func TestCLI_DeepSchemaListed(t *testing.T) {
+	for _, depth := range []int{dispatch.MaxIndentedNesting - 3, dispatch.MaxIndentedNesting - 2, dispatch.MaxIndentedNesting - 1, dispatch.MaxIndentedNesting + 1} {
+		srv := fixture("--serial", "--schema-depth", strconv.Itoa(depth))
+		shown := depth+3 <= dispatch.MaxIndentedNesting
+		for _, args := range [][]string{{"list", "--schema", "-C", "c1"}, {"search", "--schema", "deep_schema"}} {
+			what := fmt.Sprintf("%d levels, %s", depth, strings.Join(args, " "))
+			out, stderr, code := runCLI(t, "", append([]string{"--no-cache", "--mcp", srv, "--json"}, args...)...)
+			var answer struct {
+				Tools []dispatch.ToolEntry `json:"tools"`
+				Hits  []dispatch.ToolEntry `json:"hits"`
+			}
+			if code != 0 {
+				t.Fatalf("%s: exit %d, stderr %q", what, code, stderr)
+			}
+			if err := json.Unmarshal([]byte(out), &answer); err != nil {
+				t.Errorf("%s: --json printed what encoding/json cannot read: %v", what, err)
+				continue
+			}
+			var entry *dispatch.ToolEntry
+			for _, e := range append(answer.Tools, answer.Hits...) {
+				if e.Name == "deep_schema" {
+					entry = &e
+				}
+			}
+			switch {
+			case entry == nil:
+				t.Errorf("%s: deep_schema not listed: %.300s", what, out)
+			case shown && (dispatch.JSONNesting(entry.InputSchema) != depth || len(entry.Warnings) != 0):
+				t.Errorf("%s: schema of %d levels, warnings %q; want the schema whole", what, dispatch.JSONNesting(entry.InputSchema), entry.Warnings)
+			case !shown && (entry.InputSchema != nil || len(entry.Warnings) != 1 ||
+				!strings.Contains(entry.Warnings[0], "inputSchema") || !strings.Contains(entry.Warnings[0], "MaxIndentedNesting")):
+				t.Errorf("%s: schema of %d levels, warnings %q; want it left out with a warning naming inputSchema and the limit", what, dispatch.JSONNesting(entry.InputSchema), entry.Warnings)
+			}
+			if shown {
+				continue
+			}
+			plain, stderr, code := runCLI(t, "", append([]string{"--no-cache", "--mcp", srv}, args...)...)
+			if code != 0 || !strings.Contains(plain, "warning: the tool's inputSchema is left out") || !strings.Contains(plain, "MaxIndentedNesting") {
+				t.Errorf("%s, without --json: exit %d, stderr %q, out %.600q; want the warning", what, code, stderr, plain)
+			}
+		}
+		out, stderr, code := runCLI(t, "", "--no-cache", "--mcp", srv, "--json", "info", "deep_schema")
+		var info struct {
+			Tool     json.RawMessage `json:"tool"`
+			Warnings []string        `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(out), &info); code != 0 || err != nil {
+			t.Errorf("%d levels: --json info: exit %d, stderr %q, %v", depth, code, stderr, err)
+		} else if withSchema := depth+2 <= dispatch.MaxIndentedNesting; withSchema != (len(info.Warnings) == 0) {
+			t.Errorf("%d levels: info warnings %q; want the schema shown %v", depth, info.Warnings, withSchema)
 		}
 	}
 }

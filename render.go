@@ -283,4 +283,7 @@ func renderToolExtras(w io.Writer, t dispatch.ToolEntry) {
 			fmt.Fprintf(w, "    annotations: %s\n", data)
 		}
 	}
+	for _, warning := range t.Warnings {
+		fmt.Fprintf(w, "    warning: %s\n", cell(warning))
+	}
 }
