@@ -9,6 +9,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -183,5 +186,65 @@ func TestCLI_DeepSchemaListed(t *testing.T) {
 		} else if withSchema := depth+2 <= dispatch.MaxIndentedNesting; withSchema != (len(info.Warnings) == 0) {
 			t.Errorf("%d levels: info warnings %q; want the schema shown %v", depth, info.Warnings, withSchema)
 		}
+	}
+}
+
+// A tool whose schema nests past 10,000 levels is cached with the rest of
+// its server's catalog: warm list, search and info answer as cold ones did,
+// without starting the server. Before, encoding/json refused to write the
+// entry, so every command started the server again.
+func TestCLI_DeepSchemaCached(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "serial.log")
+	srv := fixture("--serial", "--serial-log", log, "--schema-depth", strconv.Itoa(dispatch.MaxIndentedNesting+1))
+	cli := func(args ...string) string {
+		t.Helper()
+		out, stderr, code := runCLI(t, "", append([]string{"--cache-dir", filepath.Join(dir, "cache"), "--mcp", srv, "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+		return out
+	}
+	type listed struct {
+		Connections []struct {
+			Catalog string `json:"catalog"`
+		} `json:"connections"`
+		Tools []dispatch.ToolEntry `json:"tools"`
+	}
+	decode := func(what, out string) listed {
+		t.Helper()
+		var l listed
+		if err := json.Unmarshal([]byte(out), &l); err != nil || len(l.Connections) != 1 {
+			t.Fatalf("%s: %v, %.300s", what, err, out)
+		}
+		return l
+	}
+	cold := decode("cold list", cli("list", "--schema", "-C", "c1"))
+	warm := decode("warm list", cli("list", "--schema", "-C", "c1"))
+	if cold.Connections[0].Catalog == "cache" || warm.Connections[0].Catalog != "cache" {
+		t.Errorf("catalogs cold %q, warm %q; want the warm list from the cache", cold.Connections[0].Catalog, warm.Connections[0].Catalog)
+	}
+	if !reflect.DeepEqual(cold.Tools, warm.Tools) {
+		t.Errorf("warm list differs from the cold one:\n cold %+v\n warm %+v", cold.Tools, warm.Tools)
+	}
+	var found struct {
+		Hits []dispatch.ToolEntry `json:"hits"`
+	}
+	if err := json.Unmarshal([]byte(cli("search", "deep_schema")), &found); err != nil || len(found.Hits) == 0 || found.Hits[0].Name != "deep_schema" {
+		t.Errorf("warm search deep_schema: %v, hits %+v", err, found.Hits)
+	}
+	var info struct {
+		Tool     json.RawMessage `json:"tool"`
+		Warnings []string        `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(cli("info", "deep_schema")), &info); err != nil || !strings.Contains(string(info.Tool), `"deep_schema"`) || len(info.Warnings) != 1 {
+		t.Errorf("warm info deep_schema: %v, %.200s, warnings %q", err, info.Tool, info.Warnings)
+	}
+	seen, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if starts := strings.Count(string(seen), "start "); starts != 1 {
+		t.Errorf("the server started %d times; want once, for the cold list", starts)
 	}
 }
