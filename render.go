@@ -106,7 +106,7 @@ func answerNesting(resp any) int {
 	if !ok {
 		return 0
 	}
-	deepest := dispatch.JSONNesting(r.StructuredContent)
+	deepest := max(dispatch.JSONNesting(r.StructuredContent), dispatch.JSONNesting(r.Meta))
 	for _, item := range r.Content {
 		deepest = max(deepest, dispatch.JSONNesting(item))
 	}
