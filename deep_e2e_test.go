@@ -89,8 +89,12 @@ func TestServe_DeepResultFiles(t *testing.T) {
 func TestServe_ServerMessageNestedPastTheLimit(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "serial.log")
 	tc := startDispatch(t, nil, "--no-cache", "--timeout", "30s", "--mcp", fixture("--serial", "--serial-log", log))
-	for range 2 {
-		r := tc.mustCall(callDeep(6_000_000, nil))
+	// The second time the id comes after the result: before, such a
+	// message was matched to no call, which waited out --timeout.
+	for _, idLast := range []bool{false, true} {
+		req := callDeep(6_000_000, nil)
+		req["arguments"] = map[string]any{"depth": 6_000_000, "idLast": idLast}
+		r := tc.mustCall(req)
 		if !r.IsError || !strings.Contains(r.text(), "MaxAnswerNesting") || !strings.Contains(r.text(), "100000 levels") {
 			t.Fatalf("answer %q (isError %v), want the call failed naming MaxAnswerNesting", r.text(), r.IsError)
 		}
@@ -143,6 +147,13 @@ func TestCLI_DeepAnswer(t *testing.T) {
 		}
 		checkText(t, strings.Join(flags, " "), stderr, []string{"nested 20000 levels", "MaxIndentedNesting", "leave out --json", "-o FILE"}, []string{"RawMessage", "MarshalJSON"})
 	}
+	// A _meta past the limit too (before: exit 4, "json: error calling
+	// MarshalJSON for type json.RawMessage").
+	stdout, stderr, code = runCLI(t, "", "--mcp", server, "--json", "call", "deep", "metaDepth=20000")
+	if code != exitUsage || stdout != "" {
+		t.Errorf("--json, _meta of 20000 levels: exit %d, stdout %.80q; want exit %d and nothing printed", code, stdout, exitUsage)
+	}
+	checkText(t, "--json, deep _meta", stderr, []string{"nested 20001 levels", "MaxIndentedNesting", "leave out --json"}, []string{"RawMessage", "MarshalJSON"})
 	// Below the limit --json prints it, without indentation growing with
 	// the square of the depth (8 MB for 2,000 levels before).
 	stdout, stderr, code = runCLI(t, "", "--mcp", server, "--json", "call", "deep", "depth=2000")

@@ -8,6 +8,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,5 +125,126 @@ func TestServe_DeepSchemaInfo(t *testing.T) {
 			dispatch.JSONNesting([]byte(items[0].Resource.Text)) <= dispatch.MaxIndentedNesting {
 			t.Errorf("%v: want the deep tool whole, got %d items: %.300s", req, len(items), r.Content)
 		}
+	}
+}
+
+// list --schema and search --schema show a tool's input schema only when
+// their answer can carry it: the answer's object, its list and the tool's
+// entry are three levels around it (info's answer and the tool, two).
+// Past that the schema is left out with a warning naming the limit. Before,
+// a schema past 10,000 levels was left out silently, and one of 9,998 or
+// 9,999 levels (info: 9,999) made --json print an answer nested past
+// 10,000 levels, which no encoding/json reader takes.
+func TestCLI_DeepSchemaListed(t *testing.T) {
+	for _, depth := range []int{dispatch.MaxIndentedNesting - 3, dispatch.MaxIndentedNesting - 2, dispatch.MaxIndentedNesting - 1, dispatch.MaxIndentedNesting + 1} {
+		srv := fixture("--serial", "--schema-depth", strconv.Itoa(depth))
+		shown := depth+3 <= dispatch.MaxIndentedNesting
+		for _, args := range [][]string{{"list", "--schema", "-C", "c1"}, {"search", "--schema", "deep_schema"}} {
+			what := fmt.Sprintf("%d levels, %s", depth, strings.Join(args, " "))
+			out, stderr, code := runCLI(t, "", append([]string{"--no-cache", "--mcp", srv, "--json"}, args...)...)
+			var answer struct {
+				Tools []dispatch.ToolEntry `json:"tools"`
+				Hits  []dispatch.ToolEntry `json:"hits"`
+			}
+			if code != 0 {
+				t.Fatalf("%s: exit %d, stderr %q", what, code, stderr)
+			}
+			if err := json.Unmarshal([]byte(out), &answer); err != nil {
+				t.Errorf("%s: --json printed what encoding/json cannot read: %v", what, err)
+				continue
+			}
+			var entry *dispatch.ToolEntry
+			for _, e := range append(answer.Tools, answer.Hits...) {
+				if e.Name == "deep_schema" {
+					entry = &e
+				}
+			}
+			switch {
+			case entry == nil:
+				t.Errorf("%s: deep_schema not listed: %.300s", what, out)
+			case shown && (dispatch.JSONNesting(entry.InputSchema) != depth || len(entry.Warnings) != 0):
+				t.Errorf("%s: schema of %d levels, warnings %q; want the schema whole", what, dispatch.JSONNesting(entry.InputSchema), entry.Warnings)
+			case !shown && (entry.InputSchema != nil || len(entry.Warnings) != 1 ||
+				!strings.Contains(entry.Warnings[0], "inputSchema") || !strings.Contains(entry.Warnings[0], "MaxIndentedNesting")):
+				t.Errorf("%s: schema of %d levels, warnings %q; want it left out with a warning naming inputSchema and the limit", what, dispatch.JSONNesting(entry.InputSchema), entry.Warnings)
+			}
+			if shown {
+				continue
+			}
+			plain, stderr, code := runCLI(t, "", append([]string{"--no-cache", "--mcp", srv}, args...)...)
+			if code != 0 || !strings.Contains(plain, "warning: the tool's inputSchema is left out") || !strings.Contains(plain, "MaxIndentedNesting") {
+				t.Errorf("%s, without --json: exit %d, stderr %q, out %.600q; want the warning", what, code, stderr, plain)
+			}
+		}
+		out, stderr, code := runCLI(t, "", "--no-cache", "--mcp", srv, "--json", "info", "deep_schema")
+		var info struct {
+			Tool     json.RawMessage `json:"tool"`
+			Warnings []string        `json:"warnings"`
+		}
+		if err := json.Unmarshal([]byte(out), &info); code != 0 || err != nil {
+			t.Errorf("%d levels: --json info: exit %d, stderr %q, %v", depth, code, stderr, err)
+		} else if withSchema := depth+2 <= dispatch.MaxIndentedNesting; withSchema != (len(info.Warnings) == 0) {
+			t.Errorf("%d levels: info warnings %q; want the schema shown %v", depth, info.Warnings, withSchema)
+		}
+	}
+}
+
+// A tool whose schema nests past 10,000 levels is cached with the rest of
+// its server's catalog: warm list, search and info answer as cold ones did,
+// without starting the server. Before, encoding/json refused to write the
+// entry, so every command started the server again.
+func TestCLI_DeepSchemaCached(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "serial.log")
+	srv := fixture("--serial", "--serial-log", log, "--schema-depth", strconv.Itoa(dispatch.MaxIndentedNesting+1))
+	cli := func(args ...string) string {
+		t.Helper()
+		out, stderr, code := runCLI(t, "", append([]string{"--cache-dir", filepath.Join(dir, "cache"), "--mcp", srv, "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+		return out
+	}
+	type listed struct {
+		Connections []struct {
+			Catalog string `json:"catalog"`
+		} `json:"connections"`
+		Tools []dispatch.ToolEntry `json:"tools"`
+	}
+	decode := func(what, out string) listed {
+		t.Helper()
+		var l listed
+		if err := json.Unmarshal([]byte(out), &l); err != nil || len(l.Connections) != 1 {
+			t.Fatalf("%s: %v, %.300s", what, err, out)
+		}
+		return l
+	}
+	cold := decode("cold list", cli("list", "--schema", "-C", "c1"))
+	warm := decode("warm list", cli("list", "--schema", "-C", "c1"))
+	if cold.Connections[0].Catalog == "cache" || warm.Connections[0].Catalog != "cache" {
+		t.Errorf("catalogs cold %q, warm %q; want the warm list from the cache", cold.Connections[0].Catalog, warm.Connections[0].Catalog)
+	}
+	if !reflect.DeepEqual(cold.Tools, warm.Tools) {
+		t.Errorf("warm list differs from the cold one:\n cold %+v\n warm %+v", cold.Tools, warm.Tools)
+	}
+	var found struct {
+		Hits []dispatch.ToolEntry `json:"hits"`
+	}
+	if err := json.Unmarshal([]byte(cli("search", "deep_schema")), &found); err != nil || len(found.Hits) == 0 || found.Hits[0].Name != "deep_schema" {
+		t.Errorf("warm search deep_schema: %v, hits %+v", err, found.Hits)
+	}
+	var info struct {
+		Tool     json.RawMessage `json:"tool"`
+		Warnings []string        `json:"warnings"`
+	}
+	if err := json.Unmarshal([]byte(cli("info", "deep_schema")), &info); err != nil || !strings.Contains(string(info.Tool), `"deep_schema"`) || len(info.Warnings) != 1 {
+		t.Errorf("warm info deep_schema: %v, %.200s, warnings %q", err, info.Tool, info.Warnings)
+	}
+	seen, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if starts := strings.Count(string(seen), "start "); starts != 1 {
+		t.Errorf("the server started %d times; want once, for the cold list", starts)
 	}
 }

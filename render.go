@@ -106,7 +106,7 @@ func answerNesting(resp any) int {
 	if !ok {
 		return 0
 	}
-	deepest := dispatch.JSONNesting(r.StructuredContent)
+	deepest := max(dispatch.JSONNesting(r.StructuredContent), dispatch.JSONNesting(r.Meta))
 	for _, item := range r.Content {
 		deepest = max(deepest, dispatch.JSONNesting(item))
 	}
@@ -282,5 +282,8 @@ func renderToolExtras(w io.Writer, t dispatch.ToolEntry) {
 		if data, err := json.Marshal(t.Annotations); err == nil {
 			fmt.Fprintf(w, "    annotations: %s\n", data)
 		}
+	}
+	for _, warning := range t.Warnings {
+		fmt.Fprintf(w, "    warning: %s\n", cell(warning))
 	}
 }

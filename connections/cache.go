@@ -187,7 +187,7 @@ func (c *Cache) SaveEntry(entry CacheEntry) error {
 		return err
 	}
 	entry.Version, entry.SavedAt = cacheVersion, time.Now().UTC()
-	data, err := json.Marshal(entry)
+	data, err := encodeCacheEntry(entry)
 	if err != nil {
 		return fmt.Errorf("encode catalog: %w", err)
 	}
@@ -195,6 +195,55 @@ func (c *Cache) SaveEntry(entry CacheEntry) error {
 		return fmt.Errorf("write catalog: %w", err)
 	}
 	return nil
+}
+
+// encodeCacheEntry is json.Marshal(entry) for an entry whose items may
+// nest past the 10,000 levels encoding/json writes: a tool with a schema
+// that deep (a stdio server's messages may nest up to MaxAnswerNesting)
+// kept its whole catalog out of the cache, and every command started the
+// server again. Each item is written as it is, once checked valid and
+// within the depth decodeCacheEntry reads (MaxAnswerNesting, counting the
+// entry's object and its list).
+func encodeCacheEntry(entry CacheEntry) ([]byte, error) {
+	data, err := json.Marshal(cacheHeader{Version: entry.Version, ID: entry.ID, SavedAt: entry.SavedAt, Server: entry.Server})
+	if err != nil {
+		return nil, err
+	}
+	data = data[:len(data)-1] // reopened for the lists
+	for _, list := range []struct {
+		key   string
+		items []json.RawMessage
+	}{{"tools", entry.Tools}, {"resources", entry.Resources}, {"resourceTemplates", entry.ResourceTemplates}, {"prompts", entry.Prompts}} {
+		data = append(data, `,"`+list.key+`":`...)
+		if list.items == nil {
+			data = append(data, "null"...)
+			continue
+		}
+		data = append(data, '[')
+		for i, item := range list.items {
+			if !rawjson.NestingWithin(item, MaxAnswerNesting-2) || !gjson.ValidBytes(item) {
+				return nil, fmt.Errorf("%s: item %d is not valid JSON within %d levels", list.key, i, MaxAnswerNesting-2)
+			}
+			if i > 0 {
+				data = append(data, ',')
+			}
+			data = append(data, item...)
+		}
+		data = append(data, ']')
+	}
+	if entry.MaskedBy != 0 {
+		data = fmt.Appendf(data, `,"maskedBy":%d`, entry.MaskedBy)
+	}
+	return append(data, '}'), nil
+}
+
+// cacheHeader is a CacheEntry's members before its lists; encodeCacheEntry
+// writes the rest itself, in CacheEntry's order.
+type cacheHeader struct {
+	Version int        `json:"version"`
+	ID      string     `json:"id"`
+	SavedAt time.Time  `json:"savedAt"`
+	Server  ServerInfo `json:"server"`
 }
 
 // Saved search indexes live beside the catalogs, one file per set of

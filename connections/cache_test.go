@@ -215,3 +215,38 @@ func TestDecodeCacheEntry_SlicesDefinitions(t *testing.T) {
 		}
 	}
 }
+
+// An entry is written as json.Marshal writes it, and one holding a tool
+// nested past encoding/json's 10,000 levels is written too, and read back
+// whole; one an entry reader would refuse is not written.
+func TestCache_SaveEntryDeepTool(t *testing.T) {
+	c, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strings.Repeat("cd", 16)
+	plain := CacheEntry{Version: cacheVersion, ID: id, SavedAt: time.Now().UTC(), Server: ServerInfo{Name: "s", Version: "1"},
+		Tools: []json.RawMessage{json.RawMessage(`{"name":"a","inputSchema":{"type":"object"}}`)}, Prompts: []json.RawMessage{}, MaskedBy: 2}
+	want, err := json.Marshal(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := encodeCacheEntry(plain); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("encodeCacheEntry:\n %s (%v)\njson.Marshal:\n %s", got, err, want)
+	}
+
+	nested := func(n int) json.RawMessage {
+		return json.RawMessage(`{"name":"deep","inputSchema":` + strings.Repeat(`{"a":`, n) + `{}` + strings.Repeat(`}`, n) + `}`)
+	}
+	deep := nested(20_000)
+	if err := c.Save(id, ServerInfo{Name: "s"}, []json.RawMessage{json.RawMessage(`{"name":"a"}`), deep}); err != nil {
+		t.Fatalf("a tool nested 20,000 levels kept the catalog out of the cache: %v", err)
+	}
+	entry, ok := c.Load(id)
+	if !ok || len(entry.Tools) != 2 || !bytes.Equal(entry.Tools[1], deep) {
+		t.Fatalf("loaded %v, %d tools; want both, the deep one whole", ok, len(entry.Tools))
+	}
+	if err := c.Save(id, ServerInfo{Name: "s"}, []json.RawMessage{nested(MaxAnswerNesting)}); err == nil {
+		t.Error("saved an entry nested past MaxAnswerNesting, which Load refuses")
+	}
+}

@@ -388,33 +388,19 @@ func (t *stdioTransport) refuseTooDeep(line []byte) {
 }
 
 // failAnswered fails, with refusal, the request the message starting with
-// head answers, found from its id; one whose id is not found before the
-// message's result is left to its time limit.
+// head answers, found from its top-level id wherever it stands among the
+// members (one pass, safe however deep the message nests); one whose id
+// is not within head (cut short) is left to its time limit.
 func (t *stdioTransport) failAnswered(head []byte, refusal error) {
-	var probe struct {
-		ID *mcp.RequestId `json:"id"`
-	}
-	dec := json.NewDecoder(bytes.NewReader(head))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+	raw, ok := rawjson.TopLevelMember(head, "id")
+	if !ok {
 		return
 	}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return
-		}
-		if key == "id" {
-			if err := dec.Decode(&probe.ID); err != nil || probe.ID == nil {
-				return
-			}
-			t.deliverErr(*probe.ID, refusal)
-			return
-		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return // the id comes after the cut; the request will time out
-		}
+	var id mcp.RequestId
+	if err := json.Unmarshal(raw, &id); err != nil || id.IsNil() {
+		return
 	}
+	t.deliverErr(id, refusal)
 }
 
 func preview(b []byte, n int) string {

@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"dispatch/connections"
+	"dispatch/rawjson"
 	"dispatch/spill"
 	"dispatch/toon"
 )
@@ -55,8 +56,10 @@ type SpillInfo struct {
 	// "text" (the lone text item, or the JSON it holds; also when
 	// structuredContent only wrapped that text), "structuredContent.KEY" (a
 	// wrapper's string that holds more than the text), or "content" (the
-	// whole content list); for a list, search or info answer saved to a
-	// file, "answer" (see SavedAnswer).
+	// whole content list), or "result" (the whole result as the server
+	// sent it, when its _meta nests too deep for the answer to carry); for
+	// a list, search or info answer saved to a file, "answer" (see
+	// SavedAnswer).
 	Saved            string   `json:"saved"`
 	Bytes            int64    `json:"bytes"`
 	Size             string   `json:"size"`
@@ -114,6 +117,16 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 // saving the result to a file: it ends when the call is cancelled or its
 // time limit passes.
 func (s *Service) callResponse(ctx context.Context, conn *connections.Conn, req Request, raw json.RawMessage, err error, which func() string) (*CallResponse, error) {
+	var verdict fileVerdict
+	if err == nil {
+		verdict = s.resultFile(req, raw)
+	}
+	return s.decidedCallResponse(ctx, conn, req, raw, err, which, verdict)
+}
+
+// decidedCallResponse is callResponse with resultFile's verdict on raw
+// already made.
+func (s *Service) decidedCallResponse(ctx context.Context, conn *connections.Conn, req Request, raw json.RawMessage, err error, which func() string, verdict fileVerdict) (*CallResponse, error) {
 	if err != nil {
 		if errors.Is(err, connections.ErrCallTimeout) {
 			return nil, fmt.Errorf("%w (%s)", err, which())
@@ -137,8 +150,8 @@ func (s *Service) callResponse(ctx context.Context, conn *connections.Conn, req 
 		resp.Arguments = fromFileEcho(req.ArgumentsFile)
 	}
 
-	if toFile, auto := s.resultFile(req, raw); toFile {
-		info, err := s.spillResult(ctx, &result, auto)
+	if verdict.toFile {
+		info, err := s.spillCallResult(ctx, &result, raw, verdict.auto)
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%s: call %s: saving the result (server sent %s) ran past the call's time limit, and the partial file was deleted (%s): %w",
 				conn.Alias, req.Tool, humanize.IBytes(uint64(resp.Bytes)), which(), err)
@@ -147,7 +160,9 @@ func (s *Service) callResponse(ctx context.Context, conn *connections.Conn, req 
 			return nil, fmt.Errorf("%s: call %s: save result (server sent %s): %w", conn.Alias, req.Tool, humanize.IBytes(uint64(resp.Bytes)), err)
 		}
 		resp.Spill = info
-		resp.Meta = result.Meta
+		if info.Saved != savedResult {
+			resp.Meta = result.Meta
+		}
 		return resp, nil
 	}
 	resp.Content = result.Content
@@ -200,6 +215,18 @@ func fromFileEcho(path string) json.RawMessage {
 		return nil
 	}
 	return data
+}
+
+// spillCallResult writes a call's result (raw, decoded) to a new spill
+// file: its payload, or the whole result when its _meta nests deeper than
+// the answer naming the file, which carries the _meta, can hold
+// (MaxInlineNesting inside the answer's own object): encoding/json would
+// write that answer, and no agent could read it.
+func (s *Service) spillCallResult(ctx context.Context, result *callResult, raw []byte, auto bool) (*SpillInfo, error) {
+	if len(result.Meta) > MaxInlineNesting && !rawjson.NestingWithin(result.Meta, MaxInlineNesting) {
+		return s.spillPayload(ctx, payloadJSON, bytes.TrimSpace(raw), savedResult, auto)
+	}
+	return s.spillResult(ctx, result, auto)
 }
 
 // spillResult writes the result's payload to a new spill file. The result

@@ -124,16 +124,23 @@ func (c *startedCall) saveContext() (context.Context, context.CancelFunc) {
 
 // CallDone gets the server's answer, on the goroutine that read it.
 func (c *startedCall) CallDone(raw json.RawMessage, err error) {
-	if err == nil && c.s.answersInline(raw) {
-		c.finish(raw, nil)
-		return
+	var verdict fileVerdict
+	if err == nil {
+		verdict = c.s.resultFile(c.checked, raw)
+		if !verdict.toFile && !c.s.opts.Toon {
+			c.finish(raw, nil, verdict)
+			return
+		}
 	}
-	// Saved to a file, made TOON, or an error to word: work that must
-	// not hold up the reading of the server's other answers.
-	go c.finish(raw, err)
+	// Saved to a file (over the threshold, or nested too deep to answer
+	// inline, however small), made TOON, or an error to word: work that
+	// must not hold up the reading of the server's other answers.
+	go c.finish(raw, err, verdict)
 }
 
-func (c *startedCall) finish(raw json.RawMessage, err error) {
+// finish answers the call from its server's answer: raw, with verdict
+// (resultFile's on it), or err.
+func (c *startedCall) finish(raw json.RawMessage, err error, verdict fileVerdict) {
 	answered := false
 	defer func() {
 		r := recover()
@@ -147,7 +154,7 @@ func (c *startedCall) finish(raw json.RawMessage, err error) {
 			c.to.Panic(r)
 		}
 	}()
-	if err == nil {
+	if err == nil && !verdict.toFile {
 		var facts proxyFactSet
 		if c.stamped {
 			facts = proxyFacts(c.req)
@@ -168,7 +175,7 @@ func (c *startedCall) finish(raw json.RawMessage, err error) {
 	// passed-through path, which needs no timer per call.
 	saveCtx, stopSave := c.saveContext()
 	defer stopSave()
-	resp, err := c.s.callResponse(saveCtx, c.conn, c.checked, raw, err, which)
+	resp, err := c.s.decidedCallResponse(saveCtx, c.conn, c.checked, raw, err, which, verdict)
 	answer := c.s.appendAnswer(c.dst, c.req, c.stamped, resp, err)
 	answered = true
 	c.to.Answer(answer)
@@ -176,19 +183,16 @@ func (c *startedCall) finish(raw json.RawMessage, err error) {
 }
 
 // passThrough appends the answer to a call of req (as checked) whose
-// server answered raw, when that answer is raw passed through with
-// dispatch's facts spliced into its _meta: what callResponse and
-// appendAnswer make of it, with the result read once, not decoded by
-// callResponse and read again by appendPassedThrough. ok is false, with
-// nothing appended and nothing noted, for any other answer (saved to a
-// file, made TOON, reshaped, an error): callResponse and appendAnswer
-// then make it. resp is what callResponse would have returned, less the
-// content, for the call's log line.
+// server answered raw, a result not to be saved to a file (resultFile),
+// when that answer is raw passed through with dispatch's facts spliced
+// into its _meta: what callResponse and appendAnswer make of it, with the
+// result read once, not decoded by callResponse and read again by
+// appendPassedThrough. ok is false, with nothing appended and nothing
+// noted, for any other answer (made TOON, reshaped, an error):
+// callResponse and appendAnswer then make it. resp is what callResponse
+// would have returned, less the content, for the call's log line.
 func (s *Service) passThrough(dst []byte, conn *connections.Conn, req Request, raw []byte, facts proxyFactSet) (answer []byte, resp CallResponse, ok bool) {
 	if s.opts.Toon || req.ArgumentsFile != "" {
-		return dst, CallResponse{}, false
-	}
-	if toFile, _ := s.resultFile(req, raw); toFile {
 		return dst, CallResponse{}, false
 	}
 	resp = CallResponse{Connection: conn.Alias, Tool: req.Tool, Bytes: int64(len(raw)), EstimatedTokens: spill.EstimateTokens(int64(len(raw)))}
@@ -202,16 +206,6 @@ func (s *Service) passThrough(dst []byte, conn *connections.Conn, req Request, r
 }
 
 func (c *startedCall) limitAdvice() string { return c.s.limitAdvice(c.conn, c.checked) }
-
-// answersInline reports whether the answer to a call whose server
-// answered raw is quick to make: not saved to a file, not made TOON. It
-// is a cheap guess by size, for where the answer is made: a result
-// nested too deep to answer inline (resultFile) is found by passThrough
-// and saved on the reading goroutine, a file of at most the threshold.
-func (s *Service) answersInline(raw json.RawMessage) bool {
-	spills := s.opts.Spill != nil && s.opts.Threshold > 0 && int64(len(raw)) > s.opts.Threshold
-	return !spills && !s.opts.Toon
-}
 
 // maxStackConns is how many connections resolveReady looks through
 // without allocating the list of them.

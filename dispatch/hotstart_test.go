@@ -43,7 +43,7 @@ func TestStartedCall_PanicAfterAnswerAnswersOnce(t *testing.T) {
 	to := &answers{}
 	c := &startedCall{s: s, conn: set.Conns()[0], req: Request{Action: "call", Tool: "echo"}, to: to,
 		which: func() string { return "--timeout" }, ctx: context.Background(), timeout: time.Minute, started: time.Now()}
-	c.finish(nil, errors.New("the server went away"))
+	c.finish(nil, errors.New("the server went away"), fileVerdict{})
 	if to.answered != 1 || to.panicked != 0 {
 		t.Errorf("Answer called %d times, Panic %d times; want Answer once, Panic never (%v)", to.answered, to.panicked, to.why)
 	}

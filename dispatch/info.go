@@ -33,15 +33,18 @@ func (s *Service) Info(ctx context.Context, req Request) (*InfoResponse, error) 
 	return &InfoResponse{Connection: conn.Alias, Server: conn.Config.Name, Tool: tool, RunsAsTask: def.RunsAsTask, Warnings: warnings}, nil
 }
 
-// encodableTool is a tool's definition as an answer can carry it: whole,
-// unless it nests deeper than MaxIndentedNesting. encoding/json, which
-// writes every answer (to the agent, the shell session, --json), refuses
-// JSON past that depth, and an error about json.RawMessage would read as
-// dispatch's own fault. So each top-level member too deep (in practice a
-// schema) is left out, with a warning naming it and the limit; the tool
-// stays listed, searchable and callable.
+// encodableTool is a tool's definition as info's answer can carry it:
+// whole, unless it nests deeper than MaxIndentedNesting there. encoding/json,
+// which writes every answer (to the agent, the shell session, --json),
+// refuses JSON past that depth, and an error about json.RawMessage would
+// read as dispatch's own fault; nor can a reader take an answer deeper than
+// that. So each top-level member too deep (in practice a schema) is left
+// out, with a warning naming it and the limit; the tool stays listed,
+// searchable and callable.
 func encodableTool(raw json.RawMessage) (json.RawMessage, []string) {
-	if JSONNesting(raw) <= MaxIndentedNesting {
+	// The answer's object holds the tool's.
+	const around = 1
+	if JSONNesting(raw)+around <= MaxIndentedNesting {
 		return raw, nil
 	}
 	var (
@@ -50,11 +53,9 @@ func encodableTool(raw json.RawMessage) (json.RawMessage, []string) {
 	)
 	kept.WriteByte('{')
 	gjson.ParseBytes(raw).ForEach(func(key, value gjson.Result) bool {
-		// The tool object itself is one level.
-		if depth := JSONNesting([]byte(value.Raw)); depth+1 > MaxIndentedNesting {
-			warnings = append(warnings, fmt.Sprintf(
-				"the tool's %s is left out: it nests %d levels deep, and inside the tool that is more than the %d levels (MaxIndentedNesting) dispatch's JSON answers can carry; the tool is still listed, searchable and callable, with the arguments its description names",
-				decodedString(key), depth, MaxIndentedNesting))
+		// Within the tool's object, itself within the answer's.
+		if depth := JSONNesting([]byte(value.Raw)); depth+around+1 > MaxIndentedNesting {
+			warnings = append(warnings, leftOutWarning(decodedString(key), depth))
 			return true
 		}
 		if kept.Len() > 1 {
@@ -67,6 +68,14 @@ func encodableTool(raw json.RawMessage) (json.RawMessage, []string) {
 	})
 	kept.WriteByte('}')
 	return kept.Bytes(), warnings
+}
+
+// leftOutWarning says that a tool's member, nested depth levels, was left
+// out of an answer that cannot carry it.
+func leftOutWarning(member string, depth int) string {
+	return fmt.Sprintf(
+		"the tool's %s is left out: it nests %d levels deep, and inside the answer that is more than the %d levels (MaxIndentedNesting) dispatch's JSON answers can carry; the tool is still listed, searchable and callable, with the arguments its description names",
+		member, depth, MaxIndentedNesting)
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tidwall/gjson"
+
 	"dispatch/connections"
 )
 
@@ -64,6 +66,9 @@ type ToolEntry struct {
 	// RunsAsTask says the server requires the tool to run as a task;
 	// dispatch's call waits for it (within the call's time limit).
 	RunsAsTask bool `json:"runsAsTask,omitempty"`
+	// Warnings say which members asked for were left out, and why (see
+	// toolEntry).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // namesInlineLimit is how many tools a default list names inline before it
@@ -263,6 +268,13 @@ func summarizeInstructions(text string) string {
 	return strings.TrimSuffix(short, "…") + " " + instructionsCut
 }
 
+// entryNesting is how deep a ToolEntry's members sit in list and search
+// answers: the answer's object, its list, the entry's object.
+const entryNesting = 3
+
+// toolEntry is t's entry in a list or search answer; a schema asked for
+// that would nest that answer past MaxIndentedNesting is left out with a
+// warning, as info leaves it out (encodableTool).
 func (s *Service) toolEntry(c *connections.Conn, t toolDef, req Request) ToolEntry {
 	e := ToolEntry{Connection: c.Alias, Name: t.Name, Params: t.Signature(req.Format == "detail"), RunsAsTask: t.RunsAsTask}
 	if req.Format == "detail" {
@@ -272,11 +284,15 @@ func (s *Service) toolEntry(c *connections.Conn, t toolDef, req Request) ToolEnt
 		e.Description = t.Summary()
 	}
 	if req.IncludeInputSchema {
-		var full struct {
-			InputSchema json.RawMessage `json:"inputSchema"`
-		}
-		if err := json.Unmarshal(t.Raw, &full); err == nil {
-			e.InputSchema = full.InputSchema
+		// gjson, not json.Unmarshal, which stops at 10,000 levels: a
+		// schema that deep was left out without a word.
+		schema := gjson.Parse(jsonView(t.Raw)).Get("inputSchema")
+		switch depth := JSONNesting([]byte(schema.Raw)); {
+		case !schema.Exists():
+		case depth+entryNesting > MaxIndentedNesting:
+			e.Warnings = append(e.Warnings, leftOutWarning("inputSchema", depth))
+		default:
+			e.InputSchema = json.RawMessage(schema.Raw) // a copy, not a view of the catalog
 		}
 	}
 	if req.IncludeAnnotations {

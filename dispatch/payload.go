@@ -54,6 +54,7 @@ const (
 	savedStructured = "structuredContent"
 	savedText       = "text"    // the lone text item (or the JSON it holds)
 	savedContent    = "content" // the whole content list
+	savedResult     = "result"  // the whole result, its _meta too deep for the answer (spillCallResult)
 )
 
 // payload picks what a spill file holds, so the file can feed the next

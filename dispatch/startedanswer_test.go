@@ -81,7 +81,7 @@ func TestStartedCall_AnswersAsTheGeneralPath(t *testing.T) {
 				to := &recorded{}
 				call := &startedCall{s: s, conn: conn, req: req, checked: req, stamped: stamped, dst: []byte("prefix:"), to: to,
 					which: func() string { return "--timeout" }, ctx: context.Background(), timeout: time.Minute, started: time.Now()}
-				call.finish(json.RawMessage(c.raw), nil)
+				call.finish(json.RawMessage(c.raw), nil, s.resultFile(req, json.RawMessage(c.raw)))
 				if string(to.answer[:min(7, len(to.answer))]) != "prefix:" {
 					t.Fatalf("the answer does not follow its prefix: %s", to.answer)
 				}
