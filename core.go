@@ -52,7 +52,7 @@ func (s sessionCore) saveMessages(ctx context.Context, prompt *dispatch.PromptRe
 
 func (s sessionCore) close() { s.client.Close() }
 
-// runInSession runs a pipeline in the session and prints each step's
+// runInSession runs the steps of a run in the session and prints each step's
 // result line as dispatch run does. Its result files stay in the session.
 func runInSession(ctx context.Context, socket string, steps []json.RawMessage, timeout *float64) error {
 	c := upstream.NewShellClient(socket)

@@ -302,7 +302,7 @@ func callerPath(path string) (string, error) {
 }
 
 // callerStepPaths makes a run step's argumentsFile and resultFile
-// absolute; "$step.resultFile" references are the pipeline's own.
+// absolute; "$step.resultFile" references are the run's own.
 func callerStepPaths(step json.RawMessage) (json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(step, &fields) != nil {
