@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -488,111 +487,4 @@ func openNamed(path string) (*os.File, error) {
 		return nil, fmt.Errorf("%s is not a regular file; to read from a pipe, give - and pipe it to stdin", path)
 	}
 	return f, err
-}
-
-// RunCmd runs a pipeline of proxy-dispatch requests in one process.
-type RunCmd struct {
-	Steps string `arg:"" optional:"" default:"-" help:"A JSON file with an array of requests (or {\"steps\": [...]}), or - for JSON lines on stdin."`
-}
-
-func (c *RunCmd) Run(ctx context.Context, g *Globals) error {
-	steps, err := readSteps(c.Steps)
-	if err != nil {
-		return err
-	}
-	if socket := g.sessionSocket(); socket != "" {
-		return runInSession(ctx, socket, steps)
-	}
-	mode := storePrivate
-	if g.SpillDir != "" {
-		mode = storeNone // files go to the named directory and are kept
-	}
-	a, err := g.newApp(mode, userPaths)
-	if err != nil {
-		return err
-	}
-	defer a.close()
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetEscapeHTML(false)
-	return a.svc.RunPipeline(ctx, steps, g.SpillDir != "", func(r dispatch.StepResult) error { return enc.Encode(r) })
-}
-
-// maxStepsBytes bounds the pipeline dispatch run reads (a file or stdin).
-const maxStepsBytes = 64 << 20
-
-// errorOffset is the input offset where decoding failed: the byte a
-// syntax error names (its Offset is just past it), the end of the input
-// when it ended early, else the decoder's.
-func errorOffset(err error, dec *json.Decoder, size int) int64 {
-	var syntax *json.SyntaxError
-	switch {
-	case errors.As(err, &syntax):
-		return max(0, syntax.Offset-1)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return int64(size)
-	}
-	return dec.InputOffset()
-}
-
-// jsonPosition says where offset is in data, as an editor counts: line
-// and column (in bytes), both from 1.
-func jsonPosition(data []byte, offset int64) string {
-	offset = max(0, min(offset, int64(len(data))))
-	before := data[:offset]
-	line := bytes.Count(before, []byte{'\n'}) + 1
-	col := offset - int64(bytes.LastIndexByte(before, '\n'))
-	return fmt.Sprintf("line %d, column %d", line, col)
-}
-
-// readSteps reads a pipeline: a JSON array, an object with "steps", or
-// JSON values one after another (JSON lines).
-func readSteps(path string) ([]json.RawMessage, error) {
-	var in io.Reader = os.Stdin
-	if path != "-" {
-		f, err := openNamed(path)
-		if err != nil {
-			return nil, &usageErr{fmt.Errorf("steps: %w", err)}
-		}
-		defer f.Close()
-		in = f
-	}
-	// Read whole, so that an error can say on which line it is.
-	data, err := io.ReadAll(io.LimitReader(in, maxStepsBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("steps: read: %w", err)
-	}
-	if len(data) > maxStepsBytes {
-		return nil, &usageErr{fmt.Errorf("steps: more than %d MiB of steps; split the pipeline, or pass large arguments with argumentsFile", maxStepsBytes>>20)}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var values []json.RawMessage
-	for {
-		var v json.RawMessage
-		if err := dec.Decode(&v); err == io.EOF {
-			break
-		} else if err != nil {
-			return nil, &usageErr{fmt.Errorf("steps: invalid JSON at %s: %w", jsonPosition(data, errorOffset(err, dec, len(data))), err)}
-		}
-		values = append(values, v)
-	}
-	if len(values) == 1 {
-		var wrapped struct {
-			Steps []json.RawMessage `json:"steps"`
-		}
-		trimmed := strings.TrimSpace(string(values[0]))
-		switch {
-		case strings.HasPrefix(trimmed, "["):
-			var list []json.RawMessage
-			if err := json.Unmarshal(values[0], &list); err != nil {
-				return nil, &usageErr{fmt.Errorf("steps: %w", err)}
-			}
-			values = list
-		case json.Unmarshal(values[0], &wrapped) == nil && wrapped.Steps != nil:
-			values = wrapped.Steps
-		}
-	}
-	if len(values) == 0 {
-		return nil, &usageErr{fmt.Errorf("steps: no steps given: pass a JSON array of proxy-dispatch requests")}
-	}
-	return values, nil
 }

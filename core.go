@@ -52,12 +52,12 @@ func (s sessionCore) saveMessages(ctx context.Context, prompt *dispatch.PromptRe
 
 func (s sessionCore) close() { s.client.Close() }
 
-// runInSession runs a pipeline in the session and prints each step's
+// runInSession runs the steps of a run in the session and prints each step's
 // result line as dispatch run does. Its result files stay in the session.
-func runInSession(ctx context.Context, socket string, steps []json.RawMessage) error {
+func runInSession(ctx context.Context, socket string, steps []json.RawMessage, timeout *float64) error {
 	c := upstream.NewShellClient(socket)
 	defer c.Close()
-	return c.Run(ctx, steps, func(line json.RawMessage) error {
+	return c.Run(ctx, steps, timeout, func(line json.RawMessage) error {
 		_, err := os.Stdout.Write(append(line, '\n'))
 		return err
 	})

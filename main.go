@@ -30,7 +30,7 @@ type CLI struct {
 	Readresult ReadresultCmd `cmd:"" help:"Read a result file: stat, head, tail, slice, grep, read, query."`
 	Toon       ToonCmd       `cmd:"" help:"Convert JSON to TOON (or back with --decode); reads a file or stdin."`
 	Auth       AuthCmd       `cmd:"" help:"OAuth for remote servers: login, status, logout."`
-	Run        RunCmd        `cmd:"" help:"Run a pipeline of proxy-dispatch requests over one set of connections; a step can use an earlier one's resultFile."`
+	Run        RunCmd        `cmd:"" help:"Run several proxy-dispatch requests as action run does, over one set of connections: a step can use an earlier one's \"$ID.resultFile\" or \"$ID.value\"; every step is checked before any runs."`
 	Session    SessionCmd    `cmd:"" help:"A shell session: servers kept warm and result files kept across commands (start, status, stop)."`
 }
 

@@ -945,6 +945,8 @@ type stepLine struct {
 	Action   string
 	Response json.RawMessage
 	Error    string
+	// FailedDependency names the failed step this one used.
+	FailedDependency string
 }
 
 func parseSteps(t *testing.T, out string) []stepLine {
@@ -972,7 +974,8 @@ func noSpillDirs(t *testing.T, dir string) {
 }
 
 // A step's "$id.value" is its data alone: the JSON a query selected, the
-// text grep matched, never the notes that "text" adds for display.
+// text grep matched, never the notes that "text" adds for display; for a
+// call saved to a file, what the file holds at the path.
 func TestCLI_RunPipelineValues(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	steps := []map[string]any{
@@ -981,7 +984,7 @@ func TestCLI_RunPipelineValues(t *testing.T) {
 		{"action": "call", "tool": "add", "arguments": map[string]any{"a": "$n.value", "b": 1000}},
 		{"id": "g", "action": "readresult", "resultFile": "$fetch.resultFile", "op": "grep", "pattern": `"item-2"`},
 		{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "$g.value"}},
-		{"action": "call", "tool": "add", "arguments": map[string]any{"a": "$g.matches", "b": 0}},
+		{"action": "call", "tool": "add", "arguments": map[string]any{"a": "$fetch.value.items.#", "b": 0}},
 	}
 	out, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture(), "run", writeSteps(t, steps))
 	if code != 0 {
@@ -1003,8 +1006,8 @@ func TestCLI_RunPipelineValues(t *testing.T) {
 	if err := json.Unmarshal(got[4].Response, &echo); err != nil || len(echo.Content) != 1 || echo.Content[0].Text != "      \"name\": \"item-2\",\n" {
 		t.Errorf("echo($g.value) = %s, want the matching line alone", got[4].Response)
 	}
-	if err := json.Unmarshal(got[5].Response, &sum); err != nil || sum.StructuredContent.Sum != 1 {
-		t.Errorf("add($g.matches, 0) = %s, want 1", got[5].Response)
+	if err := json.Unmarshal(got[5].Response, &sum); err != nil || sum.StructuredContent.Sum != float64(count.Value) {
+		t.Errorf("add($fetch.value.items.#, 0) = %s, want %d", got[5].Response, count.Value)
 	}
 }
 
@@ -1068,16 +1071,23 @@ func TestCLI_RunPipeline(t *testing.T) {
 		out, stderr, code := runCLI(t, lines.String(), "--no-cache", "--mcp", fixture(), "run")
 		check(t, out, stderr, code)
 	})
-	t.Run("an error stops the pipeline", func(t *testing.T) {
-		bad := []map[string]any{steps[0], {"action": "readresult", "resultFile": "$step1.resultFile", "op": "grep", "pattern": "("}, steps[2]}
+	t.Run("a failed step fails only the steps that use it", func(t *testing.T) {
+		bad := []map[string]any{steps[0], {"action": "readresult", "resultFile": "$step1.resultFile", "op": "grep", "pattern": "("}, steps[2],
+			{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "$step2.value"}}}
 		var lines strings.Builder
 		for _, s := range bad {
 			lines.WriteString(mustJSON(s) + "\n")
 		}
 		out, stderr, code := runCLI(t, lines.String(), "--no-cache", "--mcp", fixture(), "run", "-")
 		got := parseSteps(t, out)
-		if code == 0 || len(got) != 2 || got[1].Step != 2 || !strings.Contains(got[1].Error, "invalid regular expression") || len(got[1].Response) > 0 {
-			t.Errorf("run with a bad step 2: exit %d, lines %+v\nstderr: %s", code, got, stderr)
+		if code != exitUsage || len(got) != 4 || got[1].Step != 2 || !strings.Contains(got[1].Error, "invalid regular expression") || len(got[1].Response) > 0 {
+			t.Fatalf("run with a bad step 2: exit %d, lines %+v\nstderr: %s", code, got, stderr)
+		}
+		if !strings.Contains(string(got[2].Response), `"text":"item-3"`) || got[2].Error != "" {
+			t.Errorf("step 3, which does not use step 2: %+v", got[2])
+		}
+		if got[3].FailedDependency != "step2" || !strings.Contains(got[3].Error, "not run") {
+			t.Errorf("step 4, which uses step 2: %+v", got[3])
 		}
 		if !strings.Contains(stderr, "step 2") {
 			t.Errorf("stderr %q does not name step 2", stderr)
@@ -1099,7 +1109,7 @@ func TestCLI_RunPipeline(t *testing.T) {
 		}
 		// Step 1 was saved to a file that is gone now, and its answer said so.
 		var first spillAnswer
-		if err := json.Unmarshal(got[0].Response, &first); err != nil || first.Spill == nil || !strings.Contains(first.Spill.Hint, "deleted when the pipeline ends") {
+		if err := json.Unmarshal(got[0].Response, &first); err != nil || first.Spill == nil || !strings.Contains(first.Spill.Hint, "deleted when dispatch run ends") {
 			t.Errorf("step 1 = %.400s", got[0].Response)
 		}
 		var last struct {
@@ -1141,9 +1151,9 @@ func TestCLI_RunPipeline(t *testing.T) {
 		}
 	})
 	t.Run("unknown reference", func(t *testing.T) {
-		out, _, code := runCLI(t, `{"action":"readresult","resultFile":"$step3.resultFile"}`, "--no-cache", "--mcp", fixture(), "run")
-		if got := parseSteps(t, out); code != exitUsage || len(got) != 1 || !strings.Contains(got[0].Error, "not an earlier step") {
-			t.Errorf("forward reference: exit %d, %s", code, out)
+		out, stderr, code := runCLI(t, `{"action":"readresult","resultFile":"$step3.resultFile"}`, "--no-cache", "--mcp", fixture(), "run")
+		if code != exitUsage || out != "" || !strings.Contains(stderr, `step 1: "$step3.resultFile" refers to "step3", which is no step of this run`) {
+			t.Errorf("unknown reference: exit %d, stdout %q, stderr %q", code, out, stderr)
 		}
 	})
 }

@@ -18,7 +18,7 @@ type ReadResponse struct {
 	Op         string `json:"op"`
 	Text       string `json:"text"` // for display: the data, then notes in brackets
 
-	// Value is the data alone, for a pipeline's "$id.value" and for
+	// Value is the data alone, for a run step's "$id.value" and for
 	// scripts: query's selected JSON as it is, the other ops' text as a
 	// JSON string (head, tail, slice: the lines without numbers; grep: the
 	// matching lines; read: the bytes). It is left out for stat, and when

@@ -23,16 +23,39 @@ type RunResponse struct {
 	Hint string `json:"hint,omitempty"`
 }
 
+// StepResult is the outcome of one step of a run.
+type StepResult struct {
+	Step     int    `json:"step"`
+	ID       string `json:"id,omitempty"`
+	Action   string `json:"action,omitempty"`
+	Response any    `json:"response,omitempty"`
+	Error    string `json:"error,omitempty"`
+	// FailedDependency names the step whose failure kept this one from
+	// running.
+	FailedDependency string `json:"failedDependency,omitempty"`
+	// Err is the step's error for the caller (not serialized).
+	Err error `json:"-"`
+}
+
+// SavedTo describes the file the step's answer was saved to, or is nil.
+func (r StepResult) SavedTo() *SpillInfo { return stepSpill(r.Response) }
+
+// ToolError means a tool ran and answered with isError: the call itself
+// worked, so the CLI exits 1 rather than with a server or usage code.
+type ToolError struct{ Tool string }
+
+func (e *ToolError) Error() string { return "tool " + e.Tool + " returned an error" }
+
 // runFilesHint is a run's Hint when a step's result was saved to a file.
 const runFilesHint = `Results saved to a file are not in your context: read one with {"action":"readresult","resultFile":PATH,"op":"head"} (or grep, slice, query), or feed it to a call as "argumentsFile"; in a run, "$ID.resultFile" and "$ID.value.PATH" do this.`
 
 // errRunCancelled is the cause when the agent cancels a run.
 var errRunCancelled = errors.New("the run was cancelled")
 
-// errNestedRun refuses a run inside a run (or inside a pipeline).
-var errNestedRun = usagef("Put its steps in the outer run's (or pipeline's) steps instead", "a run cannot hold another run")
+// errNestedRun refuses a run inside a run.
+var errNestedRun = usagef("Put its steps in the outer run's steps instead", "a run cannot hold another run")
 
-// runKey marks a context as inside a run or a pipeline.
+// runKey marks a context as inside a run.
 type runKey struct{}
 
 func markRun(ctx context.Context) context.Context { return context.WithValue(ctx, runKey{}, true) }
@@ -49,15 +72,40 @@ func (e *runTimeoutError) Error() string {
 	return fmt.Sprintf("the run's time limit of %s ran out (%s)", e.limit, e.which)
 }
 
-// Run answers action run: it runs several requests in one, each step as
-// soon as the steps it refers to have answered, at most
-// Options.RunConcurrency at once, all within one time limit. A step that
-// fails fails only the steps that use it. Every reference is checked
-// before anything runs, and a run inside a run is refused.
+// Unwrap makes the run's time limit a deadline, as a call's is, for
+// those that tell a deadline from other failures (dispatch run's exit
+// code).
+func (e *runTimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+// Run answers action run: every step's short answer, with the hint on
+// result files said once for the whole run.
 func (s *Service) Run(ctx context.Context, req Request) (*RunResponse, error) {
+	resp, err := s.RunEach(ctx, req, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, res := range resp.Steps {
+		if info := stepSpill(res.Response); info != nil {
+			info.Hint = ""
+			resp.Hint = runFilesHint
+		}
+	}
+	return resp, nil
+}
+
+// RunEach runs the steps of a run request, the engine of action run and
+// of dispatch run: every step is checked before any runs, then each runs
+// as soon as the steps it refers to have answered, at most
+// Options.RunConcurrency at once, all within one time limit. A step that
+// fails fails only the steps that use it, and a run inside a run is
+// refused. emit, when not nil, is handed each step's result in the order
+// of the steps, as soon as that step and every one before it has ended
+// (dispatch run prints them so); when it fails, the run is cancelled and
+// its error returned.
+func (s *Service) RunEach(ctx context.Context, req Request, emit func(StepResult) error) (*RunResponse, error) {
 	if withinRun(ctx) {
-		// A step's action can come from a reference, or a pipeline's
-		// step can be a run: refused here, whatever the path.
+		// A step's action can come from a reference, or a run can reach
+		// the service again through a step: refused here, whatever the path.
 		return nil, errNestedRun
 	}
 	ctx = markRun(ctx)
@@ -93,14 +141,23 @@ func (s *Service) Run(ctx context.Context, req Request) (*RunResponse, error) {
 			r.runStep(runCtx, ctx, i)
 		}()
 	}
+	var emitErr error
+	for i := range plan {
+		<-r.done[i]
+		if emit == nil || emitErr != nil {
+			continue
+		}
+		if emitErr = emit(r.results[i]); emitErr != nil {
+			cancel() // no one is left to hear the other steps
+		}
+	}
 	wg.Wait()
+	if emitErr != nil {
+		return nil, emitErr
+	}
 
 	resp := &RunResponse{Steps: r.results}
 	for _, res := range r.results {
-		if info := stepSpill(res.Response); info != nil {
-			info.Hint = ""
-			resp.Hint = runFilesHint
-		}
 		if res.Error != "" {
 			resp.Failed++
 		} else {
@@ -108,6 +165,18 @@ func (s *Service) Run(ctx context.Context, req Request) (*RunResponse, error) {
 		}
 	}
 	return resp, nil
+}
+
+// Err is the error of the first step that failed, named by its number,
+// or nil when every step succeeded: dispatch run's exit code comes from
+// it. Steps that were not run because of it come after it.
+func (r *RunResponse) Err() error {
+	for _, res := range r.Steps {
+		if res.Err != nil {
+			return fmt.Errorf("step %d: %w", res.Step, res.Err)
+		}
+	}
+	return nil
 }
 
 // runLimit is the whole run's time limit: its "timeout", else --timeout.

@@ -23,6 +23,10 @@ var stepID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^
 // autoName is the name every step has without an id: step1, step2, ...
 var autoName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^step[0-9]+$`) })
 
+// stepRef matches a whole string value that refers to an earlier step's
+// answer: "$step2.resultFile", "$fetch.value.items.0" (an id).
+var stepRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\$([A-Za-z_][A-Za-z0-9_-]*)\.(.+)$`) })
+
 // plannedStep is one step of a run, checked before anything runs.
 type plannedStep struct {
 	n      int // 1-based position
@@ -206,4 +210,45 @@ func checkReference(ref stepReference, n int, index map[string]int) error {
 		}
 	}
 	return nil
+}
+
+// decodeStep decodes a step keeping its numbers as written (json.Number):
+// a float64 would change integers past 2^53, such as 64-bit IDs, on their
+// way to the tool.
+func decodeStep(raw json.RawMessage) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var fields map[string]any
+	if err := dec.Decode(&fields); err != nil || fields == nil || dec.More() {
+		return nil, usagef(`Each step is a proxy-dispatch request object, e.g. {"action":"call","tool":"t","arguments":{}}`, "step is not a JSON object")
+	}
+	return fields, nil
+}
+
+// mapStrings replaces every string in v, at any depth, with what replace
+// makes of it: a run's references are the strings found this way.
+func mapStrings(v any, replace func(string) (any, error)) (any, error) {
+	switch x := v.(type) {
+	case string:
+		return replace(x)
+	case map[string]any:
+		for k, e := range x {
+			r, err := mapStrings(e, replace)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = r
+		}
+		return x, nil
+	case []any:
+		for i, e := range x {
+			r, err := mapStrings(e, replace)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = r
+		}
+		return x, nil
+	}
+	return v, nil
 }

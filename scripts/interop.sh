@@ -93,7 +93,13 @@ check "grep finds a file in the saved tree" '^[0-9]+: +"name": "main\.go"' "$dis
 seq -f 'poem line %g' 1 60 >"$work/files/poem.txt"
 check "read_text_file resultToFile saves the text, which grep reads" '"text":"42:poem line 42\\n' bash -c "printf '%s\n' '{\"id\":\"f\",\"action\":\"call\",\"tool\":\"read_text_file\",\"arguments\":{\"path\":\"$work/files/poem.txt\"},\"resultToFile\":true}' '{\"action\":\"readresult\",\"resultFile\":\"\$f.resultFile\",\"op\":\"grep\",\"pattern\":\"poem line 42\$\"}' | \"$dispatch\" --mcp \"$bin/mcp-server-filesystem $work/files\" run -"
 check "--toon leaves read_text_file's text as text" '^poem line 2$' "$dispatch" "${stdio[@]}" --toon call read_text_file "{\"path\":\"$work/files/poem.txt\"}"
-check "a stray key get-sum lacks is not moved into arguments" 'nor of tool \\"get-sum\\", which takes: a, b' bash -c "printf '%s\n' '{\"action\":\"call\",\"tool\":\"get-sum\",\"arguments\":{\"a\":2,\"b\":3},\"query\":\"x\"}' | \"$dispatch\" --mcp \"$bin/mcp-server-everything\" run - 2>/dev/null; true"
+# A run is checked before any step runs: the refusal is on stderr, exit 2.
+check "a stray key get-sum lacks is not moved into arguments" 'exit=2 .*nor of tool "get-sum", which takes: a, b' bash -c "err=\$(printf '%s\n' '{\"action\":\"call\",\"tool\":\"get-sum\",\"arguments\":{\"a\":2,\"b\":3},\"query\":\"x\"}' | \"$dispatch\" --mcp \"$bin/mcp-server-everything\" run - 2>&1 >/dev/null); echo exit=\$? \$err"
+# The README's run example, as a steps file from the shell (its /data paths
+# moved here); 400 entities are over the threshold, so "$doc.resultFile" exists.
+node -e 'const e=[];for(let i=0;i<400;i++)e.push({name:"readme-run-"+i,entityType:"readme-run",observations:["x".repeat(200)]});require("fs").writeFileSync(process.argv[1],JSON.stringify({entities:e}))' "$work/files/entities.json"
+awk '/^## Several operations in one request/{s=1} s&&/^```json$/{b=1;next} b&&/^```$/{exit} b' "$root/README.md" | sed "s|/data/out/|$work/files/|; s|/data/|$work/files/|" >"$work/readme-run.json"
+check "the README's run example runs as a steps file" '^\["readme-run-0",.*"readme-run-399"\]$' bash -c "\"$dispatch\" \"\$@\" run \"$work/readme-run.json\" >/dev/null && cat \"$work/files/names.json\"" _ "${stdio[@]}"
 # -o is checked before the call: write_file must not write when its result
 # has nowhere to go.
 check "write_file -o into a missing directory: exit 2, nothing written" 'exit=2 absent' bash -c "\"$dispatch\" \"\${@}\" call write_file path=$work/files/new.txt content=hello -o /nonexistent/dir/x.json >/dev/null 2>&1; echo exit=\$? \$([ -e $work/files/new.txt ] && echo present || echo absent)" _ "${stdio[@]}"

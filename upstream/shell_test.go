@@ -142,7 +142,7 @@ func TestShell_ClientAndServerRoundTrip(t *testing.T) {
 		json.RawMessage(`{"action":"call","tool":"echo","arguments":{"message":"one"}}`),
 		json.RawMessage(`{"action":"call","tool":"echo","arguments":{"message":"two"}}`),
 	}
-	if err := c.Run(ctx, steps, func(line json.RawMessage) error {
+	if err := c.Run(ctx, steps, nil, func(line json.RawMessage) error {
 		lines = append(lines, string(line))
 		return nil
 	}); err != nil {
@@ -153,7 +153,7 @@ func TestShell_ClientAndServerRoundTrip(t *testing.T) {
 	}
 	// A failing step is printed, then ends the pipeline with its error.
 	lines = nil
-	err = c.Run(ctx, []json.RawMessage{json.RawMessage(`{"action":"call","tool":"no_such_tool"}`)}, func(line json.RawMessage) error {
+	err = c.Run(ctx, []json.RawMessage{json.RawMessage(`{"action":"call","tool":"no_such_tool"}`)}, nil, func(line json.RawMessage) error {
 		lines = append(lines, string(line))
 		return nil
 	})

@@ -223,11 +223,12 @@ func (c *ShellClient) save(ctx context.Context, s shellSave) (*dispatch.SavedPay
 	return saved, nil
 }
 
-// Run runs a pipeline in the session and passes each step's result line
-// to emit as dispatch run prints it. Its result files stay in the
+// Run runs the steps of a run in the session (timeout, when not nil, is
+// the run's time limit) and passes each step's result line to emit as
+// dispatch run prints it. Its result files stay in the
 // session. A step path that cannot be made absolute is a
 // *dispatch.UsageError.
-func (c *ShellClient) Run(ctx context.Context, steps []json.RawMessage, emit func(json.RawMessage) error) error {
+func (c *ShellClient) Run(ctx context.Context, steps []json.RawMessage, timeout *float64, emit func(json.RawMessage) error) error {
 	for i, step := range steps {
 		abs, err := callerStepPaths(step)
 		if err != nil {
@@ -235,7 +236,7 @@ func (c *ShellClient) Run(ctx context.Context, steps []json.RawMessage, emit fun
 		}
 		steps[i] = abs
 	}
-	resp, err := c.send(ctx, http.MethodPost, shellRunPath, shellRun{Steps: steps})
+	resp, err := c.send(ctx, http.MethodPost, shellRunPath, shellRun{Steps: steps, Timeout: timeout})
 	if err != nil {
 		return err
 	}
@@ -260,7 +261,7 @@ func (c *ShellClient) Run(ctx context.Context, steps []json.RawMessage, emit fun
 	if err := lines.Err(); err != nil {
 		return fmt.Errorf("session: read run answer: %w", err)
 	}
-	return &ShellLinkError{msg: "dispatch session ended before the pipeline did"}
+	return &ShellLinkError{msg: "dispatch session ended before the run did"}
 }
 
 // Status asks the session what dispatch session status shows.
@@ -301,7 +302,7 @@ func callerPath(path string) (string, error) {
 }
 
 // callerStepPaths makes a run step's argumentsFile and resultFile
-// absolute; "$step.resultFile" references are the pipeline's own.
+// absolute; "$step.resultFile" references are the run's own.
 func callerStepPaths(step json.RawMessage) (json.RawMessage, error) {
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(step, &fields) != nil {

@@ -276,19 +276,27 @@ func (s *shellServer) serveRun(w http.ResponseWriter, r *http.Request) {
 	out := json.NewEncoder(w)
 	out.SetEscapeHTML(false)
 	// Result files stay in the session, for the next command.
-	err := s.svc.RunPipeline(r.Context(), in.Steps, true, func(res dispatch.StepResult) error {
-		step, err := marshalLine(res)
-		if err != nil {
-			return err
+	steps, err := json.Marshal(in.Steps)
+	if err == nil {
+		var resp *dispatch.RunResponse
+		req := dispatch.Request{Action: "run", Steps: steps, Timeout: in.Timeout}
+		resp, err = s.svc.RunEach(r.Context(), req, func(res dispatch.StepResult) error {
+			step, err := marshalLine(res)
+			if err != nil {
+				return err
+			}
+			if err := out.Encode(shellRunLine{Step: step}); err != nil {
+				return fmt.Errorf("send step %d: %w", res.Step, err)
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+			return nil
+		})
+		if err == nil {
+			err = resp.Err()
 		}
-		if err := out.Encode(shellRunLine{Step: step}); err != nil {
-			return fmt.Errorf("send step %d: %w", res.Step, err)
-		}
-		if flusher != nil {
-			flusher.Flush()
-		}
-		return nil
-	})
+	}
 	end := shellRunLine{End: true}
 	if err != nil {
 		end.Error = s.opts.Explain(err)

@@ -91,7 +91,8 @@ func (e *ShellError) Error() string { return e.Message }
 
 // shellRun is a request to shellRunPath.
 type shellRun struct {
-	Steps []json.RawMessage `json:"steps"`
+	Steps   []json.RawMessage `json:"steps"`
+	Timeout *float64          `json:"timeout,omitempty"`
 }
 
 // shellRunLine is one line of shellRunPath's answer: a step's result as
