@@ -3,8 +3,9 @@
 //
 // dispatch shows an agent one tool; the agent finds the downstream tools
 // only through its search action, so a miss here is a failed task. The
-// package is pure and deterministic, imports only the standard library, and
-// never logs: results and errors go to the caller.
+// package is pure and deterministic, imports only the standard library and
+// dispatch/uritemplates (the RFC 6570 match dispatch reads resources with),
+// and never logs: results and errors go to the caller.
 //
 // # Documents
 //

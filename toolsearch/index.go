@@ -28,11 +28,13 @@ const (
 	leadTerms = 24
 )
 
-// Match tiers: an exact name match ranks above everything, an exact title
-// match above every plain score.
+// Match tiers: an exact name match ranks above everything, then a resource
+// or template a pasted URI names (uri.go), then an exact title match, then
+// every plain score.
 const (
 	tierNone = iota
 	tierTitle
+	tierURI
 	tierName
 )
 
@@ -75,6 +77,9 @@ type Index struct {
 	// factor is a per-doc score multiplier (deprecated tools rank lower).
 	factor []float64
 	m      model
+	// templates are the resource templates parsed for matching a pasted
+	// URI, on first use.
+	templates templateMatchers
 }
 
 // New builds the index for docs. Hits refer to docs by position in this
@@ -204,6 +209,21 @@ func newIndex(docs []Doc, m model) *Index {
 		ix.rank[i] = r
 	}
 	return ix
+}
+
+// queryTiers places each doc the query names in its tier: name equal to
+// the query, URI pasted in it, title equal to it (tierNone for the rest).
+func (ix *Index) queryTiers(query string) []int8 {
+	tiers := make([]int8, len(ix.docs))
+	key := normalizeName(query)
+	for _, d := range ix.titles[key] {
+		tiers[d] = tierTitle
+	}
+	ix.markPastedURIs(query, tiers)
+	for _, d := range ix.names[key] {
+		tiers[d] = tierName
+	}
+	return tiers
 }
 
 func contains(list []string, s string) bool {
@@ -336,7 +356,6 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 	n := len(ix.docs)
 	scores := make([]float64, n)
 	matched := make([]uint64, n)
-	tiers := make([]int8, n)
 	best := make([]float64, n)
 	slotHit := make([]float64, len(ix.slotIdf))
 	var touched []int32
@@ -399,13 +418,7 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 		coord := float64(bits.OnesCount64(matched[d])) / float64(len(concepts))
 		scores[d] *= (1 - ix.m.coord + ix.m.coord*coord) * ix.factor[d]
 	}
-	key := normalizeName(query)
-	for _, d := range ix.titles[key] {
-		tiers[d] = tierTitle
-	}
-	for _, d := range ix.names[key] {
-		tiers[d] = tierName
-	}
+	tiers := ix.queryTiers(query)
 
 	var cand []int
 	for d := 0; d < n; d++ {
