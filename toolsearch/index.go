@@ -395,6 +395,7 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 	// tool that matches every part of the task beats one that matches one
 	// part very well.
 	opposed := opposedTerms(concepts)
+	asked := askedConcepts(concepts)
 
 	for d := 0; d < n; d++ {
 		if scores[d] == 0 {
@@ -415,7 +416,7 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 			}
 			scores[d] *= 1 + ix.m.nameCoverage*cov/ix.nameIdf[d]
 		}
-		coord := float64(bits.OnesCount64(matched[d])) / float64(len(concepts))
+		coord := float64(bits.OnesCount64(matched[d]&asked)) / float64(bits.OnesCount64(asked))
 		scores[d] *= (1 - ix.m.coord + ix.m.coord*coord) * ix.factor[d]
 	}
 	tiers := ix.queryTiers(query)

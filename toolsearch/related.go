@@ -174,6 +174,42 @@ var oneWay = map[string][]string{
 	"contents":   {"content", "inside"},
 }
 
+// namingWords introduce a name the agent gives: the word after them is a
+// value ("a folder called backups", "files named report"), not a word of
+// the task.
+var namingWords = setOf("named", "called", "titled")
+
+// genericValueWords are words of pasted values that say nothing about
+// them: every web address has them.
+var genericValueWords = setOf("http", "https", "www", "com")
+
+// questionWords stand for the kind of answer they ask for, when they ask
+// (an auxiliary follows): "when was this file modified" asks for a time.
+// They are stop words otherwise.
+var questionWords = map[string][]string{
+	"when": {"time", "date"},
+}
+
+// auxiliaries after a question word make it a question ("when was",
+// "when did"), not a conjunction ("what happens when the server starts").
+var auxiliaries = setOf("is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "will")
+
+// phrasalVerbs are verbs whose particle changes what they mean: "look at"
+// a file is to view it, "look for" one to search for it.
+var phrasalVerbs = map[string]string{
+	"look at":  "view",
+	"look for": "search",
+	"turn on":  "enable",
+	"turn off": "disable",
+}
+
+// fileExtensions are the extensions that make a query word a file name.
+var fileExtensions = setOf(
+	"md", "txt", "json", "yaml", "yml", "toml", "csv", "tsv", "xml", "html", "htm", "pdf", "log",
+	"ini", "cfg", "conf", "go", "py", "ts", "tsx", "jsx", "rs", "java", "rb", "c", "h", "cpp", "sh",
+	"png", "jpg", "jpeg", "gif", "svg", "webp", "mp3", "wav", "mp4", "zip", "gz", "tar", "docx", "xlsx", "pptx",
+)
+
 // related maps a stem to the stems of its related words. Built on first
 // use, not at package init: every dispatch command links this package, and
 // stemming the tables cost about 1 ms of each process start (6% of a warm
