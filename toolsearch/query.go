@@ -129,7 +129,17 @@ func isFileName(chunk string) bool {
 	if dot <= 0 || strings.ContainsAny(chunk, "/\\") {
 		return false
 	}
-	return fileExtensions[strings.ToLower(chunk[dot+1:])] && strings.IndexFunc(chunk[:dot], unicode.IsLetter) >= 0
+	return fileExtensions[strings.ToLower(chunk[dot+1:])] != "" && strings.IndexFunc(chunk[:dot], unicode.IsLetter) >= 0
+}
+
+// fileKind is what a file named in the query holds, by its extension
+// ("text" for notes.md), or "".
+func fileKind(chunk string) string {
+	if !isFileName(chunk) {
+		return ""
+	}
+	chunk = strings.TrimRight(strings.Trim(chunk, "\"'`()[],;:!?"), ".")
+	return fileExtensions[strings.ToLower(chunk[strings.LastIndexByte(chunk, '.')+1:])]
 }
 
 func (ix *Index) words(query string, dropStop bool) []concept {
@@ -164,14 +174,17 @@ func (ix *Index) words(query string, dropStop bool) []concept {
 				return
 			}
 		}
-		out = append(out, concept{labels: []string{w}, variants: []variant{{t, 1}}, name: true, literal: true})
+		out = append(out, concept{labels: []string{w}, variants: []variant{{t, ix.m.literal}}, name: true, literal: true})
 	}
 	chunks := queryChunks(query)
 	for i, chunk := range chunks {
 		if w := literalWord(chunk); w != "" {
-			add(strings.ToLower(chunk), false, variant{w, 1})
+			add(strings.ToLower(chunk), false, variant{stem(w), 1})
 			for _, lw := range splitIdent(chunk) {
 				addLiteral(lw)
+			}
+			if k := fileKind(chunk); k != "" {
+				addLiteral(k)
 			}
 			continue
 		}
@@ -289,6 +302,11 @@ func (ix *Index) expand(c *concept) {
 		}
 	}
 	if c.name {
+		if !c.literal {
+			// A proper name is a value too: "what do you know about
+			// Alice" wants a tool that finds things by name.
+			c.variants = append(c.variants, variant{stem("name"), ix.m.literal})
+		}
 		return
 	}
 	offer := func(t string, w float64) {

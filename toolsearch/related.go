@@ -66,7 +66,6 @@ var relatedGroups = [][]string{
 	{"compress", "zip", "gzip", "archive", "pack", "compression"},
 	{"echo", "repeat", "return", "back"},
 	{"remember", "memorize", "memory", "recall", "knowledge", "fact", "note", "observation"},
-	{"forget", "memory", "knowledge"},
 	{"think", "reason", "reflect", "plan", "thought", "step", "sequential", "problem"},
 	{"analyze", "analysis", "diagnose", "debug", "investigate", "root", "cause", "troubleshoot"},
 	{"research", "investigate", "study", "report", "deep", "comprehensive"},
@@ -163,7 +162,12 @@ var oneWay = map[string][]string{
 	"several":    {"multiple", "many", "batch"},
 	"multiple":   {"several", "many", "batch"},
 	"bulk":       {"multiple", "batch"},
-	"big":        {"large"},
+	"big":        {"large", "size"},
+	"large":      {"size"},
+	"size":       {"information", "metadata"},
+	"contents":   {"content", "inside"},
+	"inside":     {"content", "read"},
+	"person":     {"entity"},
 	"bigger":     {"resize"},
 	"folder":     {"directory"},
 	"altitude":   {"elevation"},
@@ -171,7 +175,6 @@ var oneWay = map[string][]string{
 	"photo":      {"image"},
 	"mind":       {"remember", "memory"},
 	"doc":        {"document"},
-	"contents":   {"content", "inside"},
 }
 
 // namingWords introduce a name the agent gives: the word after them is a
@@ -203,12 +206,20 @@ var phrasalVerbs = map[string]string{
 	"turn off": "disable",
 }
 
-// fileExtensions are the extensions that make a query word a file name.
-var fileExtensions = setOf(
-	"md", "txt", "json", "yaml", "yml", "toml", "csv", "tsv", "xml", "html", "htm", "pdf", "log",
-	"ini", "cfg", "conf", "go", "py", "ts", "tsx", "jsx", "rs", "java", "rb", "c", "h", "cpp", "sh",
-	"png", "jpg", "jpeg", "gif", "svg", "webp", "mp3", "wav", "mp4", "zip", "gz", "tar", "docx", "xlsx", "pptx",
-)
+// fileExtensions are the extensions that make a query word a file name,
+// each with what such a file holds: "notes.md" is a text file, so a tool
+// that reads text files fits it better than one that reads any file.
+var fileExtensions = map[string]string{
+	"md": "text", "txt": "text", "json": "text", "yaml": "text", "yml": "text", "toml": "text",
+	"csv": "text", "tsv": "text", "xml": "text", "html": "text", "htm": "text", "log": "text",
+	"ini": "text", "cfg": "text", "conf": "text", "go": "text", "py": "text", "ts": "text",
+	"tsx": "text", "jsx": "text", "rs": "text", "java": "text", "rb": "text", "c": "text",
+	"h": "text", "cpp": "text", "sh": "text",
+	"png": "image", "jpg": "image", "jpeg": "image", "gif": "image", "svg": "image", "webp": "image",
+	"mp3": "audio", "wav": "audio", "mp4": "video",
+	"pdf": "document", "docx": "document", "xlsx": "document", "pptx": "document",
+	"zip": "archive", "gz": "archive", "tar": "archive",
+}
 
 // related maps a stem to the stems of its related words. Built on first
 // use, not at package init: every dispatch command links this package, and
@@ -261,7 +272,8 @@ func buildRelated(groups [][]string, directed map[string][]string) map[string][]
 // observations from entities in the knowledge graph"). Each pair is two
 // lists; every word of one is opposite to every word of the other.
 var oppositeGroups = [][2][]string{
-	{{"create", "make", "new", "add", "remember", "memorize", "store", "save", "record", "insert", "write", "append", "keep", "note"},
+	{{"create", "make", "new", "add", "remember", "memorize", "store", "save", "record", "insert", "write", "append", "keep", "note",
+		"link", "connect", "relate", "associate"},
 		{"delete", "remove", "erase", "destroy", "purge", "forget", "clean", "clear", "drop", "discard"}},
 	{{"open", "start", "launch", "begin", "run", "spawn", "new"},
 		{"close", "stop", "kill", "terminate", "end", "quit", "cancel", "abort"}},
@@ -269,6 +281,7 @@ var oppositeGroups = [][2][]string{
 	{{"install"}, {"uninstall"}},
 	{{"upload", "push"}, {"download", "pull"}},
 	{{"attach"}, {"detach"}},
+	{{"link", "connect"}, {"unlink", "disconnect"}},
 	{{"lock"}, {"unlock"}},
 	{{"subscribe"}, {"unsubscribe"}},
 }

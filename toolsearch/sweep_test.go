@@ -71,6 +71,11 @@ func TestSweepModel(t *testing.T) {
 		m.deprecated = v
 		run(fmt.Sprintf("deprecated %.1f", v), m)
 	}
+	for _, v := range []float64{0.3, 0.5, 0.7, 1} {
+		m := defaultModel
+		m.literal = v
+		run(fmt.Sprintf("literal %.1f", v), m)
+	}
 	for _, v := range []float64{0, 0.25, 0.5, 0.75, 1} {
 		m := defaultModel
 		m.coord = v
