@@ -366,7 +366,11 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 			if e == nil {
 				continue
 			}
-			w := v.weight * min(e.idf, c.idfCap)
+			vw := v.weight
+			if c.modifier {
+				vw *= ix.m.modifier
+			}
+			w := vw * min(e.idf, c.idfCap)
 			for _, p := range e.posts {
 				s := w * p.tf
 				if best[p.doc] == 0 {
@@ -375,8 +379,8 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 				if s > best[p.doc] {
 					best[p.doc] = s
 				}
-				if p.slot >= 0 && v.weight > slotHit[p.slot] {
-					slotHit[p.slot] = v.weight
+				if p.slot >= 0 && vw > slotHit[p.slot] {
+					slotHit[p.slot] = vw
 				}
 			}
 		}

@@ -46,6 +46,9 @@ type model struct {
 	// literal is the weight of the words of a pasted value (a URI, path or
 	// file name, a name given after "named"), relative to the task's words.
 	literal float64
+	// modifier is the weight of a word that qualifies the object ("between
+	// entities") rather than naming it.
+	modifier float64
 	// opposite multiplies the score of a tool whose name holds a verb of
 	// opposite intent to one the query uses ("delete" for "remember"),
 	// unless the query also asks for that verb.
@@ -67,4 +70,5 @@ var defaultModel = model{
 	deprecated:   0.8,
 	opposite:     0.5,
 	literal:      0.7,
+	modifier:     0.6,
 }

@@ -215,7 +215,7 @@ func (w *indexWriter) docMap(m map[string][]int) {
 // modelNumbers lists every parameter of m, in a fixed order.
 func modelNumbers(m model) []float64 {
 	out := append(append([]float64{}, m.fieldWeight[:]...), m.fieldB[:]...)
-	return append(out, m.k1, m.related, m.prefix, m.fuzzy, m.nameCoverage, m.coord, m.deprecated, m.opposite, m.literal)
+	return append(out, m.k1, m.related, m.prefix, m.fuzzy, m.nameCoverage, m.coord, m.deprecated, m.opposite, m.literal, m.modifier)
 }
 
 // indexReader decodes what indexWriter wrote. The first problem sticks in
@@ -297,7 +297,8 @@ func (r *indexReader) model() model {
 	copy(m.fieldB[:], nums[numFields:])
 	rest := nums[2*numFields:]
 	m.k1, m.related, m.prefix, m.fuzzy = rest[0], rest[1], rest[2], rest[3]
-	m.nameCoverage, m.coord, m.deprecated, m.opposite, m.literal = rest[4], rest[5], rest[6], rest[7], rest[8]
+	m.nameCoverage, m.coord, m.deprecated, m.opposite = rest[4], rest[5], rest[6], rest[7]
+	m.literal, m.modifier = rest[8], rest[9]
 	return m
 }
 

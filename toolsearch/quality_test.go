@@ -76,7 +76,7 @@ func TestSearchHoldoutIssue12(t *testing.T) {
 
 // TestSearchQualityReview7 runs review 7's requests over the reviewer's
 // configuration (server-everything, filesystem and memory: the set's
-// servers) and fails below its gate.
+// servers) and fails below its gate: top-1 >= 90%, top-3 >= 95%.
 func TestSearchQualityReview7(t *testing.T) {
 	r, err := Evaluate(catalogDir, "../testdata/search-eval-rev7.json")
 	if err != nil {
@@ -85,6 +85,13 @@ func TestSearchQualityReview7(t *testing.T) {
 	t.Logf("\n%s", r)
 	if r.Catalogs != 3 || r.Tools != 36 || r.Queries < 30 {
 		t.Fatalf("evaluation data: %d catalogs, %d tools, %d queries (want 3, 36, >= 30)", r.Catalogs, r.Tools, r.Queries)
+	}
+	// The reviewer saw about 24 of 33 first and 30 in the first three.
+	if r.Top1Rate() < 0.90 {
+		t.Errorf("top-1 hit rate %.1f%% < 90%%", 100*r.Top1Rate())
+	}
+	if r.Top3Rate() < 0.95 {
+		t.Errorf("top-3 hit rate %.1f%% < 95%%", 100*r.Top3Rate())
 	}
 }
 

@@ -28,6 +28,10 @@ type concept struct {
 	// not count in coordination), since the value is the task's data, not
 	// its words.
 	literal bool
+	// modifier marks a word that qualifies the object rather than naming
+	// it: the words after "between", "of", "from" ("delete a relation
+	// between entities" is about a relation). It weighs model.modifier.
+	modifier bool
 }
 
 type variant struct {
@@ -177,7 +181,17 @@ func (ix *Index) words(query string, dropStop bool) []concept {
 		out = append(out, concept{labels: []string{w}, variants: []variant{{t, ix.m.literal}}, name: true, literal: true})
 	}
 	chunks := queryChunks(query)
+	modifying := false
 	for i, chunk := range chunks {
+		lower := strings.ToLower(chunk)
+		switch {
+		case modifierPrepositions[lower]:
+			modifying = true
+		case determiners[lower]:
+		case stopWords[lower]:
+			modifying = false
+		}
+		first := len(out)
 		if w := literalWord(chunk); w != "" {
 			add(strings.ToLower(chunk), false, variant{stem(w), 1})
 			for _, lw := range splitIdent(chunk) {
@@ -235,6 +249,11 @@ func (ix *Index) words(query string, dropStop bool) []concept {
 				continue
 			}
 			add(w, name, variant{stem(w), 1})
+		}
+		if modifying {
+			for k := first; k < len(out); k++ {
+				out[k].modifier = true
+			}
 		}
 	}
 	return out

@@ -193,6 +193,13 @@ var questionWords = map[string][]string{
 	"when": {"time", "date"},
 }
 
+// modifierPrepositions start a phrase that qualifies the object named
+// before them ("a relation between entities", "the rows of a table").
+var modifierPrepositions = setOf("between", "among", "from", "within")
+
+// determiners may stand between a preposition and its noun.
+var determiners = setOf("a", "an", "the", "this", "that", "these", "those", "my", "your", "our", "their", "its", "some", "any", "each", "every", "all", "two", "both")
+
 // auxiliaries after a question word make it a question ("when was",
 // "when did"), not a conjunction ("what happens when the server starts").
 var auxiliaries = setOf("is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "will")

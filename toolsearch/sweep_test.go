@@ -76,6 +76,11 @@ func TestSweepModel(t *testing.T) {
 		m.literal = v
 		run(fmt.Sprintf("literal %.1f", v), m)
 	}
+	for _, v := range []float64{0.4, 0.6, 0.8, 1} {
+		m := defaultModel
+		m.modifier = v
+		run(fmt.Sprintf("modifier %.1f", v), m)
+	}
 	for _, v := range []float64{0, 0.25, 0.5, 0.75, 1} {
 		m := defaultModel
 		m.coord = v
