@@ -193,12 +193,19 @@ func (ix *Index) words(query string, dropStop bool) []concept {
 		}
 		first := len(out)
 		if w := literalWord(chunk); w != "" {
-			add(strings.ToLower(chunk), false, variant{stem(w), 1})
+			vs := []variant{{stem(w), 1}}
+			kind := fileKind(chunk)
+			if base := chunk[strings.LastIndexByte(chunk, '/')+1:]; w == "path" && isFileName(base) {
+				// /tmp/q3.txt is a path and a file.
+				vs = append(vs, variant{stem("file"), 1})
+				kind = fileKind(base)
+			}
+			add(strings.ToLower(chunk), false, vs...)
 			for _, lw := range splitIdent(chunk) {
 				addLiteral(lw)
 			}
-			if k := fileKind(chunk); k != "" {
-				addLiteral(k)
+			if kind != "" {
+				addLiteral(kind)
 			}
 			continue
 		}
