@@ -21,7 +21,10 @@ type templateMatchers struct {
 
 type templateMatcher struct {
 	doc int
-	t   *uritemplates.Template
+	// literal is the template's text before its first variable: a URI
+	// that does not start with it cannot match, and costs no match run.
+	literal string
+	t       *uritemplates.Template
 }
 
 // pastedURIs returns the chunks of the query that are URIs (scheme://...),
@@ -58,6 +61,9 @@ func (ix *Index) markPastedURIs(query string, tiers []int8) {
 			}
 		}
 		for _, m := range ix.templateMatchers() {
+			if !strings.HasPrefix(uri, m.literal) {
+				continue
+			}
 			if _, ok := m.t.Match(uri); ok {
 				tiers[m.doc] = max(tiers[m.doc], tierURI)
 			}
@@ -83,7 +89,7 @@ func (ix *Index) templateMatchers() []templateMatcher {
 			if err != nil {
 				continue // not RFC 6570: searched by its words only
 			}
-			ix.templates.list = append(ix.templates.list, templateMatcher{doc: i, t: t})
+			ix.templates.list = append(ix.templates.list, templateMatcher{doc: i, literal: literal, t: t})
 		}
 	})
 	return ix.templates.list
