@@ -22,7 +22,12 @@ func TestSweepModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Printf("%-28s top-1 %5.1f%%  top-5 %5.1f%%  resources top-3 %5.1f%%\n", name, 100*r.Top1Rate(), 100*r.Top5Rate(), 100*rr.Top3Rate())
+		r7, err := evaluate(catalogDir, "../testdata/search-eval-rev7.json", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("%-28s top-1 %5.1f%%  top-5 %5.1f%%  resources top-3 %5.1f%%  review 7 top-1 %5.1f%%\n",
+			name, 100*r.Top1Rate(), 100*r.Top5Rate(), 100*rr.Top3Rate(), 100*r7.Top1Rate())
 	}
 	run("default", defaultModel)
 	scale := []float64{0, 0.5, 1.5, 2}
