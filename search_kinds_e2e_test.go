@@ -60,6 +60,15 @@ func TestServe_SearchRanksResourcesAndPrompts(t *testing.T) {
 		t.Errorf("template hits = %+v, want fixture://items/{id}", tmpl.Hits)
 	}
 
+	// A pasted URI that expands a template finds the template first, alone
+	// or inside a request, over every kind.
+	for _, q := range []string{"fixture://items/42", "what is in fixture://items/42?"} {
+		pasted := searchHits(t, tc, map[string]any{"action": "search", "query": q})
+		if len(pasted.Hits) == 0 || pasted.Hits[0].URITemplate != "fixture://items/{id}" {
+			t.Errorf("search %q = %+v, want the template fixture://items/{id} first", q, pasted.Hits)
+		}
+	}
+
 	tools := searchHits(t, tc, map[string]any{"action": "search", "query": "greet someone by name", "type": "tool"})
 	for _, h := range tools.Hits {
 		if h.Type != "" {

@@ -9,6 +9,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"dispatch/connections"
+	"dispatch/uritemplates"
 )
 
 // Bounds of the completions info shows for a template's variables.
@@ -35,21 +36,7 @@ func parseTemplate(template string) (*uritemplate.Template, error) {
 // matchTemplate reports whether uri is an expansion of template, with the
 // values of its variables.
 func matchTemplate(template, uri string) (map[string]string, bool) {
-	tmpl, err := uritemplate.New(template)
-	if err != nil || len(tmpl.Varnames()) == 0 {
-		return nil, false
-	}
-	values := tmpl.Match(uri)
-	if values == nil {
-		return nil, false
-	}
-	out := map[string]string{}
-	for _, name := range tmpl.Varnames() {
-		if v := values.Get(name); v.Valid() {
-			out[name] = v.String()
-		}
-	}
-	return out, true
+	return uritemplates.Match(template, uri)
 }
 
 // completeVariables fills vars with the values the server completes each

@@ -32,6 +32,8 @@ var benchQueries = []string{
 	"get driving directions from Boston to New York",
 	"kubectl_logs",
 	"screenshoot of the page",
+	"what is in demo://resource/dynamic/text/5",
+	"show me the contents of notes.md",
 }
 
 func BenchmarkSearch1000(b *testing.B) {

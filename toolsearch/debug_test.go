@@ -8,15 +8,22 @@ import (
 )
 
 // TestDebugQuery prints the top hits of $TOOLSEARCH_QUERY (queries separated
-// by ';') with each concept's contribution. It is skipped unless set.
+// by ';') with each concept's contribution, over the catalogs named in
+// $TOOLSEARCH_SERVERS (comma-separated) or all. It is skipped unless set.
 func TestDebugQuery(t *testing.T) {
 	qs := os.Getenv("TOOLSEARCH_QUERY")
 	if qs == "" {
 		t.Skip("TOOLSEARCH_QUERY not set")
 	}
-	_, docs, err := LoadCatalogs(catalogDir)
+	cats, docs, err := LoadCatalogs(catalogDir)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if only := os.Getenv("TOOLSEARCH_SERVERS"); only != "" {
+		// As an eval set's servers: "everything,filesystem,memory".
+		if _, docs, err = onlyServers(cats, docs, strings.Split(only, ",")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ix := New(docs)
 	for _, q := range strings.Split(qs, ";") {

@@ -3,8 +3,9 @@
 //
 // dispatch shows an agent one tool; the agent finds the downstream tools
 // only through its search action, so a miss here is a failed task. The
-// package is pure and deterministic, imports only the standard library, and
-// never logs: results and errors go to the caller.
+// package is pure and deterministic, imports only the standard library and
+// dispatch/uritemplates (the RFC 6570 match dispatch reads resources with),
+// and never logs: results and errors go to the caller.
 //
 // # Documents
 //
@@ -70,7 +71,18 @@
 //   - a capitalized word inside the query is a proper name ("Boston"):
 //     matched as written, never expanded or corrected;
 //   - a pasted value stands for its kind: a URL for "url", a glob for
-//     "pattern", a path for "path", #name for "channel", @name for "user";
+//     "pattern", a path for "path", a file name ("notes.md") for "file",
+//     #name for "channel", @name for "user"; the words of a URL, path or
+//     file name, what a file name's extension holds ("text" for .md) and
+//     the name after "named"/"called" are literal concepts (model.literal,
+//     0.7): matched as written and left out of coordination, since they
+//     are the task's data, not its words;
+//   - a proper name also asks for "name" (a tool that finds by name);
+//   - "when was/did ..." asks for a time; phrasal verbs mean what the
+//     phrase means ("look at" → view, "look for" → search);
+//   - a word after "between", "among", "from" or "within" qualifies the
+//     object and weighs model.modifier (0.6): "delete a relation between
+//     entities" is about a relation;
 //   - two neighbouring words the index knows as one word ("wrap up" →
 //     wrapup, "starts up" → startup) also match that word.
 //
@@ -90,8 +102,11 @@
 // # Order
 //
 // Tools whose name equals the query word for word (so "browser take
-// screenshot" equals "browser_take_screenshot") come first, then tools whose
-// title equals it, then the rest by score. Ties are broken by connection,
+// screenshot" equals "browser_take_screenshot") come first, then resources
+// whose URI the query pastes and templates a pasted URI is an RFC 6570
+// expansion of (dispatch/uritemplates; only templates whose scheme is
+// written out, at most maxPastedURIs URIs a query), then tools whose title
+// equals it, then the rest by score. Ties are broken by connection,
 // then name, then position, so results do not depend on the order docs were
 // given in. An empty query has no hits.
 //
@@ -102,8 +117,11 @@
 // and reports top-1, top-3 and top-5 hit rates with every miss.
 // TestSearchQuality gates them; TestSearchQualityResources gates
 // testdata/search-eval-resources.json (resources and prompts, top-3 >= 90%);
-// TestSearchHoldout and TestSearchHoldoutIssue12 report queries never used
-// for tuning (toolsearch/testdata/holdout-eval.json, testdata/search-holdout.json);
+// TestSearchQualityReview7 gates testdata/search-eval-rev7.json (top-1 >=
+// 90%, top-3 >= 95%), run over the three servers the set names;
+// TestSearchHoldout, TestSearchHoldoutIssue12 and TestSearchHoldoutReview7
+// report queries never used for tuning (toolsearch/testdata/holdout-eval.json,
+// testdata/search-holdout.json, testdata/search-holdout-rev7.json);
 // TestSweepModel (TOOLSEARCH_SWEEP=1) shows how each parameter moves the
 // rates.
 //

@@ -85,8 +85,12 @@ func LoadCatalogs(dir string) ([]Catalog, []Doc, error) {
 // DocKey ("server/tool", "server/resource:URI", "server/prompt:NAME", ...).
 // Every query is run over all kinds together, as a search without a type is.
 type EvalSet struct {
-	Description string      `json:"description,omitempty"`
-	Queries     []EvalQuery `json:"queries"`
+	Description string `json:"description,omitempty"`
+	// Servers, when set, indexes only these catalogs (by server name): a
+	// set written for one configuration ("everything, filesystem and
+	// memory") is measured over that configuration's docs alone.
+	Servers []string    `json:"servers,omitempty"`
+	Queries []EvalQuery `json:"queries"`
 }
 
 // EvalQuery is one query of an EvalSet.
@@ -167,6 +171,12 @@ func evaluate(catalogDir, evalFile string, m model) (Report, error) {
 	if err := json.Unmarshal(data, &set); err != nil {
 		return Report{}, fmt.Errorf("decode eval set: %w", err)
 	}
+	if len(set.Servers) > 0 {
+		cats, docs, err = onlyServers(cats, docs, set.Servers)
+		if err != nil {
+			return Report{}, fmt.Errorf("eval set %s: %w", evalFile, err)
+		}
+	}
 	known := map[string]bool{}
 	r := Report{Catalogs: len(cats), Queries: len(set.Queries)}
 	for _, d := range docs {
@@ -209,4 +219,28 @@ func evaluate(catalogDir, evalFile string, m model) (Report, error) {
 		}
 	}
 	return r, nil
+}
+
+// onlyServers keeps the catalogs and docs of the named servers.
+func onlyServers(cats []Catalog, docs []Doc, servers []string) ([]Catalog, []Doc, error) {
+	var keptCats []Catalog
+	for _, name := range servers {
+		found := false
+		for _, c := range cats {
+			if c.Server == name {
+				keptCats = append(keptCats, c)
+				found = true
+			}
+		}
+		if !found {
+			return nil, nil, fmt.Errorf("servers names %q, which no catalog is", name)
+		}
+	}
+	var keptDocs []Doc
+	for _, d := range docs {
+		if contains(servers, d.Connection) {
+			keptDocs = append(keptDocs, d)
+		}
+	}
+	return keptCats, keptDocs, nil
 }

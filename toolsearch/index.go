@@ -28,11 +28,13 @@ const (
 	leadTerms = 24
 )
 
-// Match tiers: an exact name match ranks above everything, an exact title
-// match above every plain score.
+// Match tiers: an exact name match ranks above everything, then a resource
+// or template a pasted URI names (uri.go), then an exact title match, then
+// every plain score.
 const (
 	tierNone = iota
 	tierTitle
+	tierURI
 	tierName
 )
 
@@ -75,6 +77,9 @@ type Index struct {
 	// factor is a per-doc score multiplier (deprecated tools rank lower).
 	factor []float64
 	m      model
+	// templates are the resource templates parsed for matching a pasted
+	// URI, on first use.
+	templates templateMatchers
 }
 
 // New builds the index for docs. Hits refer to docs by position in this
@@ -204,6 +209,21 @@ func newIndex(docs []Doc, m model) *Index {
 		ix.rank[i] = r
 	}
 	return ix
+}
+
+// queryTiers places each doc the query names in its tier: name equal to
+// the query, URI pasted in it, title equal to it (tierNone for the rest).
+func (ix *Index) queryTiers(query string) []int8 {
+	tiers := make([]int8, len(ix.docs))
+	key := normalizeName(query)
+	for _, d := range ix.titles[key] {
+		tiers[d] = tierTitle
+	}
+	ix.markPastedURIs(query, tiers)
+	for _, d := range ix.names[key] {
+		tiers[d] = tierName
+	}
+	return tiers
 }
 
 func contains(list []string, s string) bool {
@@ -336,7 +356,6 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 	n := len(ix.docs)
 	scores := make([]float64, n)
 	matched := make([]uint64, n)
-	tiers := make([]int8, n)
 	best := make([]float64, n)
 	slotHit := make([]float64, len(ix.slotIdf))
 	var touched []int32
@@ -347,7 +366,11 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 			if e == nil {
 				continue
 			}
-			w := v.weight * min(e.idf, c.idfCap)
+			vw := v.weight
+			if c.modifier {
+				vw *= ix.m.modifier
+			}
+			w := vw * min(e.idf, c.idfCap)
 			for _, p := range e.posts {
 				s := w * p.tf
 				if best[p.doc] == 0 {
@@ -356,8 +379,8 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 				if s > best[p.doc] {
 					best[p.doc] = s
 				}
-				if p.slot >= 0 && v.weight > slotHit[p.slot] {
-					slotHit[p.slot] = v.weight
+				if p.slot >= 0 && vw > slotHit[p.slot] {
+					slotHit[p.slot] = vw
 				}
 			}
 		}
@@ -376,6 +399,7 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 	// tool that matches every part of the task beats one that matches one
 	// part very well.
 	opposed := opposedTerms(concepts)
+	asked := askedConcepts(concepts)
 
 	for d := 0; d < n; d++ {
 		if scores[d] == 0 {
@@ -396,16 +420,10 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 			}
 			scores[d] *= 1 + ix.m.nameCoverage*cov/ix.nameIdf[d]
 		}
-		coord := float64(bits.OnesCount64(matched[d])) / float64(len(concepts))
+		coord := float64(bits.OnesCount64(matched[d]&asked)) / float64(bits.OnesCount64(asked))
 		scores[d] *= (1 - ix.m.coord + ix.m.coord*coord) * ix.factor[d]
 	}
-	key := normalizeName(query)
-	for _, d := range ix.titles[key] {
-		tiers[d] = tierTitle
-	}
-	for _, d := range ix.names[key] {
-		tiers[d] = tierName
-	}
+	tiers := ix.queryTiers(query)
 
 	var cand []int
 	for d := 0; d < n; d++ {

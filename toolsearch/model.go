@@ -43,6 +43,12 @@ type model struct {
 	// deprecated multiplies the score of a tool that says it is deprecated,
 	// so that its replacement ranks above it.
 	deprecated float64
+	// literal is the weight of the words of a pasted value (a URI, path or
+	// file name, a name given after "named"), relative to the task's words.
+	literal float64
+	// modifier is the weight of a word that qualifies the object ("between
+	// entities") rather than naming it.
+	modifier float64
 	// opposite multiplies the score of a tool whose name holds a verb of
 	// opposite intent to one the query uses ("delete" for "remember"),
 	// unless the query also asks for that verb.
@@ -63,4 +69,6 @@ var defaultModel = model{
 	coord:        0.5,
 	deprecated:   0.8,
 	opposite:     0.5,
+	literal:      0.7,
+	modifier:     0.6,
 }

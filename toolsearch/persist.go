@@ -20,7 +20,7 @@ import (
 // another version is refused and rebuilt.
 const (
 	persistMagic   = "dispatch-toolsearch-index\n"
-	persistVersion = 1
+	persistVersion = 2
 )
 
 // ErrIndexFormat wraps every reason a saved index is refused.
@@ -215,7 +215,7 @@ func (w *indexWriter) docMap(m map[string][]int) {
 // modelNumbers lists every parameter of m, in a fixed order.
 func modelNumbers(m model) []float64 {
 	out := append(append([]float64{}, m.fieldWeight[:]...), m.fieldB[:]...)
-	return append(out, m.k1, m.related, m.prefix, m.fuzzy, m.nameCoverage, m.coord, m.deprecated, m.opposite)
+	return append(out, m.k1, m.related, m.prefix, m.fuzzy, m.nameCoverage, m.coord, m.deprecated, m.opposite, m.literal, m.modifier)
 }
 
 // indexReader decodes what indexWriter wrote. The first problem sticks in
@@ -298,6 +298,7 @@ func (r *indexReader) model() model {
 	rest := nums[2*numFields:]
 	m.k1, m.related, m.prefix, m.fuzzy = rest[0], rest[1], rest[2], rest[3]
 	m.nameCoverage, m.coord, m.deprecated, m.opposite = rest[4], rest[5], rest[6], rest[7]
+	m.literal, m.modifier = rest[8], rest[9]
 	return m
 }
 

@@ -13,7 +13,8 @@ import (
 func evalQueries(t testing.TB) []string {
 	t.Helper()
 	var queries []string
-	for _, file := range []string{evalFile, resourceEvalFile, "testdata/holdout-eval.json", "../testdata/search-holdout.json"} {
+	for _, file := range []string{evalFile, resourceEvalFile, "testdata/holdout-eval.json", "../testdata/search-holdout.json",
+		"../testdata/search-eval-rev7.json", "../testdata/search-holdout-rev7.json"} {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

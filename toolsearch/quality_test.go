@@ -1,6 +1,11 @@
 package toolsearch
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 const (
 	catalogDir = "../testdata/catalogs"
@@ -67,4 +72,48 @@ func TestSearchHoldoutIssue12(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("\n%s", r)
+}
+
+// TestSearchQualityReview7 runs review 7's requests over the reviewer's
+// configuration (server-everything, filesystem and memory: the set's
+// servers) and fails below its gate: top-1 >= 90%, top-3 >= 95%.
+func TestSearchQualityReview7(t *testing.T) {
+	r, err := Evaluate(catalogDir, "../testdata/search-eval-rev7.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", r)
+	if r.Catalogs != 3 || r.Tools != 36 || r.Queries < 30 {
+		t.Fatalf("evaluation data: %d catalogs, %d tools, %d queries (want 3, 36, >= 30)", r.Catalogs, r.Tools, r.Queries)
+	}
+	// The reviewer saw about 24 of 33 first and 30 in the first three.
+	if r.Top1Rate() < 0.90 {
+		t.Errorf("top-1 hit rate %.1f%% < 90%%", 100*r.Top1Rate())
+	}
+	if r.Top3Rate() < 0.95 {
+		t.Errorf("top-3 hit rate %.1f%% < 95%%", 100*r.Top3Rate())
+	}
+}
+
+// TestSearchHoldoutReview7 reports testdata/search-holdout-rev7.json: the
+// same three servers in other words, never used to tune. No gate.
+func TestSearchHoldoutReview7(t *testing.T) {
+	r, err := Evaluate(catalogDir, "../testdata/search-holdout-rev7.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", r)
+}
+
+// TestEvaluate_UnknownServer: a set naming a server no catalog has is an
+// error, not a set measured over nothing.
+func TestEvaluate_UnknownServer(t *testing.T) {
+	set := filepath.Join(t.TempDir(), "set.json")
+	if err := os.WriteFile(set, []byte(`{"servers":["everything","nosuch"],"queries":[{"query":"echo","expect":["everything/echo"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Evaluate(catalogDir, set)
+	if err == nil || !strings.Contains(err.Error(), `"nosuch"`) {
+		t.Fatalf("got %v, want an error naming the server nosuch", err)
+	}
 }

@@ -22,6 +22,16 @@ type concept struct {
 	// name marks a proper name ("Boston", "Alice"): matched as written,
 	// never expanded, merged or corrected.
 	name bool
+	// literal marks a word of a value the agent pasted or named (a URI,
+	// path or file name, the word after "named"): matched as written like
+	// a name, and evidence only: a tool is not asked to match it (it does
+	// not count in coordination), since the value is the task's data, not
+	// its words.
+	literal bool
+	// modifier marks a word that qualifies the object rather than naming
+	// it: the words after "between", "of", "from" ("delete a relation
+	// between entities" is about a relation). It weighs model.modifier.
+	modifier bool
 }
 
 type variant struct {
@@ -92,10 +102,12 @@ func (ix *Index) joinPhrases(query string, concepts []concept) []concept {
 }
 
 // literalWord stands for a chunk of the query that is a value rather than
-// words: a URL, a glob pattern or a file path. The agent pastes the value;
-// the tool describes the kind of value it takes.
+// words: a URL, a glob pattern, a file path or a file name. The agent
+// pastes the value; the tool describes the kind of value it takes.
 func literalWord(chunk string) string {
 	switch {
+	case isFileName(chunk):
+		return "file"
 	case strings.Contains(chunk, "://"), strings.HasPrefix(strings.ToLower(chunk), "www."):
 		return "url"
 	case strings.ContainsAny(chunk, "*?") && len(strings.Trim(chunk, "*?")) > 0 && !strings.HasSuffix(chunk, "?"):
@@ -109,6 +121,29 @@ func literalWord(chunk string) string {
 		return "user"
 	}
 	return ""
+}
+
+// isFileName reports whether chunk is a file name: a name, a dot and an
+// extension files are known by ("notes.md", "report.pdf"), perhaps with
+// the punctuation of the sentence around it.
+func isFileName(chunk string) bool {
+	chunk = strings.Trim(chunk, "\"'`()[],;:!?")
+	chunk = strings.TrimRight(chunk, ".")
+	dot := strings.LastIndexByte(chunk, '.')
+	if dot <= 0 || strings.ContainsAny(chunk, "/\\") {
+		return false
+	}
+	return fileExtensions[strings.ToLower(chunk[dot+1:])] != "" && strings.IndexFunc(chunk[:dot], unicode.IsLetter) >= 0
+}
+
+// fileKind is what a file named in the query holds, by its extension
+// ("text" for notes.md), or "".
+func fileKind(chunk string) string {
+	if !isFileName(chunk) {
+		return ""
+	}
+	chunk = strings.TrimRight(strings.Trim(chunk, "\"'`()[],;:!?"), ".")
+	return fileExtensions[strings.ToLower(chunk[strings.LastIndexByte(chunk, '.')+1:])]
 }
 
 func (ix *Index) words(query string, dropStop bool) []concept {
@@ -133,10 +168,71 @@ func (ix *Index) words(query string, dropStop bool) []concept {
 		}
 		out = append(out, concept{labels: []string{label}, variants: vs, name: name})
 	}
-	for i, chunk := range queryChunks(query) {
+	addLiteral := func(w string) {
+		if isNumber(w) || stopWords[w] || genericValueWords[w] {
+			return
+		}
+		t := stem(w)
+		for _, c := range out {
+			if c.variants[0].term == t {
+				return
+			}
+		}
+		out = append(out, concept{labels: []string{w}, variants: []variant{{t, ix.m.literal}}, name: true, literal: true})
+	}
+	chunks := queryChunks(query)
+	modifying := false
+	for i, chunk := range chunks {
+		lower := strings.ToLower(chunk)
+		switch {
+		case modifierPrepositions[lower]:
+			modifying = true
+		case determiners[lower]:
+		case stopWords[lower]:
+			modifying = false
+		}
+		first := len(out)
 		if w := literalWord(chunk); w != "" {
-			add(strings.ToLower(chunk), false, variant{w, 1})
+			vs := []variant{{stem(w), 1}}
+			kind := fileKind(chunk)
+			if base := chunk[strings.LastIndexByte(chunk, '/')+1:]; w == "path" && isFileName(base) {
+				// /tmp/q3.txt is a path and a file.
+				vs = append(vs, variant{stem("file"), 1})
+				kind = fileKind(base)
+			}
+			add(strings.ToLower(chunk), false, vs...)
+			for _, lw := range splitIdent(chunk) {
+				addLiteral(lw)
+			}
+			if kind != "" {
+				addLiteral(kind)
+			}
 			continue
+		}
+		if i > 0 && namingWords[strings.ToLower(chunks[i-1])] {
+			// "a folder called backups": backups is the name given.
+			for _, lw := range splitIdent(chunk) {
+				addLiteral(lw)
+			}
+			continue
+		}
+		if answer, ok := questionWords[strings.ToLower(chunk)]; ok && dropStop &&
+			i+1 < len(chunks) && auxiliaries[strings.ToLower(chunks[i+1])] {
+			// "when was it modified" asks for a time; "what happens when
+			// it starts" does not.
+			var vs []variant
+			for _, a := range answer {
+				vs = append(vs, variant{stem(a), 1})
+			}
+			add(strings.ToLower(chunk), false, vs...)
+			continue
+		}
+		if i+1 < len(chunks) {
+			if meant, ok := phrasalVerbs[strings.ToLower(chunk)+" "+strings.ToLower(chunks[i+1])]; ok {
+				// "look at" is to view, "look for" to search.
+				add(strings.ToLower(chunk), false, variant{stem(meant), 1})
+				continue
+			}
 		}
 		words := splitIdent(chunk)
 		if len(words) > 1 {
@@ -160,6 +256,11 @@ func (ix *Index) words(query string, dropStop bool) []concept {
 				continue
 			}
 			add(w, name, variant{stem(w), 1})
+		}
+		if modifying {
+			for k := first; k < len(out); k++ {
+				out[k].modifier = true
+			}
 		}
 	}
 	return out
@@ -227,6 +328,11 @@ func (ix *Index) expand(c *concept) {
 		}
 	}
 	if c.name {
+		if !c.literal {
+			// A proper name is a value too: "what do you know about
+			// Alice" wants a tool that finds things by name.
+			c.variants = append(c.variants, variant{stem("name"), ix.m.literal})
+		}
 		return
 	}
 	offer := func(t string, w float64) {
@@ -361,4 +467,21 @@ func opposedTerms(concepts []concept) map[string]bool {
 		}
 	}
 	return out
+}
+
+// askedConcepts is the bit set of the concepts a tool is asked to match
+// (coordination): all but the words of pasted values, unless the query is
+// nothing but a value.
+func askedConcepts(concepts []concept) uint64 {
+	var asked, all uint64
+	for i, c := range concepts {
+		all |= 1 << uint(i)
+		if !c.literal {
+			asked |= 1 << uint(i)
+		}
+	}
+	if asked == 0 {
+		return all
+	}
+	return asked
 }

@@ -66,7 +66,6 @@ var relatedGroups = [][]string{
 	{"compress", "zip", "gzip", "archive", "pack", "compression"},
 	{"echo", "repeat", "return", "back"},
 	{"remember", "memorize", "memory", "recall", "knowledge", "fact", "note", "observation"},
-	{"forget", "memory", "knowledge"},
 	{"think", "reason", "reflect", "plan", "thought", "step", "sequential", "problem"},
 	{"analyze", "analysis", "diagnose", "debug", "investigate", "root", "cause", "troubleshoot"},
 	{"research", "investigate", "study", "report", "deep", "comprehensive"},
@@ -163,7 +162,12 @@ var oneWay = map[string][]string{
 	"several":    {"multiple", "many", "batch"},
 	"multiple":   {"several", "many", "batch"},
 	"bulk":       {"multiple", "batch"},
-	"big":        {"large"},
+	"big":        {"large", "size"},
+	"large":      {"size"},
+	"size":       {"information", "metadata"},
+	"contents":   {"content", "inside"},
+	"inside":     {"content", "read"},
+	"person":     {"entity"},
 	"bigger":     {"resize"},
 	"folder":     {"directory"},
 	"altitude":   {"elevation"},
@@ -171,7 +175,57 @@ var oneWay = map[string][]string{
 	"photo":      {"image"},
 	"mind":       {"remember", "memory"},
 	"doc":        {"document"},
-	"contents":   {"content", "inside"},
+}
+
+// namingWords introduce a name the agent gives: the word after them is a
+// value ("a folder called backups", "files named report"), not a word of
+// the task.
+var namingWords = setOf("named", "called", "titled")
+
+// genericValueWords are words of pasted values that say nothing about
+// them: every web address has them.
+var genericValueWords = setOf("http", "https", "www", "com")
+
+// questionWords stand for the kind of answer they ask for, when they ask
+// (an auxiliary follows): "when was this file modified" asks for a time.
+// They are stop words otherwise.
+var questionWords = map[string][]string{
+	"when": {"time", "date"},
+}
+
+// modifierPrepositions start a phrase that qualifies the object named
+// before them ("a relation between entities", "the rows of a table").
+var modifierPrepositions = setOf("between", "among", "from", "within")
+
+// determiners may stand between a preposition and its noun.
+var determiners = setOf("a", "an", "the", "this", "that", "these", "those", "my", "your", "our", "their", "its", "some", "any", "each", "every", "all", "two", "both")
+
+// auxiliaries after a question word make it a question ("when was",
+// "when did"), not a conjunction ("what happens when the server starts").
+var auxiliaries = setOf("is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "will")
+
+// phrasalVerbs are verbs whose particle changes what they mean: "look at"
+// a file is to view it, "look for" one to search for it.
+var phrasalVerbs = map[string]string{
+	"look at":  "view",
+	"look for": "search",
+	"turn on":  "enable",
+	"turn off": "disable",
+}
+
+// fileExtensions are the extensions that make a query word a file name,
+// each with what such a file holds: "notes.md" is a text file, so a tool
+// that reads text files fits it better than one that reads any file.
+var fileExtensions = map[string]string{
+	"md": "text", "txt": "text", "json": "text", "yaml": "text", "yml": "text", "toml": "text",
+	"csv": "text", "tsv": "text", "xml": "text", "html": "text", "htm": "text", "log": "text",
+	"ini": "text", "cfg": "text", "conf": "text", "go": "text", "py": "text", "ts": "text",
+	"tsx": "text", "jsx": "text", "rs": "text", "java": "text", "rb": "text", "c": "text",
+	"h": "text", "cpp": "text", "sh": "text",
+	"png": "image", "jpg": "image", "jpeg": "image", "gif": "image", "svg": "image", "webp": "image",
+	"mp3": "audio", "wav": "audio", "mp4": "video",
+	"pdf": "document", "docx": "document", "xlsx": "document", "pptx": "document",
+	"zip": "archive", "gz": "archive", "tar": "archive",
 }
 
 // related maps a stem to the stems of its related words. Built on first
@@ -225,7 +279,8 @@ func buildRelated(groups [][]string, directed map[string][]string) map[string][]
 // observations from entities in the knowledge graph"). Each pair is two
 // lists; every word of one is opposite to every word of the other.
 var oppositeGroups = [][2][]string{
-	{{"create", "make", "new", "add", "remember", "memorize", "store", "save", "record", "insert", "write", "append", "keep", "note"},
+	{{"create", "make", "new", "add", "remember", "memorize", "store", "save", "record", "insert", "write", "append", "keep", "note",
+		"link", "connect", "relate", "associate"},
 		{"delete", "remove", "erase", "destroy", "purge", "forget", "clean", "clear", "drop", "discard"}},
 	{{"open", "start", "launch", "begin", "run", "spawn", "new"},
 		{"close", "stop", "kill", "terminate", "end", "quit", "cancel", "abort"}},
@@ -233,6 +288,7 @@ var oppositeGroups = [][2][]string{
 	{{"install"}, {"uninstall"}},
 	{{"upload", "push"}, {"download", "pull"}},
 	{{"attach"}, {"detach"}},
+	{{"link", "connect"}, {"unlink", "disconnect"}},
 	{{"lock"}, {"unlock"}},
 	{{"subscribe"}, {"unsubscribe"}},
 }

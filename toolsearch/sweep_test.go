@@ -22,7 +22,12 @@ func TestSweepModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Printf("%-28s top-1 %5.1f%%  top-5 %5.1f%%  resources top-3 %5.1f%%\n", name, 100*r.Top1Rate(), 100*r.Top5Rate(), 100*rr.Top3Rate())
+		r7, err := evaluate(catalogDir, "../testdata/search-eval-rev7.json", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("%-28s top-1 %5.1f%%  top-5 %5.1f%%  resources top-3 %5.1f%%  review 7 top-1 %5.1f%%\n",
+			name, 100*r.Top1Rate(), 100*r.Top5Rate(), 100*rr.Top3Rate(), 100*r7.Top1Rate())
 	}
 	run("default", defaultModel)
 	scale := []float64{0, 0.5, 1.5, 2}
@@ -70,6 +75,16 @@ func TestSweepModel(t *testing.T) {
 		m := defaultModel
 		m.deprecated = v
 		run(fmt.Sprintf("deprecated %.1f", v), m)
+	}
+	for _, v := range []float64{0.3, 0.5, 0.7, 1} {
+		m := defaultModel
+		m.literal = v
+		run(fmt.Sprintf("literal %.1f", v), m)
+	}
+	for _, v := range []float64{0.4, 0.6, 0.8, 1} {
+		m := defaultModel
+		m.modifier = v
+		run(fmt.Sprintf("modifier %.1f", v), m)
 	}
 	for _, v := range []float64{0, 0.25, 0.5, 0.75, 1} {
 		m := defaultModel
