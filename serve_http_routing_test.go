@@ -149,11 +149,13 @@ func (a *namedAgent) forgetLogs() {
 // server, logs trailing the first session's call could be either's: they
 // reach neither (the first session's logs used to reach the other).
 func TestServeHTTP_LogsReachTheCallingSession(t *testing.T) {
-	d := startHTTPDispatch(t, nil, "--mcp", fixture("--client-requests"))
+	d := startHTTPDispatch(t, nil, "--mcp", fixture("--client-requests", "--name", "second"))
 	ada, bob := &namedAgent{name: "ada"}, &namedAgent{name: "bob"}
 	ca, cb := ada.connect(t, d), bob.connect(t, d)
 	for _, conn := range []string{"c1", "c2"} {
-		callText(context.Background(), t, ca, map[string]any{"action": "call", "connection": conn, "tool": "echo", "arguments": map[string]any{"message": "start"}})
+		if text, isErr := callText(context.Background(), t, ca, map[string]any{"action": "call", "connection": conn, "tool": "echo", "arguments": map[string]any{"message": "start"}}); isErr {
+			t.Fatalf("echo on %s: %s", conn, text)
+		}
 	}
 	setLevel(t, ca, mcp.LoggingLevelDebug)
 	setLevel(t, cb, mcp.LoggingLevelDebug)

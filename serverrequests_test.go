@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -207,4 +210,97 @@ func TestServeHTTP_ServerRequestOfAnotherSessionIsNotHandedOver(t *testing.T) {
 	if q := ada.questions(); len(q) != 0 {
 		t.Errorf("ada was asked %q: bob's prompt reached another session", q)
 	}
+}
+
+// streamedCall is one tools/call POSTed by hand, its response stream read
+// as it comes: the server requests written on it are kept.
+type streamedCall struct {
+	done     chan struct{}
+	mu       sync.Mutex
+	requests []map[string]any // JSON-RPC requests written on this call's stream
+}
+
+func (c *streamedCall) requestsSeen() []map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]map[string]any(nil), c.requests...)
+}
+
+// postStreamed POSTs body in session sid and reads its response stream
+// (SSE) until it ends, keeping the requests on it.
+func postStreamed(t *testing.T, url, sid, body string) *streamedCall {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	c := &streamedCall{done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		lines := bufio.NewScanner(resp.Body)
+		lines.Buffer(nil, 1<<20)
+		for lines.Scan() {
+			data, ok := strings.CutPrefix(lines.Text(), "data: ")
+			var msg map[string]any
+			if !ok || json.Unmarshal([]byte(data), &msg) != nil || msg["method"] == nil || msg["id"] == nil {
+				continue
+			}
+			c.mu.Lock()
+			c.requests = append(c.requests, msg)
+			c.mu.Unlock()
+		}
+	}()
+	return c
+}
+
+// TestServeHTTP_ElicitationGoesOnTheCausingCallsStream: a session's call
+// on c1 asks for elicitation while the session's newer call on c2 runs:
+// the request is written on the c1 call's stream, the one that caused
+// it, not on the session's newest call's.
+func TestServeHTTP_ElicitationGoesOnTheCausingCallsStream(t *testing.T) {
+	d := startHTTPDispatch(t, nil, "--mcp", fixture("--client-requests", "--name", "second"))
+	resp, body := rawPost(t, d.url, nil, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"raw","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize got %d %.300q", resp.StatusCode, body)
+	}
+	rawPost(t, d.url, map[string]string{"Mcp-Session-Id": sid}, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	call := func(id int, conn, tool string, args string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"proxy-dispatch","arguments":{"action":"call","connection":%q,"tool":%q,"arguments":%s}}}`,
+			id, conn, tool, args)
+	}
+	// The servers are started first, so that the timing below is theirs.
+	for i, conn := range []string{"c1", "c2"} {
+		if _, body := rawPost(t, d.url, map[string]string{"Mcp-Session-Id": sid}, call(10+i, conn, "echo", `{"message":"start"}`)); !strings.Contains(body, `"text":"start"`) {
+			t.Fatalf("echo on %s: %.300s", conn, body)
+		}
+	}
+	asking := postStreamed(t, d.url, sid, call(2, "c1", "request-elicitation", `{"message":"Your name?","ms":1000}`))
+	time.Sleep(300 * time.Millisecond) // the c1 call is under way
+	newer := postStreamed(t, d.url, sid, call(3, "c2", "slow", `{"seconds":3}`))
+	testkit.WaitFor(t, "the elicitation to be written on a call's stream", 30*time.Second, func() bool {
+		return len(asking.requestsSeen())+len(newer.requestsSeen()) > 0
+	})
+	for _, seen := range [][]map[string]any{asking.requestsSeen(), newer.requestsSeen()} {
+		for _, r := range seen {
+			answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"name":"raw"}}}`, mustJSON(r["id"]))
+			rawPost(t, d.url, map[string]string{"Mcp-Session-Id": sid}, answer)
+		}
+	}
+	if got := newer.requestsSeen(); len(got) != 0 {
+		t.Errorf("the elicitation of the c1 call went on the stream of the session's newer call on c2: %v", got)
+	}
+	if got := asking.requestsSeen(); len(got) != 1 || got[0]["method"] != string(mcp.MethodElicitationCreate) {
+		t.Errorf("the c1 call's stream carried %v, want its elicitation", got)
+	}
+	<-asking.done
+	<-newer.done
 }
