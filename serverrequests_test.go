@@ -291,7 +291,11 @@ func TestServeHTTP_ElicitationGoesOnTheCausingCallsStream(t *testing.T) {
 	})
 	for _, seen := range [][]map[string]any{asking.requestsSeen(), newer.requestsSeen()} {
 		for _, r := range seen {
-			answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"name":"raw"}}}`, mustJSON(r["id"]))
+			id, err := json.Marshal(r["id"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"name":"raw"}}}`, id)
 			rawPost(t, d.url, map[string]string{"Mcp-Session-Id": sid}, answer)
 		}
 	}
