@@ -19,39 +19,40 @@ import (
 
 // Globals are the flags every command shares.
 type Globals struct {
-	MCP            []string      `name:"mcp" short:"m" sep:"none" placeholder:"SPEC" help:"A server: a command line (stdio), an http(s):// URL (streamable HTTP) or sse+http(s):// URL (legacy SSE). Repeatable."`
-	Config         []string      `name:"config" short:"c" sep:"none" type:"existingfile" placeholder:"FILE" help:"A TOML file of [servers.NAME] tables, or an mcpServers JSON file (Claude Desktop, Cursor, Claude Code, VS Code). Repeatable."`
-	Timeout        time.Duration `name:"timeout" default:"2m" help:"Time limit of each tool call (a server's config or the request may set its own); starting the server is not counted."`
-	ConnectTimeout time.Duration `name:"connect-timeout" default:"60s" help:"Time limit for starting a server: its initialize handshake and tools list."`
-	MaxRestarts    int           `name:"max-restarts" default:"5" help:"Restarts of a crashed server allowed per minute (at least 1)."`
-	StderrLimit    string        `name:"stderr-limit" default:"64KiB" help:"Bytes of each server's stderr kept for error messages."`
-	MaxMessage     string        `name:"max-message" default:"512MiB" help:"Largest JSON-RPC message accepted from a stdio server."`
-	MaxCatalog     int           `name:"max-catalog-items" default:"10000" help:"Objects kept of each list (tools, resources, resource templates, prompts) of one server, across its pages; past it the first are kept and list warns."`
-	MaxCatalogSize string        `name:"max-catalog-size" default:"64MiB" help:"Bytes kept of each list of one server, across its pages; past it the first objects are kept and list warns."`
-	InheritEnv     bool          `name:"inherit-env" help:"Pass stdio servers all of dispatch's environment, not just HOME, PATH, USER, locale and the like (plus their configured env)."`
-	StdinTimeout   time.Duration `name:"stdin-timeout" default:"30s" help:"How long writing one message to a stdio server's stdin may take before the server is treated as hung and stopped (time dispatch waits on the agent to read its answers does not count)."`
-	Threshold      string        `name:"threshold" default:"50KiB" help:"Save results larger than this to a file (bytes, or 50KiB, 1MB...; 0 = never). One-shot commands need --spill-dir for this."`
-	SpillDir       string        `name:"spill-dir" placeholder:"DIR" help:"Where result files go. Server: the parent of a private per-process directory. One-shot commands: files are written here and kept."`
-	SpillMax       string        `name:"spill-max" default:"1GiB" help:"Total size of result files one dispatch process may keep."`
-	Toon           bool          `name:"toon" help:"Write object and array results as TOON: always in result files, inline when smaller than compact JSON."`
-	ArgsDir        []string      `name:"args-dir" sep:"none" placeholder:"DIR" help:"Directories argumentsFile may read from, besides dispatch's own result files (default: the working directory). Repeatable."`
-	MaxArgsFile    string        `name:"max-args-file" default:"64MiB" help:"Largest argumentsFile accepted."`
-	CacheDir       string        `name:"cache-dir" placeholder:"DIR" help:"Where tool catalogs are cached (default: dispatch in the platform cache directory: ~/.cache, ~/Library/Caches, %LocalAppData%)."`
-	NoCache        bool          `name:"no-cache" help:"Do not read or write the catalog cache: list and search start every server."`
-	Expose         []string      `name:"expose" sep:"none" placeholder:"TOOL" help:"Serve mode: also list this tool to the agent under its own name, beside proxy-dispatch (a name, c1/tool or NAME/tool). Repeatable."`
-	Transparent    bool          `name:"transparent" help:"Serve mode: also list every tool, resource, resource template and prompt of every server to the agent (a name on several servers is prefixed: NAME__tool)."`
-	Eager          bool          `name:"eager" help:"Serve mode: start every server at startup instead of on first use."`
-	MaxRequest     string        `name:"max-request" default:"64MiB" help:"Serve mode: largest message accepted from the agent; a longer one is answered with an error and skipped (pass large inputs with argumentsFile)."`
-	RunConcurrency int           `name:"run-concurrency" default:"4" help:"Steps of one run (action run) in flight at once."`
-	MaxInFlight    int           `name:"max-in-flight" default:"256" help:"Serve mode: requests served at once; past it a request is answered at once that dispatch is busy."`
-	JSON           bool          `name:"json" help:"Print JSON instead of text (one-shot commands)."`
-	LogLevel       string        `name:"log-level" default:"warn" enum:"debug,info,warn,error" help:"Log level (logs go to stderr, credentials masked): ${enum}. At info, one line per tool call."`
-	LogFormat      string        `name:"log-format" default:"text" enum:"text,json" help:"Log line format: text (key=value) or json (one object per line)."`
-	ConfigPoll     time.Duration `name:"config-poll" default:"1s" help:"Serve mode: how often the --config files are checked for changes, which are applied to the running servers; 0 turns watching off."`
-	Session        string        `name:"session" env:"DISPATCH_SESSION" placeholder:"SOCKET" help:"Run one-shot commands in this shell session (set by eval \"$(dispatch session start ...)\")."`
-	TokenStore     string        `name:"token-store" env:"DISPATCH_TOKEN_STORE" default:"file" enum:"file,keychain" help:"Where OAuth client secrets and tokens are kept: file (0600, in the state directory) or keychain (the OS keychain: macOS Keychain, Windows Credential Manager, a Secret Service over D-Bus)."`
-	NoSession      bool          `name:"no-session" help:"Run this command in its own process even when DISPATCH_SESSION is set."`
-	Version        versionFlag   `name:"version" help:"Print the version and exit."`
+	MCP                  []string      `name:"mcp" short:"m" sep:"none" placeholder:"SPEC" help:"A server: a command line (stdio), an http(s):// URL (streamable HTTP) or sse+http(s):// URL (legacy SSE). Repeatable."`
+	Config               []string      `name:"config" short:"c" sep:"none" type:"existingfile" placeholder:"FILE" help:"A TOML file of [servers.NAME] tables, or an mcpServers JSON file (Claude Desktop, Cursor, Claude Code, VS Code). Repeatable."`
+	Timeout              time.Duration `name:"timeout" default:"2m" help:"Time limit of each tool call (a server's config or the request may set its own); starting the server is not counted."`
+	ConnectTimeout       time.Duration `name:"connect-timeout" default:"60s" help:"Time limit for starting a server: its initialize handshake and tools list."`
+	MaxRestarts          int           `name:"max-restarts" default:"5" help:"Restarts of a crashed server allowed per minute (at least 1)."`
+	StderrLimit          string        `name:"stderr-limit" default:"64KiB" help:"Bytes of each server's stderr kept for error messages."`
+	MaxMessage           string        `name:"max-message" default:"512MiB" help:"Largest JSON-RPC message accepted from a stdio server."`
+	MaxCatalog           int           `name:"max-catalog-items" default:"10000" help:"Objects kept of each list (tools, resources, resource templates, prompts) of one server, across its pages; past it the first are kept and list warns."`
+	MaxCatalogSize       string        `name:"max-catalog-size" default:"64MiB" help:"Bytes kept of each list of one server, across its pages; past it the first objects are kept and list warns."`
+	InheritEnv           bool          `name:"inherit-env" help:"Pass stdio servers all of dispatch's environment, not just HOME, PATH, USER, locale and the like (plus their configured env)."`
+	StdinTimeout         time.Duration `name:"stdin-timeout" default:"30s" help:"How long writing one message to a stdio server's stdin may take before the server is treated as hung and stopped (time dispatch waits on the agent to read its answers does not count)."`
+	ServerRequestTimeout time.Duration `name:"server-request-timeout" default:"5m" help:"How long a server's request to the agent (sampling, elicitation, roots) may wait for the agent's answer; past it the agent is told it is cancelled and the server gets an error answer."`
+	Threshold            string        `name:"threshold" default:"50KiB" help:"Save results larger than this to a file (bytes, or 50KiB, 1MB...; 0 = never). One-shot commands need --spill-dir for this."`
+	SpillDir             string        `name:"spill-dir" placeholder:"DIR" help:"Where result files go. Server: the parent of a private per-process directory. One-shot commands: files are written here and kept."`
+	SpillMax             string        `name:"spill-max" default:"1GiB" help:"Total size of result files one dispatch process may keep."`
+	Toon                 bool          `name:"toon" help:"Write object and array results as TOON: always in result files, inline when smaller than compact JSON."`
+	ArgsDir              []string      `name:"args-dir" sep:"none" placeholder:"DIR" help:"Directories argumentsFile may read from, besides dispatch's own result files (default: the working directory). Repeatable."`
+	MaxArgsFile          string        `name:"max-args-file" default:"64MiB" help:"Largest argumentsFile accepted."`
+	CacheDir             string        `name:"cache-dir" placeholder:"DIR" help:"Where tool catalogs are cached (default: dispatch in the platform cache directory: ~/.cache, ~/Library/Caches, %LocalAppData%)."`
+	NoCache              bool          `name:"no-cache" help:"Do not read or write the catalog cache: list and search start every server."`
+	Expose               []string      `name:"expose" sep:"none" placeholder:"TOOL" help:"Serve mode: also list this tool to the agent under its own name, beside proxy-dispatch (a name, c1/tool or NAME/tool). Repeatable."`
+	Transparent          bool          `name:"transparent" help:"Serve mode: also list every tool, resource, resource template and prompt of every server to the agent (a name on several servers is prefixed: NAME__tool)."`
+	Eager                bool          `name:"eager" help:"Serve mode: start every server at startup instead of on first use."`
+	MaxRequest           string        `name:"max-request" default:"64MiB" help:"Serve mode: largest message accepted from the agent; a longer one is answered with an error and skipped (pass large inputs with argumentsFile)."`
+	RunConcurrency       int           `name:"run-concurrency" default:"4" help:"Steps of one run (action run) in flight at once."`
+	MaxInFlight          int           `name:"max-in-flight" default:"256" help:"Serve mode: requests served at once; past it a request is answered at once that dispatch is busy."`
+	JSON                 bool          `name:"json" help:"Print JSON instead of text (one-shot commands)."`
+	LogLevel             string        `name:"log-level" default:"warn" enum:"debug,info,warn,error" help:"Log level (logs go to stderr, credentials masked): ${enum}. At info, one line per tool call."`
+	LogFormat            string        `name:"log-format" default:"text" enum:"text,json" help:"Log line format: text (key=value) or json (one object per line)."`
+	ConfigPoll           time.Duration `name:"config-poll" default:"1s" help:"Serve mode: how often the --config files are checked for changes, which are applied to the running servers; 0 turns watching off."`
+	Session              string        `name:"session" env:"DISPATCH_SESSION" placeholder:"SOCKET" help:"Run one-shot commands in this shell session (set by eval \"$(dispatch session start ...)\")."`
+	TokenStore           string        `name:"token-store" env:"DISPATCH_TOKEN_STORE" default:"file" enum:"file,keychain" help:"Where OAuth client secrets and tokens are kept: file (0600, in the state directory) or keychain (the OS keychain: macOS Keychain, Windows Credential Manager, a Secret Service over D-Bus)."`
+	NoSession            bool          `name:"no-session" help:"Run this command in its own process even when DISPATCH_SESSION is set."`
+	Version              versionFlag   `name:"version" help:"Print the version and exit."`
 
 	// logTo is where logs go instead of stderr (a shell session's bounded
 	// log file).
@@ -163,6 +164,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		MaxCatalogItems:      g.MaxCatalog,
 		MaxCatalogBytes:      maxCatalogSize,
 		StdinTimeout:         g.StdinTimeout,
+		ServerRequestTimeout: g.ServerRequestTimeout,
 		InheritEnv:           g.InheritEnv,
 		ConnectTimeout:       g.ConnectTimeout,
 		MaxRestartsPerMinute: g.MaxRestarts,
@@ -291,6 +293,8 @@ func (g *Globals) checkLimits() error {
 		return &usageErr{fmt.Errorf("--run-concurrency must be at least 1, not %d", g.RunConcurrency)}
 	case g.StdinTimeout <= 0:
 		return &usageErr{fmt.Errorf("--stdin-timeout must be a positive duration such as 30s, not %s", g.StdinTimeout)}
+	case g.ServerRequestTimeout <= 0:
+		return &usageErr{fmt.Errorf("--server-request-timeout must be a positive duration such as 5m, not %s", g.ServerRequestTimeout)}
 	case g.MaxInFlight < 1:
 		return &usageErr{fmt.Errorf("--max-in-flight must be at least 1 (requests served at once), not %d", g.MaxInFlight)}
 	case g.ConfigPoll < 0:

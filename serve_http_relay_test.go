@@ -9,9 +9,17 @@ import (
 	"testing"
 	"time"
 
+	"dispatch/connections"
+
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
+
+// waitOutAttribution waits until a server's requests and logs are no
+// longer attributed to the sessions whose calls on it just ended
+// (connections.AttributionWindow), so that the next session's call is the
+// only one they can come from.
+func waitOutAttribution() { time.Sleep(connections.AttributionWindow + 100*time.Millisecond) }
 
 // namedAgent answers a server's requests as one particular agent: its
 // model "samples" by echoing the prompt with its name, its user gives its
@@ -179,8 +187,9 @@ func TestServeHTTP_LogLevelPerSession(t *testing.T) {
 }
 
 // TestServeHTTP_RootsReachTheirSession: a server's roots/list goes to the
-// session whose call caused it, and a session's roots/list_changed
-// reaches the servers.
+// session whose call caused it (once the other session's call on that
+// server ended more than connections.AttributionWindow ago), and a
+// session's roots/list_changed reaches the servers.
 func TestServeHTTP_RootsReachTheirSession(t *testing.T) {
 	d := startHTTPDispatch(t, nil)
 	ada, bob := &namedAgent{name: "ada"}, &namedAgent{name: "bob"}
@@ -189,6 +198,7 @@ func TestServeHTTP_RootsReachTheirSession(t *testing.T) {
 		name string
 		c    *client.Client
 	}{{"ada", ca}, {"bob", cb}, {"ada", ca}} {
+		waitOutAttribution()
 		text, isErr := callFixture(t, s.c, "request-roots", nil)
 		if isErr || !strings.Contains(text, `"uri":"file:///work/`+s.name+`"`) {
 			t.Errorf("request-roots in %s's session = %q (isError %v), want %s's root", s.name, text, isErr, s.name)
@@ -219,8 +229,10 @@ func TestServeHTTP_RootsReachTheirSession(t *testing.T) {
 }
 
 // TestServeHTTP_SamplingReachesItsSession: sampling and elicitation
-// during a call reach the session that made the call, answered by a real
-// mcp-go streamable HTTP client.
+// during a call reach the session that made the call (once the other
+// session's calls on that server ended more than
+// connections.AttributionWindow ago), answered by a real mcp-go streamable
+// HTTP client.
 func TestServeHTTP_SamplingReachesItsSession(t *testing.T) {
 	d := startHTTPDispatch(t, nil)
 	ada, bob := &namedAgent{name: "ada"}, &namedAgent{name: "bob"}
@@ -229,6 +241,7 @@ func TestServeHTTP_SamplingReachesItsSession(t *testing.T) {
 		name string
 		c    *client.Client
 	}{{"ada", ca}, {"bob", cb}} {
+		waitOutAttribution()
 		text, isErr := callFixture(t, s.c, "request-sampling", map[string]any{"prompt": "hello"})
 		if want := s.name + " sampled: hello"; isErr || text != want {
 			t.Errorf("request-sampling in %s's session = %q (isError %v), want %q", s.name, text, isErr, want)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"dispatch/connections"
 	"dispatch/internal/testkit"
 	"os"
 	"path/filepath"
@@ -46,6 +47,7 @@ func TestServeHTTP_RootsListAfterChangeReachesItsSession(t *testing.T) {
 	ca, cb := ada.connect(t, d), bob.connect(t, d)
 	// The servers must be running to hear of the change.
 	callText(context.Background(), t, cb, map[string]any{"action": "call", "connection": "c2", "tool": "echo", "arguments": map[string]any{"message": "start"}})
+	waitOutAttribution() // bob's call is not what the roots/list answers
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for i, s := range []struct {
@@ -85,35 +87,42 @@ func TestServeHTTP_RootsListAfterChangeReachesItsSession(t *testing.T) {
 }
 
 // TestServeHTTP_RequestWithNoCallGoesToTheOnlySession: a server's request
-// that no call in flight caused goes to the one session open; with two
-// open it is refused, saying it cannot tell which to ask.
+// that no call caused (none in flight on that server, nor ended within
+// connections.AttributionWindow) goes to the one session open; with two
+// open it is refused, saying it cannot tell which to ask. One that comes
+// within the window of the call that caused it goes to that call's
+// session, whichever others are open.
 func TestServeHTTP_RequestWithNoCallGoesToTheOnlySession(t *testing.T) {
 	d := startHTTPDispatch(t, nil)
 	ada := &namedAgent{name: "ada"}
 	ca := ada.connect(t, d)
 	dir := t.TempDir()
-	sampleLater := func(c *client.Client, file string) []string {
+	sampleLater := func(c *client.Client, file string, ms time.Duration) []string {
 		t.Helper()
-		text, isErr := callFixture(t, c, "sample-when-idle", map[string]any{"prompt": "later", "file": file, "ms": 100})
+		text, isErr := callFixture(t, c, "sample-when-idle", map[string]any{"prompt": "later", "file": file, "ms": ms.Milliseconds()})
 		if isErr {
 			t.Fatalf("sample-when-idle: %s", text)
 		}
 		return waitLines(t, file, 1)
 	}
-	if got := sampleLater(ca, filepath.Join(dir, "one")); got[0] != "answer: ada sampled: later" {
+	past := connections.AttributionWindow + 300*time.Millisecond
+	if got := sampleLater(ca, filepath.Join(dir, "one"), past); got[0] != "answer: ada sampled: later" {
 		t.Errorf("with one session open the server's sampling got %q, want ada's answer", got)
 	}
 	bob := &namedAgent{name: "bob"}
 	bob.connect(t, d)
-	got := sampleLater(ca, filepath.Join(dir, "two"))
+	if got := sampleLater(ca, filepath.Join(dir, "soon"), 100*time.Millisecond); got[0] != "answer: ada sampled: later" {
+		t.Errorf("just after ada's call, with two sessions open, the server's sampling got %q, want ada's answer", got)
+	}
+	got := sampleLater(ca, filepath.Join(dir, "two"), past)
 	if !strings.HasPrefix(got[0], "error: ") || !strings.Contains(got[0], "2 sessions open") || !strings.Contains(got[0], "ambiguous") {
-		t.Errorf("with two sessions open the server's sampling got %q, want an error naming the ambiguity", got)
+		t.Errorf("long after ada's call, with two sessions open, the server's sampling got %q, want an error naming the ambiguity", got)
 	}
 	if q := bob.questions(); len(q) != 0 {
 		t.Errorf("bob was asked %q", q)
 	}
-	if got := strings.Join(ada.questions(), ","); got != "sampling: later" {
-		t.Errorf("ada was asked %q, want sampling once", got)
+	if got := strings.Join(ada.questions(), ","); got != "sampling: later,sampling: later" {
+		t.Errorf("ada was asked %q, want sampling twice", got)
 	}
 }
 
@@ -136,14 +145,17 @@ func (a *namedAgent) forgetLogs() {
 // holding a listening stream and asking for every level, a server's logs
 // during (or just after) one session's call reach that session, all of
 // them, and the other session none while its own call runs on another
-// server or none at all; while its call runs on the same server, the
-// logs trailing the first session's call reach the first session too.
+// server or none at all. While the other session's call runs on the same
+// server, logs trailing the first session's call could be either's: they
+// reach neither (the first session's logs used to reach the other).
 func TestServeHTTP_LogsReachTheCallingSession(t *testing.T) {
-	d := startHTTPDispatch(t, nil, "--mcp", fixture("--client-requests"))
+	d := startHTTPDispatch(t, nil, "--mcp", fixture("--client-requests", "--name", "second"))
 	ada, bob := &namedAgent{name: "ada"}, &namedAgent{name: "bob"}
 	ca, cb := ada.connect(t, d), bob.connect(t, d)
 	for _, conn := range []string{"c1", "c2"} {
-		callText(context.Background(), t, ca, map[string]any{"action": "call", "connection": conn, "tool": "echo", "arguments": map[string]any{"message": "start"}})
+		if text, isErr := callText(context.Background(), t, ca, map[string]any{"action": "call", "connection": conn, "tool": "echo", "arguments": map[string]any{"message": "start"}}); isErr {
+			t.Fatalf("echo on %s: %s", conn, text)
+		}
 	}
 	setLevel(t, ca, mcp.LoggingLevelDebug)
 	setLevel(t, cb, mcp.LoggingLevelDebug)
@@ -151,16 +163,19 @@ func TestServeHTTP_LogsReachTheCallingSession(t *testing.T) {
 		return allOf(allLevels, func(level string) bool { return slices.Contains(a.fixtureLogs(), level+" message") })
 	}
 	for _, tt := range []struct {
-		name        string
-		bobOn       string // where bob's slow call runs; "" none
-		tool        string
-		bobGetsNone bool
+		name    string
+		bobOn   string // where bob's slow call runs; "" none
+		tool    string
+		args    map[string]any
+		adaGets bool
 	}{
-		{"bob's call on another server", "c2", "log-levels", true},
-		{"no other call, logs trail the result", "", "log-after-result", true},
-		{"bob's call on the same server, logs trail the result", "c1", "log-after-result", false},
+		{"bob's call on another server", "c2", "log-levels", nil, true},
+		{"no other call, logs trail the result", "", "log-after-result", nil, true},
+		{"bob's call on the same server, logs trail the result", "c1", "log-after-result", nil, false},
+		{"bob's call on the same server, logs long after the result", "c1", "log-after-result", map[string]any{"ms": 600}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			waitOutAttribution()
 			ada.forgetLogs()
 			bob.forgetLogs()
 			bobDone := make(chan struct{})
@@ -174,18 +189,23 @@ func TestServeHTTP_LogsReachTheCallingSession(t *testing.T) {
 			} else {
 				close(bobDone)
 			}
-			callFixture(t, ca, tt.tool, nil)
-			deadline := time.Now().Add(5 * time.Second)
-			for time.Now().Before(deadline) && !hasAll(ada) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if !hasAll(ada) {
-				t.Errorf("ada did not get all her logs from one call: %q", ada.fixtureLogs())
+			callFixture(t, ca, tt.tool, tt.args)
+			if tt.adaGets {
+				deadline := time.Now().Add(5 * time.Second)
+				for time.Now().Before(deadline) && !hasAll(ada) {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if !hasAll(ada) {
+					t.Errorf("ada did not get all her logs from one call: %q", ada.fixtureLogs())
+				}
 			}
 			<-bobDone
 			time.Sleep(200 * time.Millisecond) // a log bob should not get would be here by now
-			if got := bob.fixtureLogs(); tt.bobGetsNone && len(got) != 0 {
+			if got := bob.fixtureLogs(); len(got) != 0 {
 				t.Errorf("bob got ada's logs: %q", got)
+			}
+			if got := ada.fixtureLogs(); !tt.adaGets && len(got) != 0 {
+				t.Errorf("ada got logs that could be bob's call's: %q", got)
 			}
 		})
 	}

@@ -68,7 +68,7 @@ func (c *Conn) StartCallTo(ctx context.Context, req CallRequest, done CallDone) 
 		params: callParams{Name: req.Tool, Arguments: req.Arguments, argumentsValid: req.ArgumentsValid},
 		limit:  req.Timeout,
 		done:   done,
-		caller: c.trackUpstream(ctx),
+		caller: c.trackCall(ctx),
 		id:     mcp.NewRequestId(requestIDText(c.seq.Add(1))),
 	}
 	a.mu.Lock() // expire and abandon may come before forget is set: they wait (answered needs none of it)
@@ -87,7 +87,7 @@ func (c *Conn) StartCallTo(ctx context.Context, req CallRequest, done CallDone) 
 		// broke (the session is over): the caller sends it the way that
 		// may wait, and starts the server afresh, on a goroutine of its own.
 		a.stopTimer()
-		c.untrackUpstream(a.caller)
+		c.untrackCall(a.caller)
 		c.endCall()
 		return nil, false
 	}
@@ -109,7 +109,7 @@ type asyncCall struct {
 	params callParams
 	limit  time.Duration
 	done   CallDone
-	caller Upstream // tracked (trackUpstream) while the call is in flight
+	caller callerMark // tracked (trackCall) while the call is in flight
 	id     mcp.RequestId
 
 	mu        sync.Mutex
@@ -233,7 +233,7 @@ func (a *asyncCall) abandon() {
 // call's latency.
 func (a *asyncCall) finish(raw json.RawMessage, gone error, expired bool, err error) {
 	defer a.conn.endCall()
-	defer a.conn.untrackUpstream(a.caller)
+	defer a.conn.untrackCall(a.caller)
 	if err != nil {
 		op := "call " + a.params.Name
 		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, a.limit)

@@ -43,6 +43,10 @@ type Options struct {
 	// server's stdin may take before the server is treated as hung and
 	// stopped.
 	StdinTimeout time.Duration
+	// ServerRequestTimeout bounds relaying one request of a server
+	// (sampling, elicitation, roots) to the agent and its answer back
+	// (--server-request-timeout). Zero: ServerRequestTimeout.
+	ServerRequestTimeout time.Duration
 	// InheritEnv passes every stdio server all of dispatch's environment,
 	// as a server's own inheritEnv does (--inherit-env).
 	InheritEnv    bool
@@ -113,6 +117,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StdinTimeout <= 0 {
 		o.StdinTimeout = DefaultStdinTimeout
+	}
+	if o.ServerRequestTimeout <= 0 {
+		o.ServerRequestTimeout = ServerRequestTimeout
 	}
 	if o.ClientName == "" {
 		o.ClientName = "dispatch"
@@ -250,10 +257,10 @@ type Conn struct {
 	// again with the agent's capabilities: no crash, so no restart counted.
 	retired   bool
 	callersMu sync.Mutex
-	callers   map[Upstream]int // agent sessions with calls in flight here
-	// lateCallers are sessions whose last call here ended lately, when:
-	// a log may still be theirs (LateLogWindow).
-	lateCallers map[Upstream]time.Time
+	// callers are the agent sessions with calls in flight here, or whose
+	// last call here ended within AttributionWindow (see attribute).
+	callers map[Upstream]*callerCalls
+	callSeq uint64 // numbers tracked calls
 	// serverReqs cancel the relays of the server's requests in flight, by
 	// the server's id for them.
 	serverReqMu sync.Mutex
@@ -262,22 +269,21 @@ type Conn struct {
 
 func newConn(alias string, cfg ServerConfig, opts Options, hub *relayHub) *Conn {
 	c := &Conn{
-		Alias:       alias,
-		Config:      cfg,
-		ID:          cfg.ID(),
-		opts:        opts,
-		log:         opts.Logger.With("connection", alias),
-		stderr:      newTailBuffer(opts.StderrLimit),
-		status:      StatusIdle,
-		filter:      cfg.Tools,
-		expose:      cfg.Expose,
-		sessions:    make(map[*session]struct{}),
-		progress:    make(map[string]func(map[string]any)),
-		hub:         hub,
-		callers:     make(map[Upstream]int),
-		lateCallers: make(map[Upstream]time.Time),
-		serverReqs:  make(map[string]context.CancelCauseFunc),
-		unnamable:   make(map[string][]string),
+		Alias:      alias,
+		Config:     cfg,
+		ID:         cfg.ID(),
+		opts:       opts,
+		log:        opts.Logger.With("connection", alias),
+		stderr:     newTailBuffer(opts.StderrLimit),
+		status:     StatusIdle,
+		filter:     cfg.Tools,
+		expose:     cfg.Expose,
+		sessions:   make(map[*session]struct{}),
+		progress:   make(map[string]func(map[string]any)),
+		hub:        hub,
+		callers:    make(map[Upstream]*callerCalls),
+		serverReqs: make(map[string]context.CancelCauseFunc),
+		unnamable:  make(map[string][]string),
 	}
 	c.cacheKey = catalogKey(c.ID, hub.capabilities())
 	if opts.Cache != nil {
@@ -640,7 +646,7 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	if useOAuth {
 		oauth = c.oauthWrapper()
 	}
-	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout, inheritEnv: c.opts.InheritEnv}, listen, oauth)
+	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout, requestTimeout: c.opts.ServerRequestTimeout, inheritEnv: c.opts.InheritEnv}, listen, oauth)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:

@@ -14,10 +14,12 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// ServerRequestTimeout bounds relaying one request of a server (sampling,
-// elicitation, roots) to the agent and its answer back. Elicitation waits
-// for a person, hence minutes. Streamable HTTP servers get mcp-go's own
-// 30 s bound instead.
+// ServerRequestTimeout is the default of --server-request-timeout: how
+// long relaying one request of a server (sampling, elicitation, roots) to
+// the agent and its answer back may take. Elicitation waits for a person,
+// hence minutes. Past it the agent is told the request is cancelled and
+// the server gets an error answer. Streamable HTTP servers get mcp-go's
+// own 30 s bound instead.
 const ServerRequestTimeout = 5 * time.Minute
 
 // MaxRelayedRequestBytes bounds the params of one server request relayed
@@ -54,120 +56,157 @@ var capabilityOf = map[string]string{
 	string(mcp.MethodListRoots):             "roots",
 }
 
-// LateLogWindow is how long after a session's last call on a server ended
-// that server's logs may still be that call's: a server may write a log
-// just after its result (mcp-go's servers write notifications from a
-// goroutine of their own, so the result can overtake them). A log arriving
-// then, while another session's call is in flight, could be either's: it
-// goes to every session, not to the other one alone.
-const LateLogWindow = 250 * time.Millisecond
+// AttributionWindow is how long after an agent session's last call on a
+// server ended that server's requests and logs may still be that call's:
+// a server may write a log just after its result (mcp-go's servers write
+// notifications from a goroutine of their own, so the result can overtake
+// them), or ask for sampling a moment after. The wire does not say which
+// call a server's request or log belongs to, so one is attributed to a
+// session only when that session is the only one with a call in flight on
+// the server or one ended within this window (see attribute).
+const AttributionWindow = 2 * time.Second
 
-// upstreamFor is the agent session a server's request goes to: the one
-// whose calls are in flight on this connection when they all come from one
-// session, else the default one, with how many sessions have calls in
-// flight here (see CallersInFlight). With one stdio agent both are the
-// same; with many sessions over one server, a request arriving while calls
-// of several are in flight cannot be told apart on the wire and goes to
-// the default.
-func (c *Conn) upstreamFor() (Upstream, int) {
-	c.callersMu.Lock()
-	n := len(c.callers)
-	var only Upstream
-	for up := range c.callers {
-		only = up
-	}
-	c.callersMu.Unlock()
-	if n == 1 {
-		return only, n
-	}
-	return c.hub.upstream(), n
+// callerCalls are one agent session's calls on a connection: those in
+// flight, oldest first, and when the last of them ended.
+type callerCalls struct {
+	inFlight []trackedCall
+	ended    time.Time
 }
 
-// logUpstream is the agent session a server's log goes to: the one whose
-// calls are in flight on this connection, or whose last call here ended
-// within LateLogWindow, when that is a single session; else the default
-// one (over HTTP: every session whose level the log passes).
-func (c *Conn) logUpstream() Upstream {
+// trackedCall is a call in flight: its context carries what a server's
+// request during it needs (over HTTP, the call's response stream).
+type trackedCall struct {
+	id  uint64
+	ctx context.Context
+}
+
+// callerMark names a tracked call for untrackCall; the zero one, none.
+type callerMark struct {
+	up Upstream
+	id uint64
+}
+
+// attribution says which agent session a server's request or log that
+// arrives now belongs to, as far as dispatch can tell.
+type attribution struct {
+	// users counts the sessions with a call in flight on the server, or
+	// one that ended within AttributionWindow: 0, no call caused it; 1,
+	// that session's did (up); more, any of them may have.
+	users int
+	up    Upstream
+	// call is the context of up's newest call in flight on this server,
+	// nil when none is.
+	call context.Context
+}
+
+// attribute is the attribution of a server's request or log arriving now.
+// Sessions whose calls ended past AttributionWindow are forgotten here:
+// sessions come and go over a long-lived serve, and only the window's are
+// kept.
+func (c *Conn) attribute() attribution {
 	now := time.Now()
 	c.callersMu.Lock()
-	var only Upstream
-	n := 0
-	for up := range c.callers {
-		only = up
-		n++
-	}
-	c.pruneLateCallersLocked(now)
-	for up := range c.lateCallers {
-		if c.callers[up] == 0 {
-			only = up
-			n++
+	defer c.callersMu.Unlock()
+	var a attribution
+	for up, calls := range c.callers {
+		if len(calls.inFlight) == 0 && now.Sub(calls.ended) > AttributionWindow {
+			delete(c.callers, up)
+			continue
+		}
+		a.users++
+		a.up, a.call = up, nil
+		if n := len(calls.inFlight); n > 0 {
+			a.call = calls.inFlight[n-1].ctx
 		}
 	}
-	c.callersMu.Unlock()
-	if n == 1 {
-		return only
+	if a.users != 1 {
+		a.up, a.call = nil, nil
 	}
-	return c.hub.upstream()
+	return a
 }
 
-// trackCaller records that a call of up is in flight until the returned
-// function is called.
+// logUpstream is the agent session a server's log goes to: the one it is
+// attributed to; else, when no session's call is (or was lately) on this
+// server, the default one (over HTTP: the only session open). nil when it
+// goes to none: calls of several sessions, any of which may have caused
+// it, or the shell.
+func (c *Conn) logUpstream() Upstream {
+	a := c.attribute()
+	switch a.users {
+	case 0:
+		return c.hub.upstream()
+	case 1:
+		return a.up
+	}
+	if n := c.hub.unattributedLogs.Add(1); n%droppedLogWarnEvery == 1 {
+		c.log.Warn("server logs dropped: calls of several agent sessions were on the server within connections.AttributionWindow, and a log does not say which it belongs to",
+			"sessions", a.users, "dropped", n)
+	}
+	return nil
+}
+
+// trackCaller records that a call of ctx's session is in flight until the
+// returned function is called.
 func (c *Conn) trackCaller(ctx context.Context) func() {
-	up := c.trackUpstream(ctx)
-	if up == nil {
+	mark := c.trackCall(ctx)
+	if mark.up == nil {
 		return func() {}
 	}
-	return func() { c.untrackUpstream(up) }
+	return func() { c.untrackCall(mark) }
 }
 
-// trackUpstream is trackCaller without the closure, for StartCall's
-// calls, each of which keeps the upstream it returns (nil: none to
-// track) and gives it to untrackUpstream when it ends.
-func (c *Conn) trackUpstream(ctx context.Context) Upstream {
+// trackCall is trackCaller without the closure, for StartCall's calls,
+// each of which keeps the mark it returns (zero: none to track) and gives
+// it to untrackCall when it ends.
+func (c *Conn) trackCall(ctx context.Context) callerMark {
 	up := upstreamFrom(ctx)
 	if up == nil {
-		return nil
+		return callerMark{}
 	}
 	c.callersMu.Lock()
-	c.callers[up]++
+	c.callSeq++
+	mark := callerMark{up: up, id: c.callSeq}
+	calls := c.callers[up]
+	if calls == nil {
+		calls = &callerCalls{}
+		c.callers[up] = calls
+	}
+	calls.inFlight = append(calls.inFlight, trackedCall{id: mark.id, ctx: ctx})
 	c.callersMu.Unlock()
-	return up
+	return mark
 }
 
-func (c *Conn) untrackUpstream(up Upstream) {
-	if up == nil {
+func (c *Conn) untrackCall(mark callerMark) {
+	if mark.up == nil {
 		return
 	}
 	c.callersMu.Lock()
-	if c.callers[up]--; c.callers[up] <= 0 {
-		delete(c.callers, up)
-		now := time.Now()
-		c.pruneLateCallersLocked(now)
-		c.lateCallers[up] = now
+	if calls := c.callers[mark.up]; calls != nil {
+		for i, call := range calls.inFlight {
+			if call.id == mark.id {
+				last := len(calls.inFlight) - 1
+				copy(calls.inFlight[i:], calls.inFlight[i+1:])
+				calls.inFlight[last] = trackedCall{} // keeps no ended call's context alive
+				calls.inFlight = calls.inFlight[:last]
+				break
+			}
+		}
+		if len(calls.inFlight) == 0 {
+			calls.ended = time.Now()
+		}
 	}
 	c.callersMu.Unlock()
 }
 
-// pruneLateCallersLocked forgets the sessions whose last call ended more
-// than LateLogWindow ago: sessions come and go over a long-lived serve,
-// and only those of the window are kept.
-func (c *Conn) pruneLateCallersLocked(now time.Time) {
-	for up, ended := range c.lateCallers {
-		if now.Sub(ended) > LateLogWindow {
-			delete(c.lateCallers, up)
-		}
-	}
-}
+type causingCallKey struct{}
 
-type callersKey struct{}
-
-// CallersInFlight says, in the context of a server's request relayed to
-// the default upstream, how many agent sessions had calls in flight on
-// that server when it arrived: 0, none caused it by a call; more than 1,
-// any of them may have.
-func CallersInFlight(ctx context.Context) int {
-	n, _ := ctx.Value(callersKey{}).(int)
-	return n
+// CausingCall is, in the context of a server's request relayed to an
+// agent session, the context of that session's call on the server in
+// flight when the request came (its newest), or nil: over HTTP the
+// request goes on that call's response stream.
+func CausingCall(ctx context.Context) context.Context {
+	call, _ := ctx.Value(causingCallKey{}).(context.Context)
+	return call
 }
 
 // Declares says whether the client capabilities caps cover a server's
@@ -206,7 +245,16 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 	if !relayed {
 		return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: "Method not found: dispatch does not serve " + method}
 	}
-	up, callers := c.upstreamFor()
+	a := c.attribute()
+	up := a.up
+	switch {
+	case a.users > 1:
+		return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf(
+			"Method not found: %s came while calls of %d agent sessions were in flight on this server, or ended within %s (connections.AttributionWindow); the request does not say which caused it, so no agent is asked (ambiguous)",
+			method, a.users, AttributionWindow)}
+	case a.users == 0:
+		up = c.hub.upstream()
+	}
 	if up == nil {
 		return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND,
 			Message: fmt.Sprintf("%s (%s) is not available from the shell: dispatch runs here as a command, with no agent to answer it; call this tool through dispatch serve, from an agent that supports %s", capability, method, capability)}
@@ -228,13 +276,23 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 	// and the user's own credentials (a server that quotes its
 	// environment to the model).
 	raw = c.cleanAnswer(raw)
-	ctx, cancel := context.WithTimeout(context.WithValue(ctx, callersKey{}, callers), ServerRequestTimeout)
+	if a.call != nil {
+		ctx = context.WithValue(ctx, causingCallKey{}, a.call)
+	}
+	limit := c.opts.ServerRequestTimeout
+	if limit <= 0 {
+		limit = ServerRequestTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	result, err := up.RequestClient(ctx, method, raw)
 	var rpc *RPCError
 	switch {
 	case errors.As(err, &rpc):
 		return nil, rpc
+	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return nil, &RPCError{Code: mcp.INTERNAL_ERROR, Message: fmt.Sprintf(
+			"the agent did not answer %s within %s (dispatch's --server-request-timeout); it was told the request is cancelled", method, limit)}
 	case err != nil:
 		c.log.Debug("relay a server request to the agent", "method", method, "error", err.Error())
 		return nil, &RPCError{Code: mcp.INTERNAL_ERROR, Message: "dispatch could not relay " + method + " to the agent: " + err.Error()}

@@ -28,11 +28,15 @@ const (
 	// server (--max-message). A larger one is refused with an error naming
 	// the limit, instead of growing dispatch's memory without end.
 	DefaultMaxMessageBytes = 512 << 20
-	// MaxServerRequests bounds the requests (ping, roots/list, ...) a
-	// server may have waiting for dispatch's answer, per connection. Past
-	// it dispatch stops reading the server's stdout until one is answered,
-	// so a server flooding requests cannot make dispatch hold a goroutine
-	// and an answer for each.
+	// MaxServerRequests bounds the requests (sampling, roots/list, ...) a
+	// server may have waiting for dispatch's answer, per connection, so
+	// that a server flooding requests cannot make dispatch hold a
+	// goroutine and an answer for each. One more is refused at once with
+	// an error saying so (a ping is answered), and reading goes on: the
+	// results of other calls on that server are not held up behind
+	// requests that wait on an agent. The refusals being written are
+	// bounded the same; past that (a server that floods requests and
+	// reads nothing) dispatch stops reading until one is written.
 	MaxServerRequests = 16
 	// DefaultStdinTimeout (--stdin-timeout) is how long a write of one
 	// message to a server's stdin may take, from its start, before
@@ -57,8 +61,6 @@ const (
 	// stack; streamable HTTP and SSE servers' messages are decoded by
 	// encoding/json, which stops at 10,000 levels.
 	MaxAnswerNesting = 100_000
-	// serverRequestTimeout bounds answering one request of a server.
-	serverRequestTimeout = time.Minute
 	// exitDrainLimit is how long, once a server has exited, what it wrote
 	// before exiting may still be read from its stdout and stderr. A
 	// grandchild that holds them open delays the report of the exit by no
@@ -70,7 +72,11 @@ const (
 type stdioOptions struct {
 	maxMessage   int           // DefaultMaxMessageBytes if 0
 	stdinTimeout time.Duration // DefaultStdinTimeout if 0
-	inheritEnv   bool          // every server gets all of dispatch's environment
+	// requestTimeout bounds answering one request of the server
+	// (ServerRequestTimeout if 0); the answer itself is written with a
+	// bound of its own (see writeAnswer).
+	requestTimeout time.Duration
+	inheritEnv     bool // every server gets all of dispatch's environment
 }
 
 // stdioTransport speaks JSON-RPC to a child process over its stdin and
@@ -81,10 +87,11 @@ type stdioOptions struct {
 // exits (even while a grandchild holds its stdout open), and own the
 // child's process group.
 type stdioTransport struct {
-	cmd          *exec.Cmd
-	diag         io.Writer // the server's stderr tail; stray stdout lines go there too
-	maxMsg       int
-	stdinTimeout time.Duration
+	cmd            *exec.Cmd
+	diag           io.Writer // the server's stderr tail; stray stdout lines go there too
+	maxMsg         int
+	stdinTimeout   time.Duration
+	requestTimeout time.Duration
 
 	// dispatch's ends of the child's stdio. They are pipes dispatch owns
 	// (not exec's), so that writes can have deadlines and reads can be
@@ -96,8 +103,10 @@ type stdioTransport struct {
 	// never interleave; waiting for it respects the caller's context.
 	writeSlot chan struct{}
 	// requestSlots holds a token per server request being answered
-	// (MaxServerRequests).
+	// (MaxServerRequests), refusalSlots one per refusal of a request
+	// past them being written.
 	requestSlots chan struct{}
+	refusalSlots chan struct{}
 
 	pendingMu sync.Mutex
 	pending   map[pendingKey]pendingRequest
@@ -146,17 +155,22 @@ func newStdioTransport(cfg ServerConfig, stderr io.Writer, opts stdioOptions) *s
 	if opts.stdinTimeout <= 0 {
 		opts.stdinTimeout = DefaultStdinTimeout
 	}
+	if opts.requestTimeout <= 0 {
+		opts.requestTimeout = ServerRequestTimeout
+	}
 	return &stdioTransport{
-		cmd:          cmd,
-		diag:         stderr,
-		maxMsg:       opts.maxMessage,
-		stdinTimeout: opts.stdinTimeout,
-		writeSlot:    make(chan struct{}, 1),
-		requestSlots: make(chan struct{}, MaxServerRequests),
-		pending:      make(map[pendingKey]pendingRequest),
-		exited:       make(chan struct{}),
-		done:         make(chan struct{}),
-		clockBase:    time.Now(),
+		cmd:            cmd,
+		diag:           stderr,
+		maxMsg:         opts.maxMessage,
+		stdinTimeout:   opts.stdinTimeout,
+		requestTimeout: opts.requestTimeout,
+		writeSlot:      make(chan struct{}, 1),
+		requestSlots:   make(chan struct{}, MaxServerRequests),
+		refusalSlots:   make(chan struct{}, MaxServerRequests),
+		pending:        make(map[pendingKey]pendingRequest),
+		exited:         make(chan struct{}),
+		done:           make(chan struct{}),
+		clockBase:      time.Now(),
 	}
 }
 
@@ -353,12 +367,11 @@ func (t *stdioTransport) dispatchLine(line []byte, tooLong int) {
 	case msg.Method != "" && msg.ID == nil:
 		t.notify(msg)
 	case msg.Method != "":
-		// With MaxServerRequests unanswered, stop reading until one is:
-		// the server waits, instead of dispatch growing without end.
 		select {
 		case t.requestSlots <- struct{}{}:
 			go t.serveRequest(msg)
-		case <-t.exited:
+		default:
+			t.refuseRequest(msg)
 		}
 	case msg.ID != nil:
 		t.deliver(*msg.ID, &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: *msg.ID, Result: msg.Result, Error: msg.Error})
@@ -480,29 +493,65 @@ func (t *stdioTransport) notify(msg envelope) {
 }
 
 // serveRequest answers a request from the server (ping, roots/list, ...)
-// and gives its slot back.
+// and gives its slot back. The request is served within requestTimeout;
+// the answer, an error one when dispatch gave up on it, is written after,
+// with a bound of its own, so that no request dispatch took goes
+// unanswered (but one the server cancelled).
 func (t *stdioTransport) serveRequest(msg envelope) {
 	defer func() { <-t.requestSlots }()
-	ctx, cancel := context.WithTimeout(context.Background(), serverRequestTimeout)
-	defer cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), t.requestTimeout)
+	resp := t.answerFor(ctx, msg)
+	cancel()
+	if resp != nil {
+		t.writeAnswer(resp)
+	}
+}
+
+// answerFor is the answer to the server's request msg: the handler's, or
+// an error; nil when none is due (the server cancelled the request).
+func (t *stdioTransport) answerFor(ctx context.Context, msg envelope) *transport.JSONRPCResponse {
 	t.handlerMu.RLock()
 	h := t.onRequest
 	t.handlerMu.RUnlock()
-	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: *msg.ID, Method: msg.Method, Params: msg.Params}
-	var resp *transport.JSONRPCResponse
 	if h == nil {
-		resp = transport.NewJSONRPCErrorResponse(*msg.ID, mcp.METHOD_NOT_FOUND, "dispatch does not serve "+msg.Method, nil)
-	} else {
-		r, err := h(ctx, req)
-		switch {
-		case err != nil:
-			resp = transport.NewJSONRPCErrorResponse(*msg.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
-		case r == nil:
-			return
-		default:
-			resp = r
-		}
+		return transport.NewJSONRPCErrorResponse(*msg.ID, mcp.METHOD_NOT_FOUND, "dispatch does not serve "+msg.Method, nil)
 	}
+	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: *msg.ID, Method: msg.Method, Params: msg.Params}
+	resp, err := h(ctx, req)
+	if err != nil {
+		return transport.NewJSONRPCErrorResponse(*msg.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
+	}
+	return resp
+}
+
+// refuseRequest answers at once a request past MaxServerRequests (a ping
+// with its result: it asks nothing of the agent), on a goroutine of its
+// own so that reading goes on; with MaxServerRequests refusals being
+// written already, the reader waits for one.
+func (t *stdioTransport) refuseRequest(msg envelope) {
+	resp := transport.NewJSONRPCErrorResponse(*msg.ID, mcp.INTERNAL_ERROR, fmt.Sprintf(
+		"dispatch is busy: %d requests of this server already wait for their answer (MaxServerRequests); %s was not relayed: send it again once one is answered",
+		MaxServerRequests, preview([]byte(msg.Method), 100)), nil)
+	if msg.Method == string(mcp.MethodPing) {
+		resp = transport.NewJSONRPCResultResponse(*msg.ID, json.RawMessage(`{}`))
+	}
+	select {
+	case t.refusalSlots <- struct{}{}:
+		go func() {
+			defer func() { <-t.refusalSlots }()
+			t.writeAnswer(resp)
+		}()
+	case <-t.exited:
+	}
+}
+
+// writeAnswer writes the answer to one of the server's requests. Its
+// context is its own, not the request's, which may have expired: the
+// answer waits for the write slot at most --stdin-timeout, and the write
+// itself is bounded by it as every write is.
+func (t *stdioTransport) writeAnswer(resp *transport.JSONRPCResponse) {
+	ctx, cancel := context.WithTimeout(context.Background(), t.stdinTimeout)
+	defer cancel()
 	if err := t.writeJSON(ctx, resp); err != nil {
 		return // the server is gone or stuck; its requests do not matter any more
 	}

@@ -60,6 +60,9 @@ type relayHub struct {
 	logLevel mcp.LoggingLevel // "" until the agent sets one: everything passes
 
 	droppedLogs atomic.Uint64
+	// unattributedLogs counts the server logs dropped because calls of
+	// several sessions were on the server (see Conn.logUpstream).
+	unattributedLogs atomic.Uint64
 }
 
 func (h *relayHub) upstream() Upstream {

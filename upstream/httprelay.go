@@ -15,12 +15,16 @@ import (
 
 // Serving over HTTP, the servers are shared by every session, so what
 // dispatch declares to them cannot be one session's capabilities: it
-// declares all it can relay (sampling, elicitation, roots). A server's
-// request then goes to the session whose call is in flight on that server
-// and is answered "Method not found" (-32601) when that session did not
-// declare the capability (connections checks it against ClientCapabilities
-// below). A request no call in flight caused goes to noCaller, which
-// routes it by the rule in its RequestClient.
+// declares all it can relay (sampling, elicitation, roots). The wire does
+// not say which call a server's request or log belongs to, so connections
+// attributes it (Conn.attribute): to the one session with a call in flight
+// on that server, or one that ended within connections.AttributionWindow;
+// with several such sessions a request is refused as ambiguous and a log
+// dropped, never handed to a session it may not belong to. A request so
+// attributed is answered "Method not found" (-32601) when that session did
+// not declare the capability (connections checks it against
+// ClientCapabilities below). A request or log no call caused goes to
+// noCaller, which routes it by the rule in its RequestClient.
 
 var (
 	_ connections.Upstream = (*httpSession)(nil)
@@ -29,7 +33,7 @@ var (
 
 // ClientCapabilities are what the session declared in its initialize.
 func (s *httpSession) ClientCapabilities() mcp.ClientCapabilities {
-	client, _ := s.latestCall()
+	client := s.clientSession()
 	if info, ok := client.(server.SessionWithClientInfo); ok {
 		return info.GetClientCapabilities()
 	}
@@ -37,10 +41,12 @@ func (s *httpSession) ClientCapabilities() mcp.ClientCapabilities {
 }
 
 // RequestClient relays a server's sampling, elicitation or roots request
-// to the session, through mcp-go's session: on the stream of the call in
-// flight when it can (elicitation), else the session's listening stream
-// (GET), which the agent must have open to be asked: without one within
-// ListenGrace the request fails, saying so.
+// to the session, through mcp-go's session: on the stream of the
+// session's call on that server in flight when it can (elicitation; see
+// connections.CausingCall), else the session's listening stream (GET),
+// which the agent must have open to be asked: without one within
+// ListenGrace the request fails, saying so. It ends when the session
+// does, so that the server gets its error answer at once.
 func (s *httpSession) RequestClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if method == string(mcp.MethodListRoots) {
 		// During this session's call, but maybe the server's answer to
@@ -51,16 +57,26 @@ func (s *httpSession) RequestClient(ctx context.Context, method string, params j
 				s.logID, RootsChangeWindow, other.logID)}
 		}
 	}
-	client, call := s.latestCall()
+	if s.ctx.Err() != nil {
+		return nil, s.endedError(method)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	defer context.AfterFunc(s.ctx, func() { cancel(errSessionEnded) })()
+	client := s.clientSession()
 	if client == nil {
 		return nil, errors.New("the session has made no call yet")
 	}
+	call := connections.CausingCall(ctx)
 	s.log.Debug("relaying a server's request to the session", "method", method, "inCall", call != nil)
 	if call != nil {
 		// The call's values (its stream) with the relay's deadline.
 		ctx = valuesOf{Context: ctx, values: call}
 	}
 	if (method != string(mcp.MethodElicitationCreate) || call == nil) && !s.awaitListening(ctx) {
+		if errors.Is(context.Cause(ctx), errSessionEnded) {
+			return nil, s.endedError(method)
+		}
 		// mcp-go would queue it for a stream nobody reads, and the
 		// server would wait for ServerRequestTimeout.
 		return nil, fmt.Errorf("session %s has no listening stream open (GET %s) after %s, the only way mcp-go sends it %s: an agent that declares the capability must keep one open", s.logID, MCPPath, ListenGrace, method)
@@ -98,6 +114,9 @@ func (s *httpSession) RequestClient(ctx context.Context, method string, params j
 		return nil, methodNotFound(method)
 	}
 	if err != nil {
+		if errors.Is(context.Cause(ctx), errSessionEnded) {
+			return nil, s.endedError(method)
+		}
 		return nil, fmt.Errorf("session %s: %w", s.logID, err)
 	}
 	raw, err := json.Marshal(result)
@@ -107,13 +126,22 @@ func (s *httpSession) RequestClient(ctx context.Context, method string, params j
 	return raw, nil
 }
 
+// errSessionEnded ends the relays of a session that ended.
+var errSessionEnded = errors.New("the session ended")
+
+// endedError is the server's answer to a request of method relayed to
+// the session once it ended.
+func (s *httpSession) endedError(method string) error {
+	return fmt.Errorf("session %s ended (DELETE, --session-idle or shutdown) before answering %s", s.logID, method)
+}
+
 // NotifyClient queues a server's log for the session, or says the queue
-// is full.
+// is full. One for a session that ended is dropped.
 func (s *httpSession) NotifyClient(method string, params any) bool {
-	if !s.wantsLog(method, params) {
-		return true // below the session's level: not for it
+	if !s.wantsLog(method, params) || s.ctx.Err() != nil {
+		return true // below the session's level, or too late: not for it
 	}
-	client, _ := s.latestCall()
+	client := s.clientSession()
 	if client == nil || !client.Initialized() {
 		return false
 	}
@@ -160,23 +188,19 @@ func (noCaller) ClientCapabilities() mcp.ClientCapabilities {
 // ambiguous (see httpSession.RequestClient).
 const RootsChangeWindow = 5 * time.Second
 
-// RequestClient routes a server's request that no single session's call
-// in flight caused. While calls of several sessions are in flight on that
-// server any of them may have caused it: it is refused. Else a roots/list
-// goes to the session whose roots/list_changed the server heard last, if
-// within RootsChangeWindow; else the request goes to the one session open,
-// and with several open (or none) it is refused, saying why.
+// RequestClient routes a server's request that no session's call caused
+// (none was in flight on that server, nor ended within
+// connections.AttributionWindow). A roots/list goes to the session whose
+// roots/list_changed the server heard last, if within RootsChangeWindow;
+// else the request goes to the one session open, and with several open
+// (or none) it is refused, saying why.
 func (n noCaller) RequestClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if callers := connections.CallersInFlight(ctx); callers > 1 {
-		return nil, &connections.RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf(
-			"Method not found: dispatch serves many sessions over HTTP and %s came while calls of %d sessions were in flight on this server; the request does not say which caused it, so no agent can be asked", method, callers)}
-	}
 	sess, why := n.sessions.rootsChanger(RootsChangeWindow), "it sent the latest notifications/roots/list_changed"
 	if method != string(mcp.MethodListRoots) || sess == nil {
 		open := n.sessions.initializedNow()
 		if len(open) != 1 {
 			return nil, &connections.RPCError{Code: mcp.METHOD_NOT_FOUND, Message: fmt.Sprintf(
-				"Method not found: dispatch serves many sessions over HTTP and %s came while no session's call was in flight on this server, with %d sessions open%s, so it cannot tell which agent to ask (ambiguous)",
+				"Method not found: dispatch serves many sessions over HTTP and %s came while no session's call was on this server, with %d sessions open%s, so it cannot tell which agent to ask (ambiguous)",
 				method, len(open), rootsHint(method))}
 		}
 		sess, why = open[0], "it is the only session open"
@@ -197,17 +221,23 @@ func rootsHint(method string) string {
 	return fmt.Sprintf(" and none of them sent notifications/roots/list_changed in the last %s (upstream.RootsChangeWindow)", RootsChangeWindow)
 }
 
-// NotifyClient sends a server log no session's call caused to every
-// session whose level it passes.
+// NotifyClient sends a server log no session's call caused to the one
+// session open, if its level passes; with several open it goes to none:
+// it may be any session's (a log trailing a call by more than
+// connections.AttributionWindow), and one session's logs must not reach
+// another.
 func (n noCaller) NotifyClient(method string, params any) bool {
+	open := n.sessions.initializedNow()
+	if len(open) != 1 {
+		return true
+	}
+	sess := open[0]
+	if !sess.wantsLog(method, params) {
+		return true
+	}
 	fields, _ := params.(map[string]any)
-	for _, sess := range n.sessions.sessionsNow() {
-		if !sess.wantsLog(method, params) {
-			continue
-		}
-		if err := n.mcp.SendNotificationToSpecificClient(sess.id, method, fields); err != nil {
-			sess.log.Debug("a server log did not reach the session", "error", err.Error())
-		}
+	if err := n.mcp.SendNotificationToSpecificClient(sess.id, method, fields); err != nil {
+		sess.log.Debug("a server log did not reach the session", "error", err.Error())
 	}
 	return true
 }

@@ -44,7 +44,6 @@ type httpSession struct {
 	lastActive time.Time
 	closed     bool
 	client     server.ClientSession // mcp-go's, once a call has seen it
-	calls      []context.Context    // contexts of its tool calls in flight
 	// logLevel is what its logging/setLevel asked for ("" until then:
 	// every server log passes).
 	logLevel mcp.LoggingLevel
@@ -117,29 +116,19 @@ func (s *httpSession) stopListening() {
 	s.mu.Unlock()
 }
 
-// startCall records a tool call of the session in flight, with the
-// mcp-go session it came through, until the returned function is called.
-// The call's context ends when the session does.
+// startCall notes mcp-go's session the call came through (a server's
+// requests reach the agent through it) and makes the call's context end
+// when the session does; done is called when the call ends. Which calls
+// are in flight on which server is connections' to know (WithUpstream).
 func (s *httpSession) startCall(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(s.ctx, cancel)
-	s.mu.Lock()
 	if client := server.ClientSessionFromContext(ctx); client != nil {
-		s.client = client
+		s.see(client)
 	}
-	s.calls = append(s.calls, ctx)
-	s.mu.Unlock()
 	return ctx, func() {
 		stop()
 		cancel()
-		s.mu.Lock()
-		for i, c := range s.calls {
-			if c == ctx {
-				s.calls = append(s.calls[:i], s.calls[i+1:]...)
-				break
-			}
-		}
-		s.mu.Unlock()
 	}
 }
 
@@ -151,15 +140,12 @@ func (s *httpSession) see(client server.ClientSession) {
 	s.mu.Unlock()
 }
 
-// latestCall is the context of the session's newest call in flight, or
-// nil: a server's request made during it is written to that call's stream.
-func (s *httpSession) latestCall() (server.ClientSession, context.Context) {
+// clientSession is mcp-go's session of this one, through which a
+// server's requests and logs reach the agent; nil until it is registered.
+func (s *httpSession) clientSession() server.ClientSession {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.calls) == 0 {
-		return s.client, nil
-	}
-	return s.client, s.calls[len(s.calls)-1]
+	return s.client
 }
 
 func (s *httpSession) markInitialized() {
