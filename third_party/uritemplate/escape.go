@@ -77,18 +77,15 @@ func (rc runeClass) String() string {
 	return strings.Join(ret, "+")
 }
 
+// pctEncode writes r as the pct-encoded triplets of its UTF-8 bytes, as
+// RFC 6570 (section 1.6, 3.2.1) asks. Upstream wrote the code point's
+// non-zero bytes instead: é (U+00E9) became %E9, not %C3%A9; Ā (U+0100)
+// became %01; NUL vanished. Servers that decode UTF-8 then read another
+// resource than the one named.
 func pctEncode(w *strings.Builder, r rune) {
-	if s := r >> 24 & 0xff; s > 0 {
-		w.Write([]byte{'%', hex[s/16], hex[s%16]})
-	}
-	if s := r >> 16 & 0xff; s > 0 {
-		w.Write([]byte{'%', hex[s/16], hex[s%16]})
-	}
-	if s := r >> 8 & 0xff; s > 0 {
-		w.Write([]byte{'%', hex[s/16], hex[s%16]})
-	}
-	if s := r & 0xff; s > 0 {
-		w.Write([]byte{'%', hex[s/16], hex[s%16]})
+	var buf [utf8.UTFMax]byte
+	for _, b := range buf[:utf8.EncodeRune(buf[:], r)] {
+		w.Write([]byte{'%', hex[b>>4], hex[b&0xf]})
 	}
 }
 
@@ -159,7 +156,7 @@ func escapeLiteral(w *strings.Builder, v string) error {
 func escapeExceptU(w *strings.Builder, v string) error {
 	for i := 0; i < len(v); {
 		r, size := utf8.DecodeRuneInString(v[i:])
-		if r == utf8.RuneError {
+		if r == utf8.RuneError && size == 1 { // not UTF-8; U+FFFD itself is encoded
 			return errorf(i, "invalid encoding")
 		}
 		if unicode.Is(rangeUnreserved, r) {
@@ -174,11 +171,17 @@ func escapeExceptU(w *strings.Builder, v string) error {
 
 func escapeExceptUR(w *strings.Builder, v string) error {
 	for i := 0; i < len(v); {
+		// RFC 6570 3.2.1: reserved and fragment expansion pass
+		// pct-encoded triplets through; a % that starts none is encoded.
+		if v[i] == '%' && i+2 < len(v) && ishex(v[i+1]) && ishex(v[i+2]) {
+			w.WriteString(v[i : i+3])
+			i += 3
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(v[i:])
-		if r == utf8.RuneError {
+		if r == utf8.RuneError && size == 1 { // not UTF-8; U+FFFD itself is encoded
 			return errorf(i, "invalid encoding")
 		}
-		// TODO(yosida95): is pct-encoded triplets allowed here?
 		if unicode.In(r, rangeUnreserved, rangeReserved) {
 			w.WriteRune(r)
 		} else {

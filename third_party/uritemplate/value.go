@@ -90,11 +90,18 @@ func (v Value) expand(w *strings.Builder, spec varspec, exp *expression) error {
 	switch v.T {
 	case ValueTypeString:
 		val := v.V[0]
-		var maxlen int
-		if max := len(val); spec.maxlen < 1 || spec.maxlen > max {
-			maxlen = max
-		} else {
-			maxlen = spec.maxlen
+		// RFC 6570 2.4.1: a prefix's max-length counts characters.
+		// Upstream counted bytes, which cut é in two and failed.
+		maxlen := len(val)
+		if spec.maxlen > 0 {
+			chars := 0
+			for i := range val {
+				if chars == spec.maxlen {
+					maxlen = i
+					break
+				}
+				chars++
+			}
 		}
 
 		if exp.named {
