@@ -140,8 +140,25 @@ func TestCLI_CallPrintsStructuredContent(t *testing.T) {
 		}
 	}
 	stdout, _, code = runCLI(t, "", "--mcp", fx, "call", "add", "a=2", "b=3")
-	if code != exitOK || stdout != "5\n" {
+	if code != exitOK || stdout != "5" {
 		t.Errorf("add: exit %d, stdout %q; want only the text 5", code, stdout)
+	}
+}
+
+// Printed to a pipe or a file, a call's text is its bytes: no newline
+// added to a text that has none, none taken from one that has several.
+// Only what follows a text is parted from it by a newline.
+func TestCLI_CallTextIsByteExact(t *testing.T) {
+	fx := fixture()
+	for _, message := range []string{"hi", "two lines\n\n", "\r\n", "tab\tend"} {
+		stdout, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fx, "call", "echo", "message="+message)
+		if code != exitOK || stdout != message {
+			t.Errorf("echo %q: exit %d, stdout %q, stderr %q; want the text as sent", message, code, stdout, stderr)
+		}
+	}
+	stdout, _, code := runCLI(t, "", "--no-cache", "--mcp", fx, "call", "mixed")
+	if code != exitOK || !strings.HasPrefix(stdout, "one of each content type follows: <b>text</b> & co\n{\n  \"type\": \"image\"") {
+		t.Errorf("mixed: exit %d, stdout %.200q; want the text, a newline, then the image item", code, stdout)
 	}
 }
 

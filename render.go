@@ -56,7 +56,7 @@ func (g *Globals) render(w io.Writer, resp any) error {
 		}
 		return nil
 	case *dispatch.CallResponse:
-		return renderCall(w, r, data)
+		return renderCall(w, r, data, !isTerminal(w))
 	case *dispatch.ReadResponse:
 		_, err := fmt.Fprintln(w, data(strings.TrimRight(r.Text, "\n")))
 		return err
@@ -190,16 +190,33 @@ func renderSearch(w io.Writer, r *dispatch.SearchResponse) error {
 	return nil
 }
 
-func renderCall(w io.Writer, r *dispatch.CallResponse, data func(string) string) error {
+// renderCall prints a call's result. exact (stdout is a pipe or a file)
+// writes each text as the server sent it, so that the output of a lone
+// text is its bytes; a newline is added only to part it from what
+// follows. On a terminal each text ends with one newline.
+func renderCall(w io.Writer, r *dispatch.CallResponse, data func(string) string, exact bool) error {
 	if r.Spill != nil {
 		return renderSpill(w, r.Spill.ResultFile, r.Spill)
 	}
+	unended := false // the last text written has no final newline
+	part := func() {
+		if unended {
+			io.WriteString(w, "\n")
+			unended = false
+		}
+	}
 	for _, item := range r.Content {
+		part()
 		var text struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}
 		if err := json.Unmarshal(item, &text); err == nil && text.Type == "text" {
+			if exact {
+				io.WriteString(w, text.Text)
+				unended = text.Text != "" && !strings.HasSuffix(text.Text, "\n")
+				continue
+			}
 			fmt.Fprintln(w, data(strings.TrimRight(text.Text, "\n")))
 			continue
 		}
@@ -210,6 +227,7 @@ func renderCall(w io.Writer, r *dispatch.CallResponse, data func(string) string)
 	// The text may only summarize the structured content; the one-shot
 	// promise is the full result.
 	if !r.TextHoldsStructured() {
+		part()
 		return renderJSON(w, r.StructuredContent)
 	}
 	return nil
