@@ -522,3 +522,24 @@ func TestResource_TemplateValuesAreSentAsUTF8(t *testing.T) {
 		t.Errorf("dispatch read files/{+path} path=é = %d %q %q", code, out, errOut)
 	}
 }
+
+// list --type resource|prompt at a shell says what the JSON answer's hint
+// says: that no server offers any, that the offset is past the end, and
+// how many of how many it shows.
+func TestResourceCLI_ListSaysWhyItIsEmptyAndWhatItShows(t *testing.T) {
+	plain := fixture()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-m", plain, "list", "--type", "resource"}, "No connection offers resources. dispatch list shows the connections"},
+		{[]string{"-m", plain, "list", "--type", "prompt"}, "No connection offers prompts"},
+		{[]string{"-m", fixture("--resources"), "list", "--type", "resource", "--limit", "2", "--offset", "1"}, "2 of 7 shown, from --offset 1; more with --offset 3\n"},
+		{[]string{"-m", fixture("--resources"), "list", "--type", "resource", "--offset", "50"}, "The --offset is past the end: there are 7 resources; page from --offset 0"},
+	} {
+		out, errOut, code := runCLI(t, "", append([]string{"--no-cache"}, c.args...)...)
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("%v = exit %d, stdout %q, stderr %q; want %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
