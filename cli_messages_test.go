@@ -264,3 +264,22 @@ func TestCLI_JSONErrorsSayWhere(t *testing.T) {
 		t.Errorf("readresult --help does not say grep uses --from-line:\n%s", stdout)
 	}
 }
+
+// A server command that cannot start says why in terms of what was given:
+// a path that is not executable or not there is not a PATH problem.
+func TestCLI_ServerCommandThatCannotStartSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.md")
+	writeFile(t, notes, "# not a program\n")
+	for _, c := range []struct{ command, want, unwanted string }{
+		{notes, `command "notes.md" is not executable: make it executable (chmod +x), or give its interpreter as the command`, "PATH"},
+		{filepath.Join(dir, "gone"), `command "gone" not found: nothing is at the path given; check the path`, "PATH"},
+		{dir, `is a directory, not a program`, "PATH"},
+		{"nosuch-server-r7a", `command "nosuch-server-r7a" not found in PATH (or not executable): check its name and PATH`, ""},
+	} {
+		_, stderr, code := runCLI(t, "", "--no-cache", "-m", c.command, "list")
+		if code != exitServer || !strings.Contains(stderr, c.want) || (c.unwanted != "" && strings.Contains(stderr, c.unwanted)) {
+			t.Errorf("-m %s: exit %d, stderr %q; want %d and %q", c.command, code, stderr, exitServer, c.want)
+		}
+	}
+}
