@@ -283,3 +283,12 @@ func TestCLI_ServerCommandThatCannotStartSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// A tool written CONNECTION/NAME with a connection that does not exist
+// says so, and names the connections there are.
+func TestCLI_ToolOfAnUnknownConnectionSaysSo(t *testing.T) {
+	_, stderr, code := runCLI(t, "", "--no-cache", "-m", fixture(), "info", "c9/echo")
+	if want := `no tool named "c9/echo": there is no connection "c9" (the connections are c1); did you mean c1/echo`; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("info c9/echo: exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, want)
+	}
+}
