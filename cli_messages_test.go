@@ -69,8 +69,8 @@ func TestCLI_StartupFlags(t *testing.T) {
 			[]string{"--spill-dir " + notDir + ":", "not a directory", "give a directory dispatch can create"}, nil},
 		{"--threshold abc", []string{"--mcp", fx, "--threshold", "abc", "list"}, exitUsage, "",
 			[]string{`--threshold: parse size "abc": want a byte count like 51200, 50KiB`, "or 0 to never save"}, []string{"strconv", `parsing ""`}},
-		{"--threshold 0 in a one-shot call", []string{"--mcp", fx, "--threshold", "0", "call", "echo", "message=hi"}, exitOK, "hi\n", nil, nil},
-		{"--threshold 0B in a one-shot call", []string{"--mcp", fx, "--threshold", "0B", "call", "echo", "message=hi"}, exitOK, "hi\n", nil, nil},
+		{"--threshold 0 in a one-shot call", []string{"--mcp", fx, "--threshold", "0", "call", "echo", "message=hi"}, exitOK, "hi", nil, nil},
+		{"--threshold 0B in a one-shot call", []string{"--mcp", fx, "--threshold", "0B", "call", "echo", "message=hi"}, exitOK, "hi", nil, nil},
 		{"--threshold 1KiB still needs --spill-dir", []string{"--mcp", fx, "--threshold", "1KiB", "call", "echo", "message=hi"}, exitUsage, "",
 			[]string{"--threshold needs --spill-dir"}, nil},
 	}
@@ -290,5 +290,29 @@ func TestCLI_ToolOfAnUnknownConnectionSaysSo(t *testing.T) {
 	_, stderr, code := runCLI(t, "", "--no-cache", "-m", fixture(), "info", "c9/echo")
 	if want := `no tool named "c9/echo": there is no connection "c9" (the connections are c1); did you mean c1/echo`; code != exitUsage || !strings.Contains(stderr, want) {
 		t.Errorf("info c9/echo: exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, want)
+	}
+}
+
+// --max-args-file bounds the arguments however they come: from a file or
+// on stdin, with the same limit named in the refusal.
+func TestCLI_ArgumentsOnStdinHaveTheFilesLimit(t *testing.T) {
+	big := `{"message":"` + strings.Repeat("x", 2000) + `"}`
+	path := filepath.Join(t.TempDir(), "big.json")
+	writeFile(t, path, big)
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{big, []string{"call", "echo", "-"}, "the arguments on stdin are larger than 1.0 KiB (--max-args-file)"},
+		{"", []string{"call", "echo", "-f", path}, "is larger than 1.0 KiB (--max-args-file)"},
+	} {
+		_, stderr, code := runCLI(t, c.stdin, append([]string{"--no-cache", "-m", fixture(), "--max-args-file", "1KiB"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, exitUsage, c.want)
+		}
+	}
+	if out, stderr, code := runCLI(t, big, "--no-cache", "-m", fixture(), "call", "echo", "-"); code != exitOK || len(out) != 2000 {
+		t.Errorf("under the default limit: exit %d, %d bytes out, stderr %q", code, len(out), stderr)
 	}
 }
