@@ -316,3 +316,15 @@ func TestCLI_ArgumentsOnStdinHaveTheFilesLimit(t *testing.T) {
 		t.Errorf("under the default limit: exit %d, %d bytes out, stderr %q", code, len(out), stderr)
 	}
 }
+
+// The text forms say what --json's "runsAsTask": true says: list --tools,
+// search and info of a tool its server runs only as a task.
+func TestCLI_TaskOnlyToolSaysSoInText(t *testing.T) {
+	fx := fixture("--task-tools")
+	for _, args := range [][]string{{"list", "--tools"}, {"search", "research", "a", "topic"}, {"info", "research"}} {
+		out, stderr, code := runCLI(t, "", append([]string{"--no-cache", "-m", fx}, args...)...)
+		if code != exitOK || !strings.Contains(out, "runs as a task: its server requires it") {
+			t.Errorf("%v: exit %d, stdout %.300q, stderr %q; want the runs-as-a-task line", args, code, out, stderr)
+		}
+	}
+}

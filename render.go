@@ -51,6 +51,9 @@ func (g *Globals) render(w io.Writer, resp any) error {
 		if err := renderJSON(w, r.Tool); err != nil {
 			return err
 		}
+		if r.RunsAsTask {
+			fmt.Fprintln(w, runsAsTask)
+		}
 		for _, warning := range r.Warnings {
 			fmt.Fprintf(w, "warning: %s\n", cell(warning))
 		}
@@ -287,9 +290,16 @@ func oneLine(s string) string {
 
 func spillLimits() spill.Limits { return spill.Limits{} }
 
-// renderToolExtras prints what --schema and --annotations asked for under a
-// tool's line, as compact JSON, indented to read as part of that tool.
+// runsAsTask is the text form of an answer's "runsAsTask": true.
+const runsAsTask = "runs as a task: its server requires it; dispatch creates the task and waits for its result"
+
+// renderToolExtras prints, under a tool's line, that it runs as a task and
+// what --schema and --annotations asked for, as compact JSON, indented to
+// read as part of that tool.
 func renderToolExtras(w io.Writer, t dispatch.ToolEntry) {
+	if t.RunsAsTask {
+		fmt.Fprintf(w, "    %s\n", runsAsTask)
+	}
 	if len(t.InputSchema) > 0 {
 		var compact bytes.Buffer
 		if json.Compact(&compact, t.InputSchema) == nil {
