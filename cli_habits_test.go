@@ -24,10 +24,10 @@ func TestCLI_CallHabits(t *testing.T) {
 		errNot  []string
 		argsDir bool
 	}{
-		{name: "NAME=VALUE typed as numbers through the schema's $ref", args: []string{"call", "add", "a=2", "b=3"}, stdout: "5"},
-		{name: "NAME=VALUE for a string stays text", args: []string{"call", "echo", "message=5"}, stdout: "5"},
-		{name: "a JSON object and a pair", args: []string{"call", "add", `{"a":1}`, "b=3"}, stdout: "4"},
-		{name: "NAME:=JSON", args: []string{"call", "add", "a:=2.5", "b=3"}, stdout: "5.5"},
+		{name: "NAME=VALUE typed as numbers through the schema's $ref", args: []string{"call", "add", "a=2", "b=3"}, stdout: "5\n"},
+		{name: "NAME=VALUE for a string stays text", args: []string{"call", "echo", "message=5"}, stdout: "5\n"},
+		{name: "a JSON object and a pair", args: []string{"call", "add", `{"a":1}`, "b=3"}, stdout: "4\n"},
+		{name: "NAME:=JSON", args: []string{"call", "add", "a:=2.5", "b=3"}, stdout: "5.5\n"},
 		{name: "a value of the wrong type", args: []string{"call", "add", "a=2", "b=three"}, code: exitUsage,
 			errHas: []string{`"b" is a number in the input schema of add`, "b:=JSON"}},
 		{name: "a word that is not an argument", args: []string{"call", "echo", "hello"}, code: exitUsage,
@@ -42,8 +42,8 @@ func TestCLI_CallHabits(t *testing.T) {
 			errHas: []string{"not valid JSON"}, errNot: []string{`{"action"`}},
 		{name: "--threshold without --spill-dir", args: []string{"--threshold", "1KiB", "call", "echo", "message=x"}, code: exitUsage,
 			errHas: []string{"--threshold needs --spill-dir", "deleted when the command ends"}},
-		{name: "--threshold with --spill-dir", args: []string{"--threshold", "1KiB", "call", "echo", "message=x"}, argsDir: true, stdout: "x"},
-		{name: "no --threshold, no --spill-dir", args: []string{"call", "echo", "message=x"}, stdout: "x"},
+		{name: "--threshold with --spill-dir", args: []string{"--threshold", "1KiB", "call", "echo", "message=x"}, argsDir: true, stdout: "x\n"},
+		{name: "no --threshold, no --spill-dir", args: []string{"call", "echo", "message=x"}, stdout: "x\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -69,8 +69,8 @@ func TestCLI_StartupFlags(t *testing.T) {
 			[]string{"--spill-dir " + notDir + ":", "not a directory", "give a directory dispatch can create"}, nil},
 		{"--threshold abc", []string{"--mcp", fx, "--threshold", "abc", "list"}, exitUsage, "",
 			[]string{`--threshold: parse size "abc": want a byte count like 51200, 50KiB`, "or 0 to never save"}, []string{"strconv", `parsing ""`}},
-		{"--threshold 0 in a one-shot call", []string{"--mcp", fx, "--threshold", "0", "call", "echo", "message=hi"}, exitOK, "hi", nil, nil},
-		{"--threshold 0B in a one-shot call", []string{"--mcp", fx, "--threshold", "0B", "call", "echo", "message=hi"}, exitOK, "hi", nil, nil},
+		{"--threshold 0 in a one-shot call", []string{"--mcp", fx, "--threshold", "0", "call", "echo", "message=hi"}, exitOK, "hi\n", nil, nil},
+		{"--threshold 0B in a one-shot call", []string{"--mcp", fx, "--threshold", "0B", "call", "echo", "message=hi"}, exitOK, "hi\n", nil, nil},
 		{"--threshold 1KiB still needs --spill-dir", []string{"--mcp", fx, "--threshold", "1KiB", "call", "echo", "message=hi"}, exitUsage, "",
 			[]string{"--threshold needs --spill-dir"}, nil},
 	}
@@ -140,20 +140,20 @@ func TestCLI_CallPrintsStructuredContent(t *testing.T) {
 		}
 	}
 	stdout, _, code = runCLI(t, "", "--mcp", fx, "call", "add", "a=2", "b=3")
-	if code != exitOK || stdout != "5" {
+	if code != exitOK || stdout != "5\n" {
 		t.Errorf("add: exit %d, stdout %q; want only the text 5", code, stdout)
 	}
 }
 
-// Printed to a pipe or a file, a call's text is its bytes: no newline
-// added to a text that has none, none taken from one that has several.
-// Only what follows a text is parted from it by a newline.
+// Printed to a pipe or a file, a call's text is its bytes: none taken
+// from one that ends in several newlines or in "\r\n"; only a text that
+// has no final newline gets one, so that shell output stays in lines.
 func TestCLI_CallTextIsByteExact(t *testing.T) {
 	fx := fixture()
-	for _, message := range []string{"hi", "two lines\n\n", "\r\n", "tab\tend"} {
+	for message, want := range map[string]string{"hi": "hi\n", "two lines\n\n": "two lines\n\n", "a\r\n": "a\r\n", "tab\tend\n\n\n": "tab\tend\n\n\n"} {
 		stdout, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fx, "call", "echo", "message="+message)
-		if code != exitOK || stdout != message {
-			t.Errorf("echo %q: exit %d, stdout %q, stderr %q; want the text as sent", message, code, stdout, stderr)
+		if code != exitOK || stdout != want {
+			t.Errorf("echo %q: exit %d, stdout %q, stderr %q; want %q", message, code, stdout, stderr, want)
 		}
 	}
 	stdout, _, code := runCLI(t, "", "--no-cache", "--mcp", fx, "call", "mixed")
@@ -312,7 +312,7 @@ func TestCLI_ArgumentsOnStdinHaveTheFilesLimit(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, exitUsage, c.want)
 		}
 	}
-	if out, stderr, code := runCLI(t, big, "--no-cache", "-m", fixture(), "call", "echo", "-"); code != exitOK || len(out) != 2000 {
+	if out, stderr, code := runCLI(t, big, "--no-cache", "-m", fixture(), "call", "echo", "-"); code != exitOK || len(out) != 2001 { // the text and the newline a pipe gets after it
 		t.Errorf("under the default limit: exit %d, %d bytes out, stderr %q", code, len(out), stderr)
 	}
 }

@@ -20,12 +20,12 @@ func TestCLI_ExitCodes(t *testing.T) {
 		stdout   string
 		stderrIn string
 	}{
-		{"call ok", "", []string{"--mcp", fx, "call", "echo", `{"message":"hi"}`}, exitOK, "hi", ""},
-		{"arguments from stdin", `{"message":"from stdin"}`, []string{"--mcp", fx, "call", "echo", "-"}, exitOK, "from stdin", ""},
-		{"tool returned isError", "", []string{"--mcp", fx, "call", "fail", `{"message":"nope"}`}, exitToolError, "nope", "returned an error"},
+		{"call ok", "", []string{"--mcp", fx, "call", "echo", `{"message":"hi"}`}, exitOK, "hi\n", ""},
+		{"arguments from stdin", `{"message":"from stdin"}`, []string{"--mcp", fx, "call", "echo", "-"}, exitOK, "from stdin\n", ""},
+		{"tool returned isError", "", []string{"--mcp", fx, "call", "fail", `{"message":"nope"}`}, exitToolError, "nope\n", "returned an error"},
 		{"bad JSON arguments", "", []string{"--mcp", fx, "call", "echo", `{"message":`}, exitUsage, "", "not valid JSON"},
-		{"tool written as shown, c1/echo", "", []string{"--mcp", fx, "call", "c1/echo", `{"message":"hi"}`}, exitOK, "hi", ""},
-		{"c1/echo with -C c1", "", []string{"--mcp", fx, "call", "c1/echo", `{"message":"hi"}`, "-C", "c1"}, exitOK, "hi", ""},
+		{"tool written as shown, c1/echo", "", []string{"--mcp", fx, "call", "c1/echo", `{"message":"hi"}`}, exitOK, "hi\n", ""},
+		{"c1/echo with -C c1", "", []string{"--mcp", fx, "call", "c1/echo", `{"message":"hi"}`, "-C", "c1"}, exitOK, "hi\n", ""},
 		{"c2/echo with no c2", "", []string{"--mcp", fx, "call", "c2/echo"}, exitUsage, "", "did you mean c1/echo"},
 		{"unknown tool", "", []string{"--mcp", fx, "call", "ecko"}, exitUsage, "", "did you mean c1/echo"},
 		{"no servers", "", []string{"list"}, exitUsage, "", "no servers configured"},

@@ -194,33 +194,28 @@ func renderSearch(w io.Writer, r *dispatch.SearchResponse) error {
 }
 
 // renderCall prints a call's result. exact (stdout is a pipe or a file)
-// writes each text as the server sent it, so that the output of a lone
-// text is its bytes; a newline is added only to part it from what
-// follows. On a terminal each text ends with one newline.
+// writes each text as the server sent it, trailing newlines and "\r\n"
+// kept, and adds a newline only to a text that has none, so that shell
+// output stays in lines (-o FILE saves the text exactly). On a terminal
+// each text ends with one newline.
 func renderCall(w io.Writer, r *dispatch.CallResponse, data func(string) string, exact bool) error {
 	if r.Spill != nil {
 		return renderSpill(w, r.Spill.ResultFile, r.Spill)
 	}
-	unended := false // the last text written has no final newline
-	part := func() {
-		if unended {
-			io.WriteString(w, "\n")
-			unended = false
-		}
-	}
 	for _, item := range r.Content {
-		part()
 		var text struct {
 			Type string `json:"type"`
 			Text string `json:"text"`
 		}
 		if err := json.Unmarshal(item, &text); err == nil && text.Type == "text" {
-			if exact {
-				io.WriteString(w, text.Text)
-				unended = text.Text != "" && !strings.HasSuffix(text.Text, "\n")
+			if !exact {
+				fmt.Fprintln(w, data(strings.TrimRight(text.Text, "\n")))
 				continue
 			}
-			fmt.Fprintln(w, data(strings.TrimRight(text.Text, "\n")))
+			io.WriteString(w, text.Text)
+			if !strings.HasSuffix(text.Text, "\n") {
+				io.WriteString(w, "\n")
+			}
 			continue
 		}
 		if err := renderJSON(w, item); err != nil {
@@ -230,7 +225,6 @@ func renderCall(w io.Writer, r *dispatch.CallResponse, data func(string) string,
 	// The text may only summarize the structured content; the one-shot
 	// promise is the full result.
 	if !r.TextHoldsStructured() {
-		part()
 		return renderJSON(w, r.StructuredContent)
 	}
 	return nil
