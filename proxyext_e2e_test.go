@@ -266,8 +266,8 @@ func TestServe_ProxyExtensionResourcesAndPrompts(t *testing.T) {
 		wantAnnotations(t, "info", item.Annotations, map[string]any{"proxyAction": "info", "proxyType": tt.args["type"], "pythonType": tt.python, "many": false, "proxyPath": tt.args["path"]})
 	}
 
-	if msg := tc.mustFail(map[string]any{"action": "info", "type": "prompt", "path": "gret"}); !strings.Contains(msg, `no prompt "gret" on any connection. Did you mean "greet"`) {
-		t.Errorf("info of a misspelt prompt: %s", msg)
+	if r := tc.mustCall(map[string]any{"action": "info", "type": "prompt", "path": "gret"}); !r.IsError || !strings.Contains(r.text(), `no prompt "gret" on any connection. Did you mean "greet"`) {
+		t.Errorf("info of a misspelt prompt: error %v, %s", r.IsError, r.text())
 	}
 
 	prompts := proxyItems(t, tc.mustOK(map[string]any{"action": "list", "type": "prompt"}))[0]
