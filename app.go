@@ -36,7 +36,7 @@ type Globals struct {
 	SpillMax             string        `name:"spill-max" default:"1GiB" help:"Total size of result files one dispatch process may keep."`
 	Toon                 bool          `name:"toon" help:"Write object and array results as TOON: always in result files, inline when smaller than compact JSON."`
 	ArgsDir              []string      `name:"args-dir" sep:"none" placeholder:"DIR" help:"Directories argumentsFile may read from, besides dispatch's own result files (default: the working directory). Repeatable."`
-	MaxArgsFile          string        `name:"max-args-file" default:"64MiB" help:"Largest argumentsFile accepted."`
+	MaxArgsFile          string        `name:"max-args-file" default:"64MiB" help:"Largest argumentsFile (or call's arguments on stdin) accepted."`
 	CacheDir             string        `name:"cache-dir" placeholder:"DIR" help:"Where tool catalogs are cached (default: dispatch in the platform cache directory: ~/.cache, ~/Library/Caches, %LocalAppData%)."`
 	NoCache              bool          `name:"no-cache" help:"Do not read or write the catalog cache: list and search start every server."`
 	Expose               []string      `name:"expose" sep:"none" placeholder:"TOOL" help:"Serve mode: also list this tool to the agent under its own name, beside proxy-dispatch (a name, c1/tool or NAME/tool). Repeatable."`

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/dustin/go-humanize"
 	"github.com/tidwall/gjson"
 )
 
@@ -31,8 +32,9 @@ func (p argPair) String() string {
 const maxRefDepth = 8
 
 // splitCallArgs sorts call's words after the tool name: at most one JSON
-// object (or - for one on stdin), and NAME=VALUE or NAME:=JSON pairs.
-func splitCallArgs(words []string, stdin io.Reader) (string, []argPair, error) {
+// object (or - for one on stdin, at most limit bytes, as an argumentsFile
+// is), and NAME=VALUE or NAME:=JSON pairs.
+func splitCallArgs(words []string, stdin io.Reader, limit int64) (string, []argPair, error) {
 	var object string
 	var pairs []argPair
 	seen := map[string]bool{}
@@ -47,9 +49,13 @@ func splitCallArgs(words []string, stdin io.Reader) (string, []argPair, error) {
 			}
 			object = trimmed
 			if trimmed == "-" {
-				data, err := io.ReadAll(stdin)
+				data, err := io.ReadAll(io.LimitReader(stdin, limit+1))
 				if err != nil {
 					return "", nil, fmt.Errorf("read arguments from stdin: %w", err)
+				}
+				if int64(len(data)) > limit {
+					return "", nil, &usageErr{fmt.Errorf("the arguments on stdin are larger than %s (--max-args-file): they travel in one message, which the server must hold whole. Raise --max-args-file, or save them to a file and pass only the part you need with -f FILE --arguments-path PATH",
+						humanize.IBytes(uint64(limit)))}
 				}
 				object = string(data)
 			}

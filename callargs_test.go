@@ -69,7 +69,7 @@ func TestMergeCallArgs_TypesFromSchema(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, pairs, err := splitCallArgs(tt.words, strings.NewReader(""))
+			_, pairs, err := splitCallArgs(tt.words, strings.NewReader(""), 1<<20)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,10 +107,12 @@ func TestSplitCallArgs(t *testing.T) {
 		{name: "no name", words: []string{"=1"}, errHas: "neither"},
 		{name: "no name before :=", words: []string{":=1"}, errHas: "neither"},
 		{name: "a name twice", words: []string{"a=1", "a:=2"}, errHas: `"a" is given twice`},
+		{name: "stdin at the limit", words: []string{"-"}, stdin: `{"a":"` + strings.Repeat("x", 64-8) + `"}`, wantObject: `{"a":"` + strings.Repeat("x", 64-8) + `"}`},
+		{name: "stdin over the limit", words: []string{"-"}, stdin: `{"a":"` + strings.Repeat("x", 64) + `"}`, errHas: "the arguments on stdin are larger than 64 B (--max-args-file)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			object, pairs, err := splitCallArgs(tt.words, strings.NewReader(tt.stdin))
+			object, pairs, err := splitCallArgs(tt.words, strings.NewReader(tt.stdin), 64)
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 					t.Fatalf("err = %v, want %q", err, tt.errHas)

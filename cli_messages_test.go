@@ -145,6 +145,23 @@ func TestCLI_CallPrintsStructuredContent(t *testing.T) {
 	}
 }
 
+// Printed to a pipe or a file, a call's text is its bytes: none taken
+// from one that ends in several newlines or in "\r\n"; only a text that
+// has no final newline gets one, so that shell output stays in lines.
+func TestCLI_CallTextIsByteExact(t *testing.T) {
+	fx := fixture()
+	for message, want := range map[string]string{"hi": "hi\n", "two lines\n\n": "two lines\n\n", "a\r\n": "a\r\n", "tab\tend\n\n\n": "tab\tend\n\n\n"} {
+		stdout, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fx, "call", "echo", "message="+message)
+		if code != exitOK || stdout != want {
+			t.Errorf("echo %q: exit %d, stdout %q, stderr %q; want %q", message, code, stdout, stderr, want)
+		}
+	}
+	stdout, _, code := runCLI(t, "", "--no-cache", "--mcp", fx, "call", "mixed")
+	if code != exitOK || !strings.HasPrefix(stdout, "one of each content type follows: <b>text</b> & co\n{\n  \"type\": \"image\"") {
+		t.Errorf("mixed: exit %d, stdout %.200q; want the text, a newline, then the image item", code, stdout)
+	}
+}
+
 // A server that cannot start is the cause a one-shot command leads with,
 // said once (not also as a WARN log line), whole, with exit code 3.
 func TestCLI_UnreachableServerLeads(t *testing.T) {
@@ -245,5 +262,69 @@ func TestCLI_JSONErrorsSayWhere(t *testing.T) {
 	// Help wraps its lines; compare the words.
 	if !strings.Contains(strings.Join(strings.Fields(stdout), " "), "grep: line to start searching at") {
 		t.Errorf("readresult --help does not say grep uses --from-line:\n%s", stdout)
+	}
+}
+
+// A server command that cannot start says why in terms of what was given:
+// a path that is not executable or not there is not a PATH problem.
+func TestCLI_ServerCommandThatCannotStartSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.md")
+	writeFile(t, notes, "# not a program\n")
+	for _, c := range []struct{ command, want, unwanted string }{
+		{notes, `command "notes.md" is not executable: make it executable (chmod +x), or give its interpreter as the command`, "PATH"},
+		{filepath.Join(dir, "gone"), `command "gone" not found: nothing is at the path given; check the path`, "PATH"},
+		{dir, `is a directory, not a program`, "PATH"},
+		{"nosuch-server-r7a", `command "nosuch-server-r7a" not found in PATH (or not executable): check its name and PATH`, ""},
+	} {
+		_, stderr, code := runCLI(t, "", "--no-cache", "-m", c.command, "list")
+		if code != exitServer || !strings.Contains(stderr, c.want) || (c.unwanted != "" && strings.Contains(stderr, c.unwanted)) {
+			t.Errorf("-m %s: exit %d, stderr %q; want %d and %q", c.command, code, stderr, exitServer, c.want)
+		}
+	}
+}
+
+// A tool written CONNECTION/NAME with a connection that does not exist
+// says so, and names the connections there are.
+func TestCLI_ToolOfAnUnknownConnectionSaysSo(t *testing.T) {
+	_, stderr, code := runCLI(t, "", "--no-cache", "-m", fixture(), "info", "c9/echo")
+	if want := `no tool named "c9/echo": there is no connection "c9" (the connections are c1); did you mean c1/echo`; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("info c9/echo: exit %d, stderr %q; want %d and %q", code, stderr, exitUsage, want)
+	}
+}
+
+// --max-args-file bounds the arguments however they come: from a file or
+// on stdin, with the same limit named in the refusal.
+func TestCLI_ArgumentsOnStdinHaveTheFilesLimit(t *testing.T) {
+	big := `{"message":"` + strings.Repeat("x", 2000) + `"}`
+	path := filepath.Join(t.TempDir(), "big.json")
+	writeFile(t, path, big)
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{big, []string{"call", "echo", "-"}, "the arguments on stdin are larger than 1.0 KiB (--max-args-file)"},
+		{"", []string{"call", "echo", "-f", path}, "is larger than 1.0 KiB (--max-args-file)"},
+	} {
+		_, stderr, code := runCLI(t, c.stdin, append([]string{"--no-cache", "-m", fixture(), "--max-args-file", "1KiB"}, c.args...)...)
+		if code != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", c.args, code, stderr, exitUsage, c.want)
+		}
+	}
+	if out, stderr, code := runCLI(t, big, "--no-cache", "-m", fixture(), "call", "echo", "-"); code != exitOK || len(out) != 2001 { // the text and the newline a pipe gets after it
+		t.Errorf("under the default limit: exit %d, %d bytes out, stderr %q", code, len(out), stderr)
+	}
+}
+
+// The text forms say what --json's "runsAsTask": true says: list --tools,
+// search and info of a tool its server runs only as a task.
+func TestCLI_TaskOnlyToolSaysSoInText(t *testing.T) {
+	fx := fixture("--task-tools")
+	for _, args := range [][]string{{"list", "--tools"}, {"search", "research", "a", "topic"}, {"info", "research"}} {
+		out, stderr, code := runCLI(t, "", append([]string{"--no-cache", "-m", fx}, args...)...)
+		if code != exitOK || !strings.Contains(out, "runs as a task: its server requires it") {
+			t.Errorf("%v: exit %d, stdout %.300q, stderr %q; want the runs-as-a-task line", args, code, out, stderr)
+		}
 	}
 }

@@ -228,7 +228,11 @@ func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 	if err := g.checkOneShotThreshold(flagGiven(k, "threshold") && !thresholdNever(g.Threshold), c.ResultToFile != ""); err != nil {
 		return err
 	}
-	object, pairs, err := splitCallArgs(c.Arguments, os.Stdin)
+	maxArgs, err := parseLimitFlag("--max-args-file", g.MaxArgsFile, "it bounds what argumentsFile passes on")
+	if err != nil {
+		return err
+	}
+	object, pairs, err := splitCallArgs(c.Arguments, os.Stdin, maxArgs)
 	if err != nil {
 		return err
 	}

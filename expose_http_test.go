@@ -86,7 +86,7 @@ func TestExpose_HTTPSessionsKeepTheirFiles(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	if strings.Join(names, " ") != "large proxy-dispatch" {
+	if strings.Join(names, " ") != "proxy-dispatch large" { // proxy-dispatch first, then the exposed tools in order
 		t.Fatalf("tools over HTTP = %v", names)
 	}
 	var spilled CallSpill

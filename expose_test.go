@@ -55,6 +55,26 @@ func (tc *testClient) listNames(method, field, key string) []string {
 	return names
 }
 
+// listOrder returns the values of key of the items (field) a list method
+// answers, in the order answered.
+func (tc *testClient) listOrder(method, field, key string) ([]string, string) {
+	tc.t.Helper()
+	raw, errMsg := tc.request(method, map[string]any{})
+	if errMsg != "" {
+		tc.t.Fatalf("%s: %s", method, errMsg)
+	}
+	var page map[string][]map[string]any
+	if err := json.Unmarshal(raw, &page); err != nil {
+		tc.t.Fatalf("%s: %v in %s", method, err, raw)
+	}
+	var values []string
+	for _, item := range page[field] {
+		v, _ := item[key].(string)
+		values = append(values, v)
+	}
+	return values, string(raw)
+}
+
 // callTool calls an exposed tool by its upstream name.
 func (tc *testClient) callTool(name string, args map[string]any) toolResult {
 	tc.t.Helper()
@@ -273,4 +293,39 @@ func TestTransparent_InvalidToolNameNotListed(t *testing.T) {
 			t.Errorf("tools/list has the invalid tool name %q", name)
 		}
 	}
+}
+
+// --transparent and --expose list each tool as its server published it,
+// execution included (research runs only as a task, and dispatch, which
+// declares no tasks capability, runs that task for a plain call), and
+// every kind in the servers' order after proxy-dispatch: mcp-go listed
+// them by name.
+func TestTransparent_ListsAsPublishedInServersOrder(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--resources", "--task-tools", "--reverse-lists"), "--transparent")
+	descending := func(values []string) bool {
+		return len(values) > 1 && slices.IsSortedFunc(values, func(a, b string) int { return strings.Compare(b, a) })
+	}
+	tools, raw := tc.listOrder("tools/list", "tools", "name")
+	if len(tools) < 3 || tools[0] != "proxy-dispatch" || !descending(tools[1:]) {
+		t.Errorf("tools/list = %v; want proxy-dispatch, then the server's order (reverse name order)", tools)
+	}
+	checkText(t, "tools/list", raw, []string{`"execution":{"taskSupport":"required"}`}, nil)
+	for _, list := range []struct{ method, field string }{
+		{"resources/list", "resources"}, {"resources/templates/list", "resourceTemplates"}, {"prompts/list", "prompts"},
+	} {
+		if names, _ := tc.listOrder(list.method, list.field, "name"); !descending(names) {
+			t.Errorf("%s = %v; want the server's order (reverse name order)", list.method, names)
+		}
+	}
+	if r := tc.callTool("research", map[string]any{"topic": "order", "seconds": 0}); r.IsError || r.text() != "report on order" {
+		t.Errorf("a plain call of the task-only research = %s", r.text())
+	}
+
+	exposed := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--task-tools"),
+		"--expose", "research", "--expose", "echo", "--expose", "add")
+	tools, raw = exposed.listOrder("tools/list", "tools", "name")
+	if want := []string{"proxy-dispatch", "research", "echo", "add"}; !slices.Equal(tools, want) {
+		t.Errorf("--expose tools/list = %v; want %v", tools, want)
+	}
+	checkText(t, "--expose tools/list", raw, []string{`"execution":{"taskSupport":"required"}`}, nil)
 }

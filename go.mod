@@ -26,3 +26,5 @@ require (
 )
 
 replace github.com/santhosh-tekuri/jsonschema/v6 => ./third_party/jsonschema
+
+replace github.com/yosida95/uritemplate/v3 => ./third_party/uritemplate

@@ -255,6 +255,8 @@ func TestServe_ProxyExtensionResourcesAndPrompts(t *testing.T) {
 		{map[string]any{"action": "info", "type": "resource", "path": "fixture://text/hello"}, "proxy:info/resource/fixture://text/hello", "Resource", `"uri":"fixture://text/hello"`},
 		{map[string]any{"action": "info", "type": "resource", "path": "fixture://items/{id}"}, "proxy:info/resource/fixture://items/{id}", "ResourceTemplate", `"uriTemplate":"fixture://items/{id}"`},
 		{map[string]any{"action": "info", "type": "prompt", "path": "greet"}, "proxy:info/prompt/greet", "Prompt", `"name":"greet"`},
+		// A URI the template expands to finds the template, as "uri" does.
+		{map[string]any{"action": "info", "type": "resource", "path": "fixture://items/2"}, "proxy:info/resource/fixture://items/2", "ResourceTemplate", `"uriTemplate":"fixture://items/{id}"`},
 	} {
 		r := tc.mustOK(tt.args)
 		item := proxyItems(t, r)[0]
@@ -262,6 +264,10 @@ func TestServe_ProxyExtensionResourcesAndPrompts(t *testing.T) {
 			t.Errorf("%v: uri %q text %s", tt.args, item.Resource.URI, item.Resource.Text)
 		}
 		wantAnnotations(t, "info", item.Annotations, map[string]any{"proxyAction": "info", "proxyType": tt.args["type"], "pythonType": tt.python, "many": false, "proxyPath": tt.args["path"]})
+	}
+
+	if r := tc.mustCall(map[string]any{"action": "info", "type": "prompt", "path": "gret"}); !r.IsError || !strings.Contains(r.text(), `no prompt "gret" on any connection. Did you mean "greet"`) {
+		t.Errorf("info of a misspelt prompt: error %v, %s", r.IsError, r.text())
 	}
 
 	prompts := proxyItems(t, tc.mustOK(map[string]any{"action": "list", "type": "prompt"}))[0]

@@ -51,12 +51,15 @@ func (g *Globals) render(w io.Writer, resp any) error {
 		if err := renderJSON(w, r.Tool); err != nil {
 			return err
 		}
+		if r.RunsAsTask {
+			fmt.Fprintln(w, runsAsTask)
+		}
 		for _, warning := range r.Warnings {
 			fmt.Fprintf(w, "warning: %s\n", cell(warning))
 		}
 		return nil
 	case *dispatch.CallResponse:
-		return renderCall(w, r, data)
+		return renderCall(w, r, data, !isTerminal(w))
 	case *dispatch.ReadResponse:
 		_, err := fmt.Fprintln(w, data(strings.TrimRight(r.Text, "\n")))
 		return err
@@ -190,7 +193,12 @@ func renderSearch(w io.Writer, r *dispatch.SearchResponse) error {
 	return nil
 }
 
-func renderCall(w io.Writer, r *dispatch.CallResponse, data func(string) string) error {
+// renderCall prints a call's result. exact (stdout is a pipe or a file)
+// writes each text as the server sent it, trailing newlines and "\r\n"
+// kept, and adds a newline only to a text that has none, so that shell
+// output stays in lines (-o FILE saves the text exactly). On a terminal
+// each text ends with one newline.
+func renderCall(w io.Writer, r *dispatch.CallResponse, data func(string) string, exact bool) error {
 	if r.Spill != nil {
 		return renderSpill(w, r.Spill.ResultFile, r.Spill)
 	}
@@ -200,7 +208,14 @@ func renderCall(w io.Writer, r *dispatch.CallResponse, data func(string) string)
 			Text string `json:"text"`
 		}
 		if err := json.Unmarshal(item, &text); err == nil && text.Type == "text" {
-			fmt.Fprintln(w, data(strings.TrimRight(text.Text, "\n")))
+			if !exact {
+				fmt.Fprintln(w, data(strings.TrimRight(text.Text, "\n")))
+				continue
+			}
+			io.WriteString(w, text.Text)
+			if !strings.HasSuffix(text.Text, "\n") {
+				io.WriteString(w, "\n")
+			}
 			continue
 		}
 		if err := renderJSON(w, item); err != nil {
@@ -269,9 +284,16 @@ func oneLine(s string) string {
 
 func spillLimits() spill.Limits { return spill.Limits{} }
 
-// renderToolExtras prints what --schema and --annotations asked for under a
-// tool's line, as compact JSON, indented to read as part of that tool.
+// runsAsTask is the text form of an answer's "runsAsTask": true.
+const runsAsTask = "runs as a task: its server requires it; dispatch creates the task and waits for its result"
+
+// renderToolExtras prints, under a tool's line, that it runs as a task and
+// what --schema and --annotations asked for, as compact JSON, indented to
+// read as part of that tool.
 func renderToolExtras(w io.Writer, t dispatch.ToolEntry) {
+	if t.RunsAsTask {
+		fmt.Fprintf(w, "    %s\n", runsAsTask)
+	}
 	if len(t.InputSchema) > 0 {
 		var compact bytes.Buffer
 		if json.Compact(&compact, t.InputSchema) == nil {

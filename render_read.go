@@ -100,8 +100,18 @@ func renderSideList(w io.Writer, r *dispatch.SideListResponse) error {
 			fmt.Fprintf(w, "    %s\n", cell(p.Description))
 		}
 	}
-	if r.NextOffset > 0 {
-		fmt.Fprintf(w, "%d of %d shown; more with --offset %d\n", r.NextOffset, r.Total, r.NextOffset)
+	// The answer's hint is phrased for an agent; say it in the command
+	// line's terms.
+	shown := int64(len(r.Resources) + len(r.Prompts))
+	switch {
+	case r.NextOffset > 0 && r.NextOffset > shown:
+		fmt.Fprintf(w, "%d of %d shown, from --offset %d; more with --offset %d\n", shown, r.Total, r.NextOffset-shown, r.NextOffset)
+	case r.NextOffset > 0:
+		fmt.Fprintf(w, "%d of %d shown; more with --offset %d\n", shown, r.Total, r.NextOffset)
+	case r.PastEnd:
+		fmt.Fprintf(w, "The --offset is past the end: there are %d %s; page from --offset 0 (or leave it out) with --limit N\n", r.Total, r.Kind)
+	case shown == 0 && r.Hint != "":
+		fmt.Fprintln(w, cell(agentTerms.Replace(r.Hint)))
 	}
 	for _, u := range r.Unreachable {
 		fmt.Fprintf(w, "not reached: %s\n", cell(u))

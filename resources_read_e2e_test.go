@@ -493,3 +493,53 @@ func TestRun_ResultFileOfSavedReadsAndPrompts(t *testing.T) {
 	checkText(t, "resultFile of a read of two saved contents", fail.text(),
 		[]string{`step pair has no one result file: it saved 2 of its 2 contents`, `$pair.value.contents.0.resultFile`}, []string{"came inline"})
 }
+
+// A template's values are sent as the pct-encoded UTF-8 bytes RFC 6570
+// asks for, so the server reads the resource named: é was %E9 (and Ā
+// %01, NUL nothing), which the server decoded to another path.
+func TestResource_TemplateValuesAreSentAsUTF8(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture("--resources"))
+	for _, c := range []struct{ path, uri, text string }{
+		{"ü", "fixture://files/%C3%BC", "contents of ü\n"},
+		{"docs/日本/😀 Ā.md", "fixture://files/docs/%E6%97%A5%E6%9C%AC/%F0%9F%98%80%20%C4%80.md", "contents of docs/日本/😀 Ā.md\n"},
+		{"a\x00b", "fixture://files/a%00b", "contents of a\x00b\n"},
+		// Reserved expansion passes a pct-encoded triplet through.
+		{"a%20b/50%", "fixture://files/a%20b/50%25", "contents of a b/50%\n"},
+	} {
+		a := readResource(t, tc, map[string]any{"uri": "fixture://files/{+path}", "arguments": map[string]any{"path": c.path}})
+		var text struct{ URI, Text string }
+		if a.URI != c.uri || len(a.Contents) != 1 || json.Unmarshal(a.Contents[0], &text) != nil || text.Text != c.text {
+			t.Errorf("read files/{+path} with %q = uri %q, contents %s; want uri %q and text %q", c.path, a.URI, a.Contents, c.uri, c.text)
+		}
+	}
+	a := readResource(t, tc, map[string]any{"uri": "fixture://items/{id}", "arguments": map[string]any{"id": "é/1"}})
+	if a.URI != "fixture://items/%C3%A9%2F1" || len(a.Contents) != 1 || !strings.Contains(string(a.Contents[0]), `{\"id\":\"é/1\"}`) {
+		t.Errorf("read items/{id} with é/1 = uri %q, contents %s", a.URI, a.Contents)
+	}
+
+	out, errOut, code := runCLI(t, "", "--no-cache", "-m", fixture("--resources"), "read", "fixture://files/{+path}", "path=é")
+	if code != 0 || out != "contents of é\n" {
+		t.Errorf("dispatch read files/{+path} path=é = %d %q %q", code, out, errOut)
+	}
+}
+
+// list --type resource|prompt at a shell says what the JSON answer's hint
+// says: that no server offers any, that the offset is past the end, and
+// how many of how many it shows.
+func TestResourceCLI_ListSaysWhyItIsEmptyAndWhatItShows(t *testing.T) {
+	plain := fixture()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-m", plain, "list", "--type", "resource"}, "No connection offers resources. dispatch list shows the connections"},
+		{[]string{"-m", plain, "list", "--type", "prompt"}, "No connection offers prompts"},
+		{[]string{"-m", fixture("--resources"), "list", "--type", "resource", "--limit", "2", "--offset", "1"}, "2 of 7 shown, from --offset 1; more with --offset 3\n"},
+		{[]string{"-m", fixture("--resources"), "list", "--type", "resource", "--offset", "50"}, "The --offset is past the end: there are 7 resources; page from --offset 0"},
+	} {
+		out, errOut, code := runCLI(t, "", append([]string{"--no-cache"}, c.args...)...)
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("%v = exit %d, stdout %q, stderr %q; want %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}

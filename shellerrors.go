@@ -20,6 +20,8 @@ var agentTerms = strings.NewReplacer(
 	`{"action":"list"}`, "dispatch list",
 	`{"action":"list","type":"resource"}`, "dispatch list --type resource",
 	`{"action":"list","type":"prompt"}`, "dispatch list --type prompt",
+	`{"action":"list","type":"resource","refresh":true}`, "dispatch list --type resource --refresh",
+	`{"action":"list","type":"prompt","refresh":true}`, "dispatch list --type prompt --refresh",
 	`"argumentsFile"`, "-f/--arguments-file",
 	`"argumentsPath"`, "--arguments-path",
 	`"argumentsKey"`, "--arguments-key",

@@ -908,7 +908,7 @@ func TestServe_ArgumentsFile(t *testing.T) {
 				text := tc.mustError(tt.req, tt.want...)
 				// Only a part too large is helped by a larger limit.
 				tooLarge := strings.Contains(tt.name, "too large") || strings.Contains(tt.name, "too much")
-				if strings.Contains(tt.name, "TOON") && strings.Contains(text, "reads the part, not the whole file") {
+				if strings.Contains(tt.name, "TOON") && strings.Contains(text, "the limit is then on that part") {
 					t.Errorf("refusal of a TOON file recommends argumentsPath, which decodes it whole too: %s", text)
 				}
 				if mentions := strings.Contains(text, "--max-args-file"); mentions != tooLarge {

@@ -325,6 +325,8 @@ func parseServersTOML(data []byte) ([]ServerConfig, error) {
 	if undecoded := md.Undecoded(); len(undecoded) > 0 {
 		if key := undecoded[0]; len(key) == 4 && key[2] == "tools" {
 			return nil, fmt.Errorf("unknown key %q (a tools table takes allow and deny)", key.String())
+		} else if key[0] != "servers" {
+			return nil, fmt.Errorf("unknown key %q: a config file holds [servers.NAME] tables%s", key.String(), serversTableFor(key))
 		}
 		return nil, fmt.Errorf("unknown key %q (servers take %s)", undecoded[0].String(), strings.Join(fileServerKeys(), ", "))
 	}
@@ -343,6 +345,15 @@ func parseServersTOML(data []byte) ([]ServerConfig, error) {
 		}
 	}
 	return toConfigs("servers", names, doc.Servers)
+}
+
+// serversTableFor suggests the [servers.NAME] table a misspelt top-level
+// table ([server.fx], [Servers.fx], [mcpServers.fx]) meant.
+func serversTableFor(key toml.Key) string {
+	if len(key) < 2 || !strings.Contains(strings.ToLower(key[0]), "server") {
+		return ""
+	}
+	return fmt.Sprintf("; write [servers.%s]", key[1])
 }
 
 // toConfigs converts the named servers in order, skipping disabled ones.

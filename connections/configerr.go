@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -26,6 +27,9 @@ func tomlProblem(err error) error {
 		var ptr *toml.ParseError
 		if !errors.As(err, &ptr) {
 			// Decoding errors name keys and Go types, never values.
+			if typeErr, ok := tomlTypeProblem(err); ok {
+				return typeErr
+			}
 			return err
 		}
 		pe = *ptr
@@ -38,6 +42,63 @@ func tomlProblem(err error) error {
 		where += fmt.Sprintf(" (after key %s)", pe.LastKey)
 	}
 	return fmt.Errorf("invalid TOML at %s: %s", where, tomlWhat(pe.Message))
+}
+
+// tomlTypeError is toml.Decode's error for a value of the wrong type: its
+// key and the types, in Go's terms.
+var tomlTypeError = regexp.MustCompile(`^toml: (?:line (\d+) )?\(last key "([^"]+)"\): incompatible types: TOML value has type (\S+); destination has type (.+)$`)
+
+// tomlTypeProblem says what a key of the wrong type wants, in TOML's
+// terms and with an example, instead of "destination has type slice".
+func tomlTypeProblem(err error) (error, bool) {
+	m := tomlTypeError.FindStringSubmatch(err.Error())
+	if m == nil {
+		return nil, false
+	}
+	line, key, got, want := m[1], m[2], m[3], m[4]
+	where := key
+	if line != "" {
+		where = "line " + line + ": " + key
+	}
+	return fmt.Errorf("%s must be %s, not %s", where, tomlWant(key, want), tomlKind(got)), true
+}
+
+// tomlWant describes what key (dotted, as toml names it) takes, from the
+// destination's kind and, where the kind alone would mislead, the key.
+func tomlWant(key, kind string) string {
+	name := key[strings.LastIndexByte(key, '.')+1:]
+	switch {
+	case name == "timeout":
+		return `a duration in quotes, such as timeout = "30s"`
+	case name == "tools":
+		return `a table, such as tools = { allow = ["read_*"], deny = ["delete_*"] }`
+	case name == "oauth":
+		return `a table, such as oauth = { clientId = "…" }`
+	case kind == "slice":
+		return fmt.Sprintf(`a list of strings, such as %s = ["--demo"]`, name)
+	case kind == "map":
+		return fmt.Sprintf(`a table of strings, such as %s = { NAME = "value" }`, name)
+	case kind == "boolean":
+		return "true or false, without quotes"
+	}
+	return "a string in double quotes"
+}
+
+// tomlKind names a TOML value by the Go type toml decoded it to.
+func tomlKind(goType string) string {
+	switch {
+	case goType == "string":
+		return "a string"
+	case goType == "bool":
+		return "a boolean"
+	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "float"):
+		return "a number"
+	case strings.HasPrefix(goType, "[]"):
+		return "a list"
+	case strings.HasPrefix(goType, "map["):
+		return "a table"
+	}
+	return "a date or time"
 }
 
 // tomlWhat keeps the library's message only when it cannot hold config
@@ -66,7 +127,11 @@ func jsonProblem(data []byte, err error) error {
 		if typ.Field == "" {
 			return fmt.Errorf("want an object, not a %s", got)
 		}
-		return fmt.Errorf("key %q: want %s, not a %s", typ.Field, jsonKind(typ.Type.String()), got)
+		want := jsonKind(typ.Type.String())
+		if typ.Field == "timeout" || strings.HasSuffix(typ.Field, ".timeout") {
+			want = `a duration in quotes, such as "30s"`
+		}
+		return fmt.Errorf("key %q: want %s, not a %s", typ.Field, want, got)
 	}
 	return errors.New("invalid JSON: " + configSyntaxHint)
 }

@@ -146,9 +146,33 @@ func explainStartErr(cfg ServerConfig, err error) error {
 			return fmt.Errorf("command %q is an environment variable setting, not a program: write the server as \"env %s=… COMMAND ARGS\", or set %s in the env of its config entry (a TOML [servers.NAME.env] table or an mcpServers \"env\" object)",
 				name+"=…", name, name)
 		}
-		return fmt.Errorf("command %q not found or not executable: check the command and PATH", filepath.Base(cfg.Command))
+		return commandErr(cfg.Command, cfg.Cwd)
 	}
 	return explainHTTPErr(cfg, err)
+}
+
+// commandErr says why command cannot run, in terms of what was given: a
+// path is looked at (a relative one from the server's working directory,
+// where it runs), a bare name was looked for in PATH.
+func commandErr(command, cwd string) error {
+	name := filepath.Base(command)
+	if !strings.ContainsRune(command, '/') && !strings.ContainsRune(command, filepath.Separator) {
+		return fmt.Errorf("command %q not found in PATH (or not executable): check its name and PATH", name)
+	}
+	path := command
+	if cwd != "" && !filepath.IsAbs(path) {
+		path = filepath.Join(cwd, path)
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("command %q not found: nothing is at the path given; check the path", name)
+	case err != nil:
+		return fmt.Errorf("command %q cannot be looked at: %w", name, errors.Unwrap(err))
+	case fi.IsDir():
+		return fmt.Errorf("command %q is a directory, not a program: give the program inside it", name)
+	}
+	return fmt.Errorf("command %q is not executable: make it executable (chmod +x), or give its interpreter as the command (python3 FILE, node FILE)", name)
 }
 
 // envAssignment reports whether command is NAME=VALUE, as a shell would

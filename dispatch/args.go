@@ -196,8 +196,8 @@ func tooLargeErr(path string, limit int64) error {
 		return usagef(fmt.Sprintf(`Raise --max-args-file; or select the part you need first with {"action":"readresult","resultFile":%q,"op":"query","path":"..."} and pass it in "arguments"; or have results saved as JSON (start dispatch without --toon), from which argumentsPath reads only the part`, path),
 			"argumentsFile %s is larger than %s, and TOON files are decoded whole, with or without argumentsPath, so --max-args-file bounds the whole file", path, size)
 	}
-	return usagef(`Raise --max-args-file, or pass only the part you need with "argumentsPath" (it reads the part, not the whole file)`,
-		"argumentsFile %s is larger than %s", path, size)
+	return usagef(`Raise --max-args-file, or pass only the part you need with "argumentsPath" (the limit is then on that part; the file is still read and checked whole)`,
+		"argumentsFile %s is larger than %s (--max-args-file): arguments travel in one message, which the server must hold whole", path, size)
 }
 
 // openArgumentsFile opens path if dispatch may read it: a result file of

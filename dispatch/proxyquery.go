@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"dispatch/connections"
@@ -180,17 +181,23 @@ func (s *Service) proxyInfo(ctx context.Context, req Request, typ string) (*Prox
 }
 
 // findPublished finds the one object named name: a prompt by its name, a
-// resource by its URI, template or name. Found on several connections, it
-// is ambiguous, and the error names them.
+// resource by its uri, uriTemplate or name, else a template that expands to
+// name (as info with "uri" finds it). A name found on several connections
+// at the same rank is ambiguous; none found names the closest.
 func findPublished(cats []rawCatalog, typ, name string) (json.RawMessage, error) {
-	var found json.RawMessage
-	var where []string
+	type found struct {
+		item  json.RawMessage
+		alias string
+	}
+	var ranks [2][]found
+	var keys []string
 	var failed []string
 	for _, cat := range cats {
 		if cat.err != nil {
 			failed = append(failed, cat.conn.Alias+": "+cat.err.Error())
 			continue
 		}
+		exact, expands := false, false
 		for _, item := range cat.items {
 			var key struct {
 				Name        string `json:"name"`
@@ -200,20 +207,49 @@ func findPublished(cats []rawCatalog, typ, name string) (json.RawMessage, error)
 			if json.Unmarshal(item, &key) != nil {
 				continue
 			}
-			if (typ == TypePrompt && key.Name == name) || (typ == TypeResource && (key.URI == name || key.URITemplate == name || key.Name == name)) {
-				found = item
-				where = append(where, cat.conn.Alias)
-				break
+			if k := key.URI + key.URITemplate; typ != TypePrompt && k != "" {
+				keys = append(keys, k)
+			} else if typ == TypePrompt && key.Name != "" {
+				keys = append(keys, key.Name)
+			}
+			switch {
+			case typ == TypePrompt:
+				if key.Name == name && !exact {
+					exact = true
+					ranks[0] = append(ranks[0], found{item, cat.conn.Alias})
+				}
+			default:
+				if (key.URI == name || key.URITemplate == name || key.Name == name) && !exact {
+					exact = true
+					ranks[0] = append(ranks[0], found{item, cat.conn.Alias})
+				} else if key.URITemplate != "" && !expands {
+					if _, ok := matchTemplate(key.URITemplate, name); ok {
+						expands = true
+						ranks[1] = append(ranks[1], found{item, cat.conn.Alias})
+					}
+				}
 			}
 		}
 	}
-	switch {
-	case len(where) == 1:
-		return found, nil
-	case len(where) > 1:
+	for _, matches := range ranks {
+		switch len(matches) {
+		case 0:
+			continue
+		case 1:
+			return matches[0].item, nil
+		}
+		where := make([]string, len(matches))
+		for i, m := range matches {
+			where[i] = m.alias
+		}
 		return nil, usagef(fmt.Sprintf(`Add "connection": one of %s`, quoteAll(where)), "%s %q is offered by %d connections", typ, name, len(where))
-	case len(failed) > 0:
+	}
+	if len(failed) > 0 {
 		return nil, fmt.Errorf("%s %q not found; some servers could not be asked: %v", typ, name, failed)
 	}
-	return nil, usagef(fmt.Sprintf(`Run {"action":"list","type":%q} to see them`, typ), "no %s %q on any connection", typ, name)
+	hint := fmt.Sprintf(`Run {"action":"list","type":%q} to see them`, typ)
+	if close := closest(name, keys, 5); len(close) > 0 {
+		hint = fmt.Sprintf(`Did you mean %s? {"action":"list","type":%q} lists them all`, strings.Join(quoted(close), ", "), typ)
+	}
+	return nil, usagef(hint, "no %s %q on any connection", typ, name)
 }

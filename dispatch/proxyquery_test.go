@@ -32,7 +32,12 @@ func TestFindPublished(t *testing.T) {
 		{typ: TypePrompt, name: "greet", want: `{"name":"greet"}`},
 		{typ: TypePrompt, name: "nobody", err: `no prompt "nobody" on any connection`},
 		{typ: TypeResource, name: "demo://shared", err: `resource "demo://shared" is offered by 2 connections. Add "connection": one of "c2", "c3"`},
-		{typ: TypeResource, name: "demo://none", err: `no resource "demo://none" on any connection. Run {"action":"list","type":"resource"}`},
+		{typ: TypeResource, name: "demo://zzz", err: `no resource "demo://zzz" on any connection. Did you mean "demo://a"`},
+		// A URI a template expands to finds the template, as info with
+		// "uri" does; a near miss is named.
+		{typ: TypeResource, name: "demo://t/5", want: `{"uriTemplate":"demo://t/{id}","name":"T"}`},
+		{typ: TypeResource, name: "demo://sharde", err: `Did you mean "demo://shared"`},
+		{typ: TypePrompt, name: "gret", err: `no prompt "gret" on any connection. Did you mean "greet"`},
 	} {
 		got, err := findPublished(cats, tt.typ, tt.name)
 		if tt.err != "" {

@@ -55,6 +55,22 @@ func TestExpandResourceURI(t *testing.T) {
 		{"x://f/{+path}", `{"path":"a/b c"}`, "x://f/a/b%20c", ""},
 		{"x://a/{id}{?q}", `{"id":"1","q":"x y"}`, "x://a/1?q=x%20y", ""},
 		{"x://plain", ``, "x://plain", ""},
+		// RFC 6570 3.2.1: a character outside the allowed set is written
+		// as its UTF-8 bytes, each pct-encoded; NUL too.
+		{"x://f/{+path}", `{"path":"ü"}`, "x://f/%C3%BC", ""},
+		{"x://a/{id}", `{"id":"é"}`, "x://a/%C3%A9", ""},
+		{"x://a/{id}", `{"id":"日本"}`, "x://a/%E6%97%A5%E6%9C%AC", ""},
+		{"x://a/{id}", `{"id":"Ā"}`, "x://a/%C4%80", ""},
+		{"x://f/{+path}", `{"path":"d/😀"}`, "x://f/d/%F0%9F%98%80", ""},
+		{"x://a/{id}", `{"id":"a\u0000b"}`, "x://a/a%00b", ""},
+		{"x://a/{id}", `{"id":"\ufffd"}`, "x://a/%EF%BF%BD", ""},
+		{"x://a/{id}{?q}", `{"id":"ü/x","q":"ß"}`, "x://a/%C3%BC%2Fx?q=%C3%9F", ""},
+		// A prefix counts characters, not bytes.
+		{"x://a/{id:2}", `{"id":"éèê"}`, "x://a/%C3%A9%C3%A8", ""},
+		// Reserved expansion keeps reserved characters and pct-encoded
+		// triplets; a lone % is encoded.
+		{"x://f/{+path}", `{"path":"a%20b/50%/c?d#e"}`, "x://f/a%20b/50%25/c?d#e", ""},
+		{"x://a/{id}", `{"id":"a%20b/c"}`, "x://a/a%2520b%2Fc", ""},
 		{"x://a/{id}", ``, "", `missing "id"`},
 		{"x://a/{id}/{v}", `{"id":"1"}`, "", `missing "v"`},
 		{"x://a/{id}", `{"id":"1","x":"2"}`, "", `no variable "x"`},

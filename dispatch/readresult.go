@@ -187,7 +187,7 @@ func (r *ReadResponse) Structured() any {
 
 // setValue fills Value, Matches and Truncated from an op's result.
 func (r *ReadResponse) setValue(out any) error {
-	var value any
+	var value string
 	switch o := out.(type) {
 	case *spill.QueryResult:
 		r.Truncated = o.Truncated
@@ -202,12 +202,12 @@ func (r *ReadResponse) setValue(out any) error {
 		r.Matches = &o.TotalMatches
 	case *spill.ReadResult:
 		r.Truncated = o.Truncated
-		if !utf8.Valid(o.Data) {
-			return nil // a JSON string would replace the bytes
-		}
 		value = string(o.Data)
 	default: // stat: its facts are the text
 		return nil
+	}
+	if !utf8.ValidString(value) {
+		return nil // a JSON string would replace the bytes
 	}
 	raw, err := marshalJSON(value)
 	if err != nil {
@@ -217,16 +217,23 @@ func (r *ReadResponse) setValue(out any) error {
 	return nil
 }
 
-// lineTexts joins the text of lines (only the matching ones, for grep),
-// one per line, without numbers.
+// lineTexts joins the text of lines without numbers: for head, tail and
+// slice each with what ends it in the file, so the value is the file's
+// bytes ("\r\n" kept, none after a last line that has none); for grep
+// only the matching lines, each on a line of its own.
 func lineTexts(lines []spill.Line, matchesOnly bool) string {
 	var b strings.Builder
 	for _, l := range lines {
-		if matchesOnly && !l.Match {
+		switch {
+		case matchesOnly && !l.Match:
 			continue
+		case matchesOnly:
+			b.WriteString(l.Text)
+			b.WriteByte('\n')
+		default:
+			b.WriteString(l.Text)
+			b.WriteString(l.End)
 		}
-		b.WriteString(l.Text)
-		b.WriteByte('\n')
 	}
 	return b.String()
 }

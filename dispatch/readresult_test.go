@@ -63,3 +63,47 @@ func TestReadFile_SliceRangeErrorsNameParameters(t *testing.T) {
 		}
 	}
 }
+
+// value is the data alone, exact: the lines of head, tail and slice as
+// the file holds them (a last line without "\n" gets none, CRLF stays),
+// and no value at all when the lines are not UTF-8 (a JSON string would
+// replace the bytes with U+FFFD), as for read.
+func TestReadFile_ValueIsTheBytes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	noFinal := write("nofinal.txt", "a\nb\nc")
+	crlf := write("crlf.txt", "a\r\nb\r\n\r\nc\r")
+	bad := write("bad.txt", "ok\nc\xff\xfed\nend\n")
+	one := 1
+	for _, tt := range []struct {
+		name, path string
+		req        Request
+		want       string // "" means: no value
+	}{
+		{"tail without final newline", noFinal, Request{Op: "tail"}, `"a\nb\nc"`},
+		{"head without final newline", noFinal, Request{Op: "head"}, `"a\nb\nc"`},
+		{"head of its first line", noFinal, Request{Op: "head", Lines: &one}, `"a\n"`},
+		{"slice of its last line", noFinal, Request{Op: "slice", FromLine: 3, ToLine: 3}, `"c"`},
+		{"CRLF lines", crlf, Request{Op: "head"}, `"a\r\nb\r\n\r\nc\r"`},
+		{"head of bytes that are not UTF-8", bad, Request{Op: "head"}, ""},
+		{"grep of bytes that are not UTF-8", bad, Request{Op: "grep", Pattern: "d"}, ""},
+		{"grep of UTF-8 lines", bad, Request{Op: "grep", Pattern: "ok|end"}, `"ok\nend\n"`},
+		{"read of bytes that are not UTF-8", bad, Request{Op: "read"}, ""},
+	} {
+		tt.req.Action, tt.req.ResultFile = "readresult", tt.path
+		r, err := ReadFile(tt.path, tt.req, spill.Limits{})
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if string(r.Value) != tt.want {
+			t.Errorf("%s: value %s, want %s", tt.name, r.Value, tt.want)
+		}
+	}
+}

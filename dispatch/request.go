@@ -176,7 +176,7 @@ func ParseRequest(raw json.RawMessage) (Request, error) {
 	}
 	var req Request
 	if err := json.Unmarshal(raw, &req); err != nil {
-		return Request{}, usagef(examples[action], "invalid parameter: %s", describeDecodeErr(err))
+		return Request{}, usagef(paramExample(err, examples[action]), "invalid parameter: %s", describeDecodeErr(err))
 	}
 	if given, ok := fields["argumentsFile"]; ok && req.ArgumentsFile == "" && string(given) != "null" {
 		// An empty path used to be taken for no file, and the call went
@@ -384,6 +384,33 @@ func argumentsObject(raw json.RawMessage) (json.RawMessage, error) {
 		return nil, usagef(examples["call"], "\"arguments\" is not valid JSON")
 	}
 	return trimmed, nil
+}
+
+// paramExample shows the parameter a decode error names written right,
+// rather than the action's example, which may not have it at all.
+func paramExample(err error, fallback string) string {
+	var typeErr *json.UnmarshalTypeError
+	if !errors.As(err, &typeErr) || typeErr.Field == "" || strings.Contains(typeErr.Field, ".") {
+		return fallback
+	}
+	var value string
+	switch kind := jsonTypeName(typeErr.Type.Kind().String()); {
+	case typeErr.Field == "timeout":
+		value = "120 (seconds)"
+	case kind == "integer":
+		value = "20"
+	case kind == "number":
+		value = "1.5"
+	case kind == "boolean":
+		value = "true"
+	case kind == "object":
+		value = "{...}"
+	case kind == "array":
+		value = "[...]"
+	default:
+		value = `"..."`
+	}
+	return fmt.Sprintf("Write it as %q: %s", typeErr.Field, value)
 }
 
 func describeDecodeErr(err error) string {

@@ -25,6 +25,10 @@ type ToolNotFoundError struct {
 	// Cut are the catalogs searched that were cut to the catalog bounds:
 	// the tool may be past the cut.
 	Cut []string // "c1: the server publishes more than ..."
+	// NoConnection is the prefix of a tool written "c9/read_file" when no
+	// connection has that alias or name; Connections are the ones there are.
+	NoConnection string
+	Connections  []string // "c1 (files)"
 }
 
 func (e *ToolNotFoundError) Error() string {
@@ -39,6 +43,9 @@ func (e *ToolNotFoundError) Error() string {
 		}
 	} else {
 		fmt.Fprintf(&b, "no tool named %q", e.Tool)
+		if e.NoConnection != "" {
+			fmt.Fprintf(&b, ": there is no connection %q (the connections are %s)", e.NoConnection, strings.Join(e.Connections, ", "))
+		}
 		if len(e.Suggestions) > 0 {
 			fmt.Fprintf(&b, "; did you mean %s?", strings.Join(e.Suggestions, ", "))
 		} else {
@@ -104,6 +111,14 @@ func (s *Service) resolveTool(ctx context.Context, connKey, tool string) (*conne
 		return nil, toolDef{}, cats[0].err
 	}
 	notFound := &ToolNotFoundError{Tool: tool, Suggestions: suggest(tool, cats, 5)}
+	if prefix, _, ok := strings.Cut(tool, "/"); ok && connKey == "" {
+		if _, err := s.conns.Lookup(prefix); err != nil {
+			notFound.NoConnection = prefix
+			for _, c := range s.conns.Conns() {
+				notFound.Connections = append(notFound.Connections, describeConn(c))
+			}
+		}
+	}
 	for _, cat := range cats {
 		st := cat.conn.State()
 		for _, cut := range st.CatalogCuts {

@@ -21,6 +21,9 @@ type SideListResponse struct {
 	Hint        string   `json:"hint,omitempty"`
 	// PastEnd: see ListResponse.
 	PastEnd bool `json:"-"`
+	// Kind names the entries ("resources", "prompts"), for the CLI's
+	// own wording of the hint.
+	Kind string `json:"-"`
 }
 
 // ResourceEntry is one resource (URI) or resource template (URITemplate).
@@ -77,6 +80,7 @@ func listLimit(req Request) int {
 // page sets the paging fields and hints of a side list whose page holds
 // shown entries; what names the entries ("resources", "prompts").
 func page(resp *SideListResponse, req Request, shown int64, what string, cats []sideCatalog) {
+	resp.Kind = what
 	if next := req.Offset + shown; next < resp.Total {
 		resp.NextOffset = next
 		resp.Hint = fmt.Sprintf("More %s: repeat with \"offset\": %d", what, next)

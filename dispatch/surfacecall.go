@@ -42,8 +42,10 @@ func (s *Service) CallExposed(ctx context.Context, t SurfaceTool, request mcp.Ca
 
 // upstreamTool is a server's tool definition as mcp-go lists it, under
 // name: its schemas as published (raw, so nothing mcp-go's types do not
-// know is lost). Its execution is left out: dispatch runs a task-only tool
-// as a task itself, so the agent calls it like any other.
+// know is lost). Its execution is left out, since mcp-go refuses a plain
+// call of a tool whose taskSupport is "required": dispatch runs a
+// task-only tool as a task itself, so the agent calls it like any other.
+// The list shows it (PublishedExecution).
 func upstreamTool(name string, def json.RawMessage) (mcp.Tool, error) {
 	var tool mcp.Tool
 	if err := json.Unmarshal(def, &tool); err != nil {
@@ -72,6 +74,21 @@ func upstreamTool(name string, def json.RawMessage) (mcp.Tool, error) {
 		return mcp.Tool{}, fmt.Errorf("definition: %w", err)
 	}
 	return tool, nil
+}
+
+// PublishedExecution is the execution a server published for its tool
+// (nil when none), which the agent's tools/list shows as published. The
+// tool mcp-go serves has none (see upstreamTool): mcp-go would refuse a
+// plain call of a task-only tool, and dispatch, which declares no tasks
+// capability (so an agent must not make a task of the call), runs the task.
+func PublishedExecution(def json.RawMessage) *mcp.ToolExecution {
+	var d struct {
+		Execution *mcp.ToolExecution `json:"execution"`
+	}
+	if json.Unmarshal(def, &d) != nil {
+		return nil
+	}
+	return d.Execution
 }
 
 // forwardedMeta is the agent's request _meta to forward downstream: all

@@ -218,6 +218,7 @@ type lineRing struct {
 type ringSlot struct {
 	number, offset, cut int64
 	text                []byte
+	end                 string
 }
 
 func newLineRing(size int) *lineRing { return &lineRing{slots: make([]ringSlot, size)} }
@@ -234,6 +235,7 @@ func (r *lineRing) push(lr *lineReader) {
 	s := r.slot()
 	s.number, s.offset, s.cut = lr.num, lr.start, lr.n-int64(len(lr.buf))
 	s.text = append(s.text[:0], lr.buf...)
+	s.end = lineEnd(lr.cr, lr.nl)
 }
 
 // slot returns the slot for a new line, dropping the oldest when full.
@@ -250,5 +252,5 @@ func (r *lineRing) slot() *ringSlot {
 // line returns the i-th oldest line.
 func (r *lineRing) line(i int) Line {
 	s := r.slots[(r.start+i)%len(r.slots)]
-	return Line{Number: s.number, Offset: s.offset, Text: string(s.text), Cut: s.cut}
+	return Line{Number: s.number, Offset: s.offset, Text: string(s.text), Cut: s.cut, End: s.end}
 }

@@ -75,10 +75,11 @@ func (r *lineRing) pushLines(lines []byte, num, off int64, keep int) {
 	}
 }
 
-// pushText pushes one line, given without its "\n".
+// pushText pushes one line, given without its "\n" (which it had).
 func (r *lineRing) pushText(number, offset int64, content []byte, keep int) {
+	cr := false
 	if n := len(content); n > 0 && content[n-1] == '\r' {
-		content = content[:n-1]
+		content, cr = content[:n-1], true
 	}
 	kept := content[:min(len(content), keep+1)]
 	if len(kept) > keep {
@@ -87,4 +88,5 @@ func (r *lineRing) pushText(number, offset int64, content []byte, keep int) {
 	s := r.slot()
 	s.number, s.offset, s.cut = number, offset, int64(len(content)-len(kept))
 	s.text = append(s.text[:0], kept...)
+	s.end = lineEnd(cr, true)
 }

@@ -52,6 +52,8 @@ type lineReader struct {
 	n     int64  // its length, without "\n" (and, once finished, "\r")
 	buf   []byte // its first keep+1 bytes
 	last  byte   // its last byte before "\n"
+	nl    bool   // it ended with "\n" (the file's last line may not)
+	cr    bool   // finish dropped its trailing "\r"
 	match bool   // whether re matches it
 
 	long longLine
@@ -69,7 +71,7 @@ func (lr *lineReader) next() bool {
 	if lr.err != nil {
 		return false
 	}
-	lr.start, lr.n, lr.buf, lr.last, lr.match = lr.off, 0, lr.buf[:0], 0, false
+	lr.start, lr.n, lr.buf, lr.last, lr.nl, lr.cr, lr.match = lr.off, 0, lr.buf[:0], 0, false, false, false
 	chunk, err := lr.r.ReadSlice('\n')
 	switch {
 	case err == nil || (err == io.EOF && len(chunk) > 0):
@@ -111,6 +113,7 @@ func (lr *lineReader) next() bool {
 func (lr *lineReader) account(chunk []byte, nl bool) {
 	lr.off += int64(len(chunk))
 	if nl {
+		lr.nl = true
 		chunk = chunk[:len(chunk)-1]
 	}
 	if len(chunk) == 0 {
@@ -126,6 +129,7 @@ func (lr *lineReader) account(chunk []byte, nl bool) {
 // finish drops a trailing "\r" and cuts the kept bytes to keep.
 func (lr *lineReader) finish() {
 	if lr.last == '\r' {
+		lr.cr = true
 		lr.n--
 		if int64(len(lr.buf)) > lr.n {
 			lr.buf = lr.buf[:lr.n]
@@ -143,8 +147,23 @@ func (lr *lineReader) line() Line {
 		Offset: lr.start,
 		Text:   string(lr.buf),
 		Cut:    lr.n - int64(len(lr.buf)),
+		End:    lineEnd(lr.cr, lr.nl),
 		Match:  lr.match,
 	}
+}
+
+// lineEnd is what ended a line: its dropped "\r" and its "\n", either of
+// which a file's last line may lack.
+func lineEnd(cr, nl bool) string {
+	switch {
+	case cr && nl:
+		return "\r\n"
+	case nl:
+		return "\n"
+	case cr:
+		return "\r"
+	}
+	return ""
 }
 
 // skip consumes the next line without keeping or matching it.

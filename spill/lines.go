@@ -15,6 +15,7 @@ type Line struct {
 	Number int64  // 1-based line number; 0 when not known (Tail does not count)
 	Offset int64  // byte offset of the line's first byte, for Read
 	Text   string // the line without "\n" or "\r\n", at most MaxLineBytes
+	End    string // what ends it in the file: "\n", "\r\n", or for a last line without "\n", "\r" or ""
 	Cut    int64  // bytes left out at the end of Text; 0 when Text is whole
 	Match  bool   // Grep: the line matches (false for context lines)
 }

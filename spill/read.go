@@ -40,8 +40,9 @@ func (r *ReadResult) String() string { return r.Text() }
 // Read returns up to maxBytes bytes of the file f from offset (0 means
 // ReadBytes; more than MaxReadBytes is clamped, and the result says so). It
 // never splits a UTF-8 character: an offset inside one moves to its end, and
-// the end moves back to the last whole character (a result holds at least
-// one character, so it may exceed maxBytes by up to 3 bytes).
+// the end moves back to the last whole character, so a result never holds
+// more than maxBytes; a maxBytes smaller than the character at offset is
+// an error saying how many it needs.
 func (l Limits) Read(f *os.File, offset, maxBytes int64) (*ReadResult, error) {
 	l = l.withDefaults()
 	path := f.Name()
@@ -86,7 +87,10 @@ func (l Limits) Read(f *os.File, offset, maxBytes int64) (*ReadResult, error) {
 	if int64(len(data)) > maxBytes {
 		cut := runeCut(data, int(maxBytes))
 		if cut == 0 {
-			_, cut = utf8.DecodeRune(data)
+			// Nothing fits: empty data would send the reader back to
+			// the same offset for ever.
+			_, size := utf8.DecodeRune(data)
+			return nil, badRequest("read: the UTF-8 character at offset %d is %d bytes, more than max bytes %d: ask for at least %d", offset+int64(skip), size, maxBytes, size)
 		}
 		data = data[:cut]
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -52,6 +53,7 @@ type Surface struct {
 	templates                                        map[string]dispatch.SurfaceResource // by upstream template
 	resources                                        dispatch.Surface                    // the last one set, for subscriptions
 	exposed                                          map[string]dispatch.SurfaceTool     // the tools listed beside proxy-dispatch, by upstream name
+	listed                                           atomic.Pointer[listedOrder]         // each kind's order, and the tools' execution, as published; read by the list hooks without mu
 }
 
 // NewSurface returns the surface of svc that opts asks for.
@@ -62,14 +64,19 @@ func NewSurface(svc *dispatch.Service, opts dispatch.ExposeOptions, log *slog.Lo
 	return &Surface{svc: svc, opts: opts, log: log}
 }
 
-// ServerOptions are the capabilities the MCP server declares for the
-// surface: with --transparent, resources and prompts (with listChanged)
+// ServerOptions are the hooks that list what the surface lists as
+// published (see listedOrder) and the capabilities the MCP server declares
+// for it: with --transparent, resources and prompts (with listChanged)
 // and completions, passed to the servers.
 func (s *Surface) ServerOptions() []server.ServerOption {
-	if s == nil || !s.opts.Transparent {
+	if s == nil {
 		return nil
 	}
 	hooks := &server.Hooks{}
+	s.listAsPublished(hooks)
+	if !s.opts.Transparent {
+		return []server.ServerOption{server.WithHooks(hooks)}
+	}
 	hooks.AddBeforeSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest) {
 		s.subscribe(ctx, req.Params.URI, true)
 	})
@@ -129,6 +136,8 @@ func (s *Surface) syncTools(tools []dispatch.SurfaceTool) {
 	}
 	list := []server.ServerTool{{Tool: dispatch.Tool(), Handler: proxy}}
 	exposed := make(map[string]dispatch.SurfaceTool, len(tools))
+	order := map[string]int{list[0].Tool.Name: 0}
+	executions := map[string]*mcp.ToolExecution{}
 	for _, t := range tools {
 		tool, err := dispatch.ExposedToolDefinition(t)
 		if err != nil {
@@ -136,6 +145,10 @@ func (s *Surface) syncTools(tools []dispatch.SurfaceTool) {
 			continue
 		}
 		exposed[tool.Name] = t
+		order[tool.Name] = len(order)
+		if e := dispatch.PublishedExecution(t.Definition); e != nil {
+			executions[tool.Name] = e
+		}
 		handler := func(ctx context.Context, request mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return s.toolResult(ctx, func(ctx context.Context, svc *dispatch.Service) (*mcp.CallToolResult, error) {
 				return svc.CallExposed(ctx, t, request), nil
@@ -143,6 +156,7 @@ func (s *Surface) syncTools(tools []dispatch.SurfaceTool) {
 		}
 		list = append(list, server.ServerTool{Tool: tool, Handler: handler})
 	}
+	s.updateListed(func(l *listedOrder) { l.tools, l.executions = order, executions })
 	s.srv.SetTools(list...)
 	s.exposed = exposed
 }
@@ -176,6 +190,9 @@ func (s *Surface) syncResources(items []dispatch.SurfaceResource) {
 			}
 			list = append(list, server.ServerResource{Resource: res, Handler: s.reader(r)})
 		}
+		s.updateListed(func(l *listedOrder) {
+			l.resources = ranks(list, func(r server.ServerResource) string { return r.Resource.URI })
+		})
 		s.srv.SetResources(list...)
 	}
 	if sum := checksum(templates); sum != s.templatesSum {
@@ -191,6 +208,9 @@ func (s *Surface) syncResources(items []dispatch.SurfaceResource) {
 			list = append(list, server.ServerResourceTemplate{Template: tmpl, Handler: server.ResourceTemplateHandlerFunc(s.reader(r))})
 			s.templates[r.URI] = r
 		}
+		s.updateListed(func(l *listedOrder) {
+			l.templates = ranks(list, func(t server.ServerResourceTemplate) string { return templateKey(t.Template) })
+		})
 		s.srv.SetResourceTemplates(list...)
 	}
 }
@@ -221,6 +241,9 @@ func (s *Surface) syncPrompts(prompts []dispatch.SurfacePrompt) {
 		list = append(list, server.ServerPrompt{Prompt: prompt, Handler: handler})
 		s.prompts[p.Name] = p
 	}
+	s.updateListed(func(l *listedOrder) {
+		l.prompts = ranks(list, func(p server.ServerPrompt) string { return p.Prompt.Name })
+	})
 	s.srv.SetPrompts(list...)
 }
 

@@ -1,0 +1,3 @@
+module github.com/yosida95/uritemplate/v3
+
+go 1.14
