@@ -137,3 +137,77 @@ func TestServeHTTP_HostOnAllAddresses(t *testing.T) {
 		return strings.Contains(d.stderr.String(), `"HTTP request refused" status=403`)
 	})
 }
+
+// rawSession opens a session by hand (initialize and
+// notifications/initialized) and returns its Mcp-Session-Id.
+func rawSession(t *testing.T, url string) string {
+	t.Helper()
+	resp, body := rawPost(t, url, nil, initializeBody)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d %.300q", resp.StatusCode, body)
+	}
+	if resp, body := rawPost(t, url, map[string]string{"Mcp-Session-Id": id}, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %d %.300q", resp.StatusCode, body)
+	}
+	return id
+}
+
+// streamEnds reports on the returned channel when the body of a listening
+// stream ends (EOF or an error), whatever it carried before.
+func streamEnds(t *testing.T, url, id string) <-chan struct{} {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", id)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		t.Fatalf("opening the listening stream: %d", resp.StatusCode)
+	}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		defer resp.Body.Close()
+		io.Copy(io.Discard, resp.Body)
+	}()
+	return ended
+}
+
+// TestServeHTTP_ListeningStreamEndsWithItsSession: an agent that ends its
+// session (DELETE) but keeps its listening stream's connection open does
+// not keep the stream: it ends with the session, so that streams stay
+// bounded by --max-sessions.
+func TestServeHTTP_ListeningStreamEndsWithItsSession(t *testing.T) {
+	d := startHTTPDispatch(t, nil, "--max-sessions", "2")
+	for i := range 3 { // past --max-sessions: ended sessions hold no place
+		id := rawSession(t, d.url)
+		ended := streamEnds(t, d.url, id)
+		req, err := http.NewRequest(http.MethodDelete, d.url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Mcp-Session-Id", id)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("DELETE of session %d: %d", i, resp.StatusCode)
+		}
+		select {
+		case <-ended:
+		case <-time.After(15 * time.Second):
+			t.Fatalf("session %d's listening stream is still open 15 s after its DELETE", i)
+		}
+	}
+}

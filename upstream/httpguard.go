@@ -161,7 +161,16 @@ func (g *guard) serveListening(w http.ResponseWriter, r *http.Request) {
 	}
 	defer sess.stopListening()
 	sess.log.Debug("listening stream opened")
-	g.next.ServeHTTP(w, r)
+	// The stream ends with its session (DELETE, --session-idle,
+	// shutdown), not only when the agent hangs up: mcp-go keeps a stream
+	// open while its connection lives, and an agent that ended its session
+	// but kept the connection would hold it, and a file descriptor, for
+	// ever, past --max-sessions.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(sess.ctx, cancel)
+	defer stop()
+	g.next.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // readBody reads a POST's body within maxBody and bodyTimeout. The
