@@ -163,7 +163,8 @@ func NewHTTPServer(svc *dispatch.Service, version string, opts HTTPOptions) (*HT
 		server.WithHeartbeatInterval(30*time.Second))
 	mux := http.NewServeMux()
 	mux.Handle(MCPPath, &guard{next: h.streamable, hosts: rule, maxBody: opts.MaxRequestBytes, bodyTimeout: opts.BodyReadTimeout, sessions: h.sessions,
-		global: make(chan struct{}, opts.MaxHTTPInFlight), log: opts.Logger, token: tokenBytes(opts.Token)})
+		global: make(chan struct{}, opts.MaxHTTPInFlight), reading: make(chan struct{}, opts.MaxHTTPInFlight),
+		sessionless: make(chan struct{}, opts.MaxSessions), log: opts.Logger, token: tokenBytes(opts.Token)})
 	h.handler = mux
 	if opts.Relay != nil {
 		opts.Relay.SetUpstream(&noCaller{mcp: h.mcp, sessions: h.sessions})
