@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // hangCall sends tools/call of the fixture's hang tool with JSON-RPC id
@@ -121,9 +123,24 @@ func TestServeHTTP_AnswersGetThroughAFullSession(t *testing.T) {
 			prompt := fmt.Sprintf("p%d", i)
 			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 			defer cancel()
-			text, isErr := callText(ctx, t, c, map[string]any{"action": "call", "connection": "c1", "tool": "request-sampling", "arguments": map[string]any{"prompt": prompt}})
-			if want := "ada sampled: " + prompt; isErr || text != want {
-				t.Errorf("request-sampling with both slots taken = %.300q (isError %v), want %q", text, isErr, want)
+			// Not callText: it ends the test, which only the test's own
+			// goroutine may.
+			var req mcp.CallToolRequest
+			req.Params.Name = "proxy-dispatch"
+			req.Params.Arguments = map[string]any{"action": "call", "connection": "c1", "tool": "request-sampling", "arguments": map[string]any{"prompt": prompt}}
+			res, err := c.CallTool(ctx, req)
+			if err != nil {
+				t.Errorf("request-sampling with both slots taken: %v", err)
+				return
+			}
+			text := ""
+			if len(res.Content) == 1 {
+				if tc, ok := res.Content[0].(mcp.TextContent); ok {
+					text = tc.Text
+				}
+			}
+			if want := "ada sampled: " + prompt; res.IsError || text != want {
+				t.Errorf("request-sampling with both slots taken = %.300q (isError %v), want %q", text, res.IsError, want)
 			}
 		})
 	}
