@@ -211,3 +211,24 @@ func TestServeHTTP_ListeningStreamEndsWithItsSession(t *testing.T) {
 		}
 	}
 }
+
+// TestServeHTTP_LoopbackWithoutTokenWarns: loopback TCP keeps other
+// machines out but not other users of this one; without a token dispatch
+// says so when it starts. With a token, or over a unix socket (which
+// checks who connects), it does not.
+func TestServeHTTP_LoopbackWithoutTokenWarns(t *testing.T) {
+	const warning = "any user of this machine can use your servers"
+	if log := startHTTPDispatch(t, nil).stderr.String(); !strings.Contains(log, warning) || !strings.Contains(log, "--token-file") {
+		t.Errorf("no warning for loopback TCP without a token:\n%s", log)
+	}
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(strings.Repeat("k", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(testkit.ShortTempDir(t), "run", "s")
+	for name, args := range map[string][]string{"token": {"--token-file", tokenFile}, "unix socket": {"--listen", "unix:" + sock}} {
+		if log := startHTTPDispatch(t, nil, args...).stderr.String(); strings.Contains(log, warning) {
+			t.Errorf("with a %s, a warning about other users:\n%s", name, log)
+		}
+	}
+}
