@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -230,5 +231,41 @@ func TestServeHTTP_LoopbackWithoutTokenWarns(t *testing.T) {
 		if log := startHTTPDispatch(t, nil, args...).stderr.String(); strings.Contains(log, warning) {
 			t.Errorf("with a %s, a warning about other users:\n%s", name, log)
 		}
+	}
+}
+
+// TestServeHTTP_SessionIDsStayOutOfTheLog: mcp-go's transport lines name
+// a session by its short log id, never its Mcp-Session-Id (whoever reads
+// the log could use the session); and an answer to a request nobody
+// waits for (a keep-alive ping answered with a result, a duplicate) is
+// taken with 202 and no ERROR line, where it got 400 and an ERROR with
+// the full id every 30 s.
+func TestServeHTTP_SessionIDsStayOutOfTheLog(t *testing.T) {
+	d := startHTTPDispatch(t, nil)
+	ada := &namedAgent{name: "ada"}
+	c := ada.connect(t, d)
+	if text, isErr := callFixture(t, c, "request-sampling", map[string]any{"prompt": "hi"}); isErr || text != "ada sampled: hi" {
+		t.Fatalf("request-sampling = %q (isError %v)", text, isErr)
+	}
+	sid := sessionID(t, c)
+	resp, body := rawPost(t, d.url, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"},
+		`{"jsonrpc":"2.0","id":987654,"result":{"role":"assistant","content":{"type":"text","text":"late"},"model":"m"}}`)
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("an answer to no pending request: %d %.300q, want 202", resp.StatusCode, body)
+	}
+	// mcp-go's line for a refused answer came just after its answer: a
+	// call's line comes after that.
+	if text, isErr := callFixture(t, c, "echo", map[string]any{"message": "after"}); isErr || !strings.Contains(text, "after") {
+		t.Fatalf("echo = %q (isError %v)", text, isErr)
+	}
+	log := d.stderr.String()
+	if !regexp.MustCompile(`"Delivered sampling response" session=h\d+ `).MatchString(log) {
+		t.Errorf("mcp-go's line for the delivered answer does not name the session by its log id:\n%s", log)
+	}
+	if strings.Contains(log, sid) {
+		t.Errorf("the session's Mcp-Session-Id is in dispatch's log:\n%s", log)
+	}
+	if strings.Contains(log, "level=ERROR") {
+		t.Errorf("an ERROR line for an answer nobody waits for:\n%s", log)
 	}
 }

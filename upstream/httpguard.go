@@ -142,6 +142,11 @@ func (g *guard) serveSessionPost(w http.ResponseWriter, r *http.Request, sess *h
 		}
 		return
 	}
+	if msg.isResponse() && !sess.awaits(msg.ID) {
+		sess.log.Debug("an answer to no request awaiting one (a keep-alive ping's, or late) is dropped", "id", string(msg.ID))
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	if msg.isControl() {
 		sess.touch()
 		sess.log.Debug("HTTP message", "kind", msg.kind())
@@ -252,7 +257,7 @@ func (g *guard) serveListening(w http.ResponseWriter, r *http.Request, sess *htt
 	defer cancel()
 	stop := context.AfterFunc(sess.ctx, cancel)
 	defer stop()
-	g.next.ServeHTTP(w, r.WithContext(ctx))
+	g.next.ServeHTTP(answerWatch{ResponseWriter: w, pending: &sess.answers}, r.WithContext(ctx))
 }
 
 // readBody reads a POST's body within maxBody and bodyTimeout, and puts
@@ -294,7 +299,7 @@ func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSessio
 	}
 	defer sess.release()
 	sess.log.Debug("HTTP request", "method", r.Method)
-	g.next.ServeHTTP(w, r)
+	g.next.ServeHTTP(answerWatch{ResponseWriter: w, pending: &sess.answers}, r)
 }
 
 const (

@@ -154,7 +154,8 @@ func NewHTTPServer(svc *dispatch.Service, version string, opts HTTPOptions) (*HT
 		server.WithEndpointPath(MCPPath),
 		server.WithSessionIdManagerResolver(h.sessions),
 		server.WithStreamableHTTPProtocolVersions(sessionProtocolVersions...),
-		server.WithStreamableHTTPLogger(opts.Logger),
+		// mcp-go writes full session ids in its lines.
+		server.WithStreamableHTTPLogger(slog.New(sessionLogHandler{next: opts.Logger.Handler(), sessions: h.sessions})),
 		// The guard checks Host (and Origin) against the listen address
 		// and --allow-host, with a log line and a hint; mcp-go's own check
 		// would refuse an allowed name silently.

@@ -37,6 +37,9 @@ type httpSession struct {
 	cancel context.CancelFunc
 
 	slots chan struct{} // one per request of this session being served
+	// answers are the ids of mcp-go's requests to the agent still
+	// unanswered (see pendingAnswers).
+	answers pendingAnswers
 
 	mu         sync.Mutex
 	listening  bool // its one listening stream (GET) is open
