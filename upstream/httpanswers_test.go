@@ -1,15 +1,17 @@
 package upstream
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // sseEvent is an SSE event as mcp-go's writeSSEEvent writes it.
-func sseEvent(t *testing.T, v any) []byte {
+func sseEvent(t testing.TB, v any) []byte {
 	t.Helper()
 	data, err := json.Marshal(v)
 	if err != nil {
@@ -66,5 +68,33 @@ func TestPendingAnswers_Bounded(t *testing.T) {
 	}
 	if len(p.ids) != maxPendingAnswers-1 || len(p.order) != len(p.ids) {
 		t.Errorf("%d ids, %d in order; want %d", len(p.ids), len(p.order), maxPendingAnswers-1)
+	}
+}
+
+// BenchmarkAnswerWatch_Write: what noting pending requests adds to each
+// write of a stream, against the bare writer, for a 1 MiB result event
+// and a small request event.
+func BenchmarkAnswerWatch_Write(b *testing.B) {
+	big := mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(1)), mcp.NewToolResultText(string(bytes.Repeat([]byte("x"), 1<<20))))
+	small := mcp.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(2)), Request: mcp.Request{Method: string(mcp.MethodListRoots)}}
+	for _, ev := range []struct {
+		name string
+		v    any
+	}{{"result1MiB", big}, {"request", small}} {
+		event := sseEvent(b, ev.v)
+		bare := discardResponse{header: http.Header{}}
+		for _, w := range []struct {
+			name string
+			w    http.ResponseWriter
+		}{{"bare", bare}, {"watched", answerWatch{ResponseWriter: bare, pending: &pendingAnswers{}}}} {
+			b.Run(ev.name+"/"+w.name, func(b *testing.B) {
+				b.SetBytes(int64(len(event)))
+				for b.Loop() {
+					if _, err := w.w.Write(event); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }
