@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"dispatch/internal/testkit"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -156,7 +157,7 @@ func TestServeHTTP_AnswersGetThroughAFullSession(t *testing.T) {
 // trickle opens a connection to url that sends a POST's headers and the
 // first byte of a body it never finishes, with the given Mcp-Session-Id
 // ("" for none); the connection closes when the test ends.
-func trickle(t *testing.T, mcpURL, sid string) {
+func trickle(t *testing.T, mcpURL, sid string) net.Conn {
 	t.Helper()
 	u, err := url.Parse(mcpURL)
 	if err != nil {
@@ -174,6 +175,18 @@ func trickle(t *testing.T, mcpURL, sid string) {
 	if _, err := conn.Write([]byte(head + "\r\n{")); err != nil {
 		t.Fatal(err)
 	}
+	return conn
+}
+
+// answered says whether dispatch has answered (refused) conn's request.
+func answered(conn net.Conn) bool {
+	if err := conn.SetReadDeadline(time.Now().Add(10 * time.Millisecond)); err != nil {
+		return true
+	}
+	var b [1]byte
+	n, err := conn.Read(b[:])
+	var netErr net.Error
+	return n > 0 || !(errors.As(err, &netErr) && netErr.Timeout())
 }
 
 // TestServeHTTP_TricklingBodiesKeepNoSessionOut: connections that name no
@@ -184,12 +197,18 @@ func trickle(t *testing.T, mcpURL, sid string) {
 func TestServeHTTP_TricklingBodiesKeepNoSessionOut(t *testing.T) {
 	d := startHTTPDispatch(t, nil, "--max-http-in-flight", "2", "--max-sessions", "2")
 	c := d.sessionWith(t, nil)
-	trickle(t, d.url, "")
-	trickle(t, d.url, "0123456789abcdef0123456789abcdef")
+	sids := []string{"", "0123456789abcdef0123456789abcdef"}
+	conns := make([]net.Conn, len(sids))
 	// They are held once an initialize is refused for requests in flight.
-	// One that came first opened a session: ended at once, so that the
-	// next is refused for the bodies, not for --max-sessions.
+	// One refused (the probe held a slot as it came) is sent again; an
+	// initialize that came first opened a session: ended at once, so that
+	// the next is refused for the bodies, not for --max-sessions.
 	testkit.WaitFor(t, "the trickling bodies to be held", 30*time.Second, func() bool {
+		for i, conn := range conns {
+			if conn == nil || answered(conn) {
+				conns[i] = trickle(t, d.url, sids[i])
+			}
+		}
 		resp, body := rawPost(t, d.url, nil, initializeBody)
 		if id := resp.Header.Get("Mcp-Session-Id"); resp.StatusCode == http.StatusOK && id != "" {
 			deleteSession(t, d.url, id)

@@ -51,6 +51,12 @@ func (g *guard) refuse(w http.ResponseWriter, r *http.Request, status int, text 
 	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
 		w.Header().Set("Retry-After", "1")
 	}
+	if r.Method == http.MethodPost {
+		// net/http would read what is left of an unread body before
+		// answering, with no deadline: a client trickling it would never
+		// get the refusal, and hold its connection.
+		w.Header().Set("Connection", "close")
+	}
 	http.Error(w, text, status)
 }
 
