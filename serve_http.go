@@ -144,6 +144,11 @@ func (h *httpListen) server(a *app, g *Globals, maxRequest int64, extra []server
 			addr = net.JoinHostPort(host, port)
 		}
 	}
+	if h.token == "" && !strings.HasPrefix(h.cmd.Listen, upstream.UnixPrefix) {
+		// Loopback keeps other machines out, not other users of this one;
+		// a unix socket checks who connects.
+		a.log.Warn("listening on loopback TCP without a token: any user of this machine can use your servers through it; add --token-file FILE, or listen on unix:PATH (yours alone)", "address", h.cmd.Listen)
+	}
 	return upstream.NewHTTPServer(a.svc, buildVersion(), upstream.HTTPOptions{
 		Addr:            addr,
 		AllowHosts:      h.cmd.AllowHost,

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -136,4 +137,135 @@ func TestServeHTTP_HostOnAllAddresses(t *testing.T) {
 	testkit.WaitFor(t, "the refused Host's log line", 10*time.Second, func() bool {
 		return strings.Contains(d.stderr.String(), `"HTTP request refused" status=403`)
 	})
+}
+
+// rawSession opens a session by hand (initialize and
+// notifications/initialized) and returns its Mcp-Session-Id.
+func rawSession(t *testing.T, url string) string {
+	t.Helper()
+	resp, body := rawPost(t, url, nil, initializeBody)
+	id := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d %.300q", resp.StatusCode, body)
+	}
+	if resp, body := rawPost(t, url, map[string]string{"Mcp-Session-Id": id}, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %d %.300q", resp.StatusCode, body)
+	}
+	return id
+}
+
+// streamEnds reports on the returned channel when the body of a listening
+// stream ends (EOF or an error), whatever it carried before.
+func streamEnds(t *testing.T, url, id string) <-chan struct{} {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", id)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		t.Fatalf("opening the listening stream: %d", resp.StatusCode)
+	}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		defer resp.Body.Close()
+		io.Copy(io.Discard, resp.Body)
+	}()
+	return ended
+}
+
+// TestServeHTTP_ListeningStreamEndsWithItsSession: an agent that ends its
+// session (DELETE) but keeps its listening stream's connection open does
+// not keep the stream: it ends with the session, so that streams stay
+// bounded by --max-sessions.
+func TestServeHTTP_ListeningStreamEndsWithItsSession(t *testing.T) {
+	d := startHTTPDispatch(t, nil, "--max-sessions", "2")
+	for i := range 3 { // past --max-sessions: ended sessions hold no place
+		id := rawSession(t, d.url)
+		ended := streamEnds(t, d.url, id)
+		req, err := http.NewRequest(http.MethodDelete, d.url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Mcp-Session-Id", id)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("DELETE of session %d: %d", i, resp.StatusCode)
+		}
+		select {
+		case <-ended:
+		case <-time.After(15 * time.Second):
+			t.Fatalf("session %d's listening stream is still open 15 s after its DELETE", i)
+		}
+	}
+}
+
+// TestServeHTTP_LoopbackWithoutTokenWarns: loopback TCP keeps other
+// machines out but not other users of this one; without a token dispatch
+// says so when it starts. With a token, or over a unix socket (which
+// checks who connects), it does not.
+func TestServeHTTP_LoopbackWithoutTokenWarns(t *testing.T) {
+	const warning = "any user of this machine can use your servers"
+	if log := startHTTPDispatch(t, nil).stderr.String(); !strings.Contains(log, warning) || !strings.Contains(log, "--token-file") {
+		t.Errorf("no warning for loopback TCP without a token:\n%s", log)
+	}
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(strings.Repeat("k", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(testkit.ShortTempDir(t), "run", "s")
+	for name, args := range map[string][]string{"token": {"--token-file", tokenFile}, "unix socket": {"--listen", "unix:" + sock}} {
+		if log := startHTTPDispatch(t, nil, args...).stderr.String(); strings.Contains(log, warning) {
+			t.Errorf("with a %s, a warning about other users:\n%s", name, log)
+		}
+	}
+}
+
+// TestServeHTTP_SessionIDsStayOutOfTheLog: mcp-go's transport lines name
+// a session by its short log id, never its Mcp-Session-Id (whoever reads
+// the log could use the session); and an answer to a request nobody
+// waits for (a keep-alive ping answered with a result, a duplicate) is
+// taken with 202 and no ERROR line, where it got 400 and an ERROR with
+// the full id every 30 s.
+func TestServeHTTP_SessionIDsStayOutOfTheLog(t *testing.T) {
+	d := startHTTPDispatch(t, nil)
+	ada := &namedAgent{name: "ada"}
+	c := ada.connect(t, d)
+	if text, isErr := callFixture(t, c, "request-sampling", map[string]any{"prompt": "hi"}); isErr || text != "ada sampled: hi" {
+		t.Fatalf("request-sampling = %q (isError %v)", text, isErr)
+	}
+	sid := sessionID(t, c)
+	resp, body := rawPost(t, d.url, map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25"},
+		`{"jsonrpc":"2.0","id":987654,"result":{"role":"assistant","content":{"type":"text","text":"late"},"model":"m"}}`)
+	if resp.StatusCode != http.StatusAccepted {
+		t.Errorf("an answer to no pending request: %d %.300q, want 202", resp.StatusCode, body)
+	}
+	// mcp-go's line for a refused answer came just after its answer: a
+	// call's line comes after that.
+	if text, isErr := callFixture(t, c, "echo", map[string]any{"message": "after"}); isErr || !strings.Contains(text, "after") {
+		t.Fatalf("echo = %q (isError %v)", text, isErr)
+	}
+	log := d.stderr.String()
+	if !regexp.MustCompile(`"Delivered sampling response" session=h\d+ `).MatchString(log) {
+		t.Errorf("mcp-go's line for the delivered answer does not name the session by its log id:\n%s", log)
+	}
+	if strings.Contains(log, sid) {
+		t.Errorf("the session's Mcp-Session-Id is in dispatch's log:\n%s", log)
+	}
+	if strings.Contains(log, "level=ERROR") {
+		t.Errorf("an ERROR line for an answer nobody waits for:\n%s", log)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,7 +33,13 @@ type guard struct {
 	// global meanwhile.
 	bodyTimeout time.Duration
 	sessions    *registry
-	global      chan struct{} // one per request in flight, all sessions
+	// global has one slot per request of a session being served, all
+	// sessions together; reading one per session's body being read (and
+	// answer or notification being handled); sessionless one per request
+	// naming no open session (an initialize) being read or served.
+	global      chan struct{}
+	reading     chan struct{}
+	sessionless chan struct{}
 	log         *slog.Logger
 }
 
@@ -45,6 +50,12 @@ func (g *guard) refuse(w http.ResponseWriter, r *http.Request, status int, text 
 	}
 	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
 		w.Header().Set("Retry-After", "1")
+	}
+	if r.Method == http.MethodPost {
+		// net/http would read what is left of an unread body before
+		// answering, with no deadline: a client trickling it would never
+		// get the refusal, and hold its connection.
+		w.Header().Set("Connection", "close")
 	}
 	http.Error(w, text, status)
 }
@@ -69,110 +80,208 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.refuse(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not served: MCP streamable HTTP uses POST, GET and DELETE", r.Method))
 		return
 	}
-	if r.Method == http.MethodGet {
-		// A listening stream lasts as long as its agent wants: counted
-		// against --max-http-in-flight, a few would lock everyone out.
-		g.serveListening(w, r)
-		return
+	// The session first, before any slot: a request naming no session
+	// must never take one the sessions' requests need.
+	id := r.Header.Get(server.HeaderKeySessionID)
+	var sess *httpSession
+	if id != "" {
+		sess = g.sessions.get(id)
 	}
-	select {
-	case g.global <- struct{}{}:
-		defer func() { <-g.global }()
-	default:
-		g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("dispatch is busy: %d requests are in flight over all sessions (the limit, --max-http-in-flight); retry shortly", cap(g.global)))
-		return
-	}
-
-	var (
-		method string
-		body   []byte
-	)
-	if r.Method == http.MethodPost {
-		var err error
-		body, err = g.readBody(w, r)
-		var tooLarge *http.MaxBytesError
+	if r.Method != http.MethodPost || sess == nil {
 		switch {
-		case errors.As(err, &tooLarge):
-			g.refuse(w, r, http.StatusRequestEntityTooLarge, tooLargeText(g.maxBody))
-			return
-		case errors.Is(err, os.ErrDeadlineExceeded):
-			g.refuse(w, r, http.StatusRequestTimeout, fmt.Sprintf("the request body did not arrive within %s: send the whole body at once", g.bodyTimeout))
-			return
-		case err != nil:
-			g.refuse(w, r, http.StatusBadRequest, "could not read the request body: "+err.Error())
+		case r.Method == http.MethodPost:
+			// An initialize (or server/discover) needs no session; it
+			// may name a stale one.
+			g.serveSessionless(w, r, id)
+		case id == "":
+			g.refuse(w, r, http.StatusBadRequest, noSessionIDText)
+		case sess == nil:
+			g.refuse(w, r, http.StatusNotFound, noSessionText)
+		case r.Method == http.MethodGet:
+			// A listening stream lasts as long as its agent wants:
+			// counted against --max-http-in-flight, a few would lock
+			// everyone out.
+			g.serveListening(w, r, sess)
+		default:
+			// DELETE frees everything the session holds: it must get
+			// through however busy the session is.
+			sess.log.Debug("HTTP request", "method", r.Method)
+			g.next.ServeHTTP(w, r)
+		}
+		return
+	}
+	g.serveSessionPost(w, r, sess)
+}
+
+// serveSessionPost serves a POST of sess. Its body is read within a slot
+// of reading, which a call in flight never holds; then a JSON-RPC request
+// (a call, a list) takes a slot of global and one of the session's, while
+// an answer to a server's request or a notification (cancelled, progress)
+// is served at once: these are short, and they are how an agent frees
+// slots. Were they counted, a session whose slots are all held by calls
+// waiting on its answers, or on its cancels, could never send them.
+func (g *guard) serveSessionPost(w http.ResponseWriter, r *http.Request, sess *httpSession) {
+	select {
+	case g.reading <- struct{}{}:
+	default:
+		g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("dispatch is busy: %d request bodies are being read over all sessions (the limit, --max-http-in-flight); retry shortly", cap(g.reading)))
+		return
+	}
+	reading := true
+	defer func() {
+		if reading {
+			<-g.reading
+		}
+	}()
+	body, ok := g.readBody(w, r)
+	if !ok {
+		return
+	}
+	msg := parsePosted(body)
+	if msg.Method == string(mcp.MethodInitialize) {
+		// A new session, whatever the one named.
+		<-g.reading
+		reading = false
+		if g.takeSessionless(w, r) {
+			defer func() { <-g.sessionless }()
+			g.serveInitialize(w, r, body)
+		}
+		return
+	}
+	if msg.isResponse() && !sess.awaits(msg.ID) {
+		sess.log.Debug("an answer to no request awaiting one (a keep-alive ping's, or late) is dropped", "id", string(msg.ID))
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if msg.isControl() {
+		sess.touch()
+		sess.log.Debug("HTTP message", "kind", msg.kind())
+		// A cancellation names the request by the surrogate mcp-go knows
+		// it by (swapHTTP).
+		w, r, forget, ok := sess.ids.swapHTTP(w, r, body)
+		defer forget()
+		if !ok {
+			// A cancellation of no request in flight: nothing to do.
+			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		method = messageMethod(body)
+		g.next.ServeHTTP(w, r)
+		return
 	}
+	<-g.reading
+	reading = false
+	if !g.takeGlobal(w, r) {
+		return
+	}
+	defer func() { <-g.global }()
+	g.serveIn(w, r, sess, body)
+}
 
-	id := r.Header.Get(server.HeaderKeySessionID)
+// serveSessionless serves a POST that names no open session: an
+// initialize, or a server/discover; anything else is refused once its
+// body says what it is. These take a slot of sessionless, never one the
+// sessions' requests need, so that a client trickling such bodies keeps
+// out at worst new sessions, each for at most BodyReadTimeout.
+func (g *guard) serveSessionless(w http.ResponseWriter, r *http.Request, id string) {
+	if !g.takeSessionless(w, r) {
+		return
+	}
+	defer func() { <-g.sessionless }()
+	body, ok := g.readBody(w, r)
+	if !ok {
+		return
+	}
+	method := parsePosted(body).Method
 	switch {
 	case method == string(mcp.MethodInitialize):
-		sess, err := g.sessions.open()
-		switch {
-		case errors.Is(err, errTooManySessions):
-			g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("too many sessions: %d are open (the limit, --max-sessions); end one (HTTP DELETE) or wait for an idle one to expire (--session-idle), then retry", g.sessions.max))
-			return
-		case err != nil:
-			g.refuse(w, r, http.StatusServiceUnavailable, "cannot start a session: "+err.Error())
-			return
-		}
-		g.serveIn(w, r.WithContext(context.WithValue(r.Context(), openedKey{}, sess)), sess, body)
-		// An initialize refused over HTTP (bad headers) never gave the
-		// client the id, and one answered with a JSON-RPC error (bad
-		// params) did, but no client uses or ends a session it failed to
-		// open: either would hold a --max-sessions place and a directory
-		// until --session-idle. mcp-go forgets it too (it registered the
-		// second kind).
-		if w.Header().Get(server.HeaderKeySessionID) != sess.id || !sess.initializeSucceeded() {
-			const why = "its initialize failed"
-			endInMCP(g.next, sess.id, why)
-			g.sessions.end(sess.id, why)
-		}
+		g.serveInitialize(w, r, body)
 	case method == "server/discover" && id == "":
 		// Asks which protocol versions are served; it needs no session.
 		g.next.ServeHTTP(w, r)
 	case id == "":
-		g.refuse(w, r, http.StatusBadRequest, "no Mcp-Session-Id header: initialize a session first and send its id with every request")
+		g.refuse(w, r, http.StatusBadRequest, noSessionIDText)
 	default:
-		sess := g.sessions.get(id)
-		if sess == nil {
-			g.refuse(w, r, http.StatusNotFound, noSessionText)
-			return
-		}
-		g.serveIn(w, r, sess, body)
+		g.refuse(w, r, http.StatusNotFound, noSessionText)
+	}
+}
+
+// serveInitialize opens a session for an initialize, whose POST body is
+// body, and serves it there.
+func (g *guard) serveInitialize(w http.ResponseWriter, r *http.Request, body []byte) {
+	sess, err := g.sessions.open()
+	switch {
+	case errors.Is(err, errTooManySessions):
+		g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("too many sessions: %d are open (the limit, --max-sessions); end one (HTTP DELETE) or wait for an idle one to expire (--session-idle), then retry", g.sessions.max))
+		return
+	case err != nil:
+		g.refuse(w, r, http.StatusServiceUnavailable, "cannot start a session: "+err.Error())
+		return
+	}
+	g.serveIn(w, r.WithContext(context.WithValue(r.Context(), openedKey{}, sess)), sess, body)
+	// An initialize refused over HTTP (bad headers) never gave the
+	// client the id, and one answered with a JSON-RPC error (bad
+	// params) did, but no client uses or ends a session it failed to
+	// open: either would hold a --max-sessions place and a directory
+	// until --session-idle. mcp-go forgets it too (it registered the
+	// second kind).
+	if w.Header().Get(server.HeaderKeySessionID) != sess.id || !sess.initializeSucceeded() {
+		const why = "its initialize failed"
+		endInMCP(g.next, sess.id, why)
+		g.sessions.end(sess.id, why)
+	}
+}
+
+// takeSessionless takes a slot of sessionless, or refuses the request.
+func (g *guard) takeSessionless(w http.ResponseWriter, r *http.Request) bool {
+	select {
+	case g.sessionless <- struct{}{}:
+		return true
+	default:
+		g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("dispatch is busy: %d requests without a session (initialize) are in flight (the limit, --max-sessions); retry shortly", cap(g.sessionless)))
+		return false
+	}
+}
+
+// takeGlobal takes a slot of global for a request about to be served, or
+// refuses it.
+func (g *guard) takeGlobal(w http.ResponseWriter, r *http.Request) bool {
+	select {
+	case g.global <- struct{}{}:
+		return true
+	default:
+		g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("dispatch is busy: %d requests are in flight over all sessions (the limit, --max-http-in-flight); retry shortly", cap(g.global)))
+		return false
 	}
 }
 
 // serveListening serves a session's listening stream (GET): one at a
 // time per session, as the streamable HTTP transport allows a server to
 // answer 409 Conflict to a second.
-func (g *guard) serveListening(w http.ResponseWriter, r *http.Request) {
-	id := r.Header.Get(server.HeaderKeySessionID)
-	if id == "" {
-		g.refuse(w, r, http.StatusBadRequest, "no Mcp-Session-Id header: initialize a session first and send its id with every request")
-		return
-	}
-	sess := g.sessions.get(id)
-	if sess == nil {
-		g.refuse(w, r, http.StatusNotFound, noSessionText)
-		return
-	}
+func (g *guard) serveListening(w http.ResponseWriter, r *http.Request, sess *httpSession) {
 	if !sess.startListening() {
 		g.refuse(w, r, http.StatusConflict, "this session already has a listening stream (GET) open: one per session; read that one, or close it before opening another")
 		return
 	}
 	defer sess.stopListening()
 	sess.log.Debug("listening stream opened")
-	g.next.ServeHTTP(w, r)
+	// The stream ends with its session (DELETE, --session-idle,
+	// shutdown), not only when the agent hangs up: mcp-go keeps a stream
+	// open while its connection lives, and an agent that ended its session
+	// but kept the connection would hold it, and a file descriptor, for
+	// ever, past --max-sessions.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(sess.ctx, cancel)
+	defer stop()
+	g.next.ServeHTTP(answerWatch{ResponseWriter: w, pending: &sess.answers}, r.WithContext(ctx))
 }
 
-// readBody reads a POST's body within maxBody and bodyTimeout. The
+// readBody reads a POST's body within maxBody and bodyTimeout, and puts
+// it back in r for mcp-go; a body that fails is refused, saying why. The
 // deadline is lifted only when the body came whole, so that the answer's
 // stream is not cut; after a failed read it stays, or net/http would wait
 // for the rest of the body before writing the refusal.
-func (g *guard) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+func (g *guard) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	rc := http.NewResponseController(w)
 	if err := rc.SetReadDeadline(time.Now().Add(g.bodyTimeout)); err != nil {
 		g.log.Debug("cannot bound the body's read time", "error", err.Error())
@@ -180,12 +289,22 @@ func (g *guard) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.maxBody))
 	if err != nil {
 		w.Header().Set("Connection", "close")
-		return nil, err
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			g.refuse(w, r, http.StatusRequestEntityTooLarge, tooLargeText(g.maxBody))
+		case errors.Is(err, os.ErrDeadlineExceeded):
+			g.refuse(w, r, http.StatusRequestTimeout, fmt.Sprintf("the request body did not arrive within %s: send the whole body at once", g.bodyTimeout))
+		default:
+			g.refuse(w, r, http.StatusBadRequest, "could not read the request body: "+err.Error())
+		}
+		return nil, false
 	}
 	if err := rc.SetReadDeadline(time.Time{}); err != nil {
 		g.log.Debug("cannot lift the body's read deadline", "error", err.Error())
 	}
-	return body, nil
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, true
 }
 
 // serveIn serves a request of sess, whose POST body is body, within its
@@ -204,10 +323,13 @@ func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSessio
 		return
 	}
 	sess.log.Debug("HTTP request", "method", r.Method)
-	g.next.ServeHTTP(w, r)
+	g.next.ServeHTTP(answerWatch{ResponseWriter: w, pending: &sess.answers}, r)
 }
 
-const noSessionText = "no such session: it ended (DELETE), expired (--session-idle) or never existed; initialize a new one"
+const (
+	noSessionText   = "no such session: it ended (DELETE), expired (--session-idle) or never existed; initialize a new one"
+	noSessionIDText = "no Mcp-Session-Id header: initialize a session first and send its id with every request"
+)
 
 func (g *guard) authorized(r *http.Request) bool {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
@@ -215,18 +337,6 @@ func (g *guard) authorized(r *http.Request) bool {
 		return false
 	}
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), g.token) == 1
-}
-
-// messageMethod is the method of a JSON-RPC message, or "" for anything
-// else (a response, a batch, not JSON): mcp-go answers those.
-func messageMethod(body []byte) string {
-	var msg struct {
-		Method string `json:"method"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
-		return ""
-	}
-	return msg.Method
 }
 
 // hostRule says which Host and Origin headers are this server's: a

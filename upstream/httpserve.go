@@ -26,8 +26,10 @@ const (
 	// lives (--session-idle); then it ends and its files are deleted.
 	DefaultSessionIdle = 30 * time.Minute
 	// DefaultMaxHTTPInFlight bounds the HTTP requests in flight over all
-	// sessions (--max-http-in-flight); each may hold a body of up to
-	// --max-request in memory.
+	// sessions (--max-http-in-flight), and apart the sessions' bodies
+	// being read; each may hold a body of up to --max-request in memory.
+	// Answers, notifications, DELETE and listening streams are not
+	// counted: they are how an agent frees what it holds.
 	DefaultMaxHTTPInFlight = 512
 	// DefaultShutdownTimeout bounds the wait at shutdown for requests in
 	// flight before their connections are closed.
@@ -40,8 +42,7 @@ const (
 	// opens connections and sends nothing must not hold them.
 	readHeaderTimeout = 10 * time.Second
 	// DefaultBodyReadTimeout bounds reading one request's body: a client
-	// that trickles a body must not hold one of the --max-http-in-flight
-	// slots (and everyone else out) for ever.
+	// that trickles a body must not hold a slot for ever.
 	DefaultBodyReadTimeout = 30 * time.Second
 	// DefaultIdleConnTimeout closes a keep-alive connection with no
 	// request for this long: idle connections cost a file descriptor each,
@@ -154,7 +155,8 @@ func NewHTTPServer(svc *dispatch.Service, version string, opts HTTPOptions) (*HT
 		server.WithEndpointPath(MCPPath),
 		server.WithSessionIdManagerResolver(h.sessions),
 		server.WithStreamableHTTPProtocolVersions(sessionProtocolVersions...),
-		server.WithStreamableHTTPLogger(opts.Logger),
+		// mcp-go writes full session ids in its lines.
+		server.WithStreamableHTTPLogger(slog.New(sessionLogHandler{next: opts.Logger.Handler(), sessions: h.sessions})),
 		// The guard checks Host (and Origin) against the listen address
 		// and --allow-host, with a log line and a hint; mcp-go's own check
 		// would refuse an allowed name silently.
@@ -163,7 +165,8 @@ func NewHTTPServer(svc *dispatch.Service, version string, opts HTTPOptions) (*HT
 		server.WithHeartbeatInterval(30*time.Second))
 	mux := http.NewServeMux()
 	mux.Handle(MCPPath, &guard{next: h.streamable, hosts: rule, maxBody: opts.MaxRequestBytes, bodyTimeout: opts.BodyReadTimeout, sessions: h.sessions,
-		global: make(chan struct{}, opts.MaxHTTPInFlight), log: opts.Logger, token: tokenBytes(opts.Token)})
+		global: make(chan struct{}, opts.MaxHTTPInFlight), reading: make(chan struct{}, opts.MaxHTTPInFlight),
+		sessionless: make(chan struct{}, opts.MaxSessions), log: opts.Logger, token: tokenBytes(opts.Token)})
 	h.handler = mux
 	if opts.Relay != nil {
 		opts.Relay.SetUpstream(&noCaller{mcp: h.mcp, sessions: h.sessions})

@@ -38,6 +38,9 @@ type httpSession struct {
 
 	slots chan struct{} // one per request of this session being served
 	ids   idSwaps       // the surrogates of ids mcp-go cannot keep (swapHTTP)
+	// answers are the ids of mcp-go's requests to the agent still
+	// unanswered (see pendingAnswers).
+	answers pendingAnswers
 
 	mu         sync.Mutex
 	listening  bool // its one listening stream (GET) is open

@@ -24,6 +24,8 @@ const staleProbeTimeout = time.Second
 // nobody else can reach the socket or swap it; the socket itself is 0600.
 // A socket file nobody listens on (left by a process that died) is
 // replaced; one something still listens on is an error, never stolen.
+// Connections from other users than this one (or root) are closed at
+// once where the system says who connects (see onlyOwnUser).
 func Listen(addr string) (net.Listener, error) {
 	if path, ok := strings.CutPrefix(addr, UnixPrefix); ok {
 		return listenUnix(path)
@@ -65,7 +67,9 @@ func listenUnix(path string) (net.Listener, error) {
 		l.Close()
 		return nil, fmt.Errorf("make unix socket %s private (0600): %w", path, err)
 	}
-	return l, nil
+	// Should the mode be loosened, other users are still refused where
+	// the system says who connects (linux, darwin).
+	return onlyOwnUser(l), nil
 }
 
 // privateDir makes sure dir exists, is a directory owned by this user and

@@ -97,12 +97,12 @@ func TestListen_Refusals(t *testing.T) {
 // died (nothing listening) is replaced.
 func TestListen_ReplacesStaleSocket(t *testing.T) {
 	sock := filepath.Join(testkit.ShortTempDir(t), "s")
-	first, err := Listen(UnixPrefix + sock)
+	// A dead process leaves the file: keep it on close.
+	first, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A dead process leaves the file: keep it on close.
-	first.(*net.UnixListener).SetUnlinkOnClose(false)
+	first.SetUnlinkOnClose(false)
 	first.Close()
 	if _, err := os.Lstat(sock); err != nil {
 		t.Fatalf("the stale socket file is gone before the test: %v", err)

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux || darwin
 
 package upstream
 
@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"syscall"
 )
 
 // peerListener accepts only connections from this user's processes (or
 // root's), as ssh-agent checks its peers: the socket's 0600 mode is the
-// first guard, this the second, should the mode ever be loosened.
+// first guard, this the second, should the mode ever be loosened. Shell
+// sessions and serve --listen unix:PATH both use it.
 type peerListener struct{ net.Listener }
 
 func onlyOwnUser(ln net.Listener) net.Listener { return peerListener{ln} }
@@ -30,6 +30,8 @@ func (l peerListener) Accept() (net.Conn, error) {
 	}
 }
 
+// checkPeer refuses a unix socket peer that is neither this user nor
+// root; any other connection passes.
 func checkPeer(conn net.Conn) error {
 	unix, ok := conn.(*net.UnixConn)
 	if !ok {
@@ -39,18 +41,16 @@ func checkPeer(conn net.Conn) error {
 	if err != nil {
 		return fmt.Errorf("peer credentials: %w", err)
 	}
-	var cred *syscall.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	}); err != nil {
+	var uid int
+	var uidErr error
+	if err := raw.Control(func(fd uintptr) { uid, uidErr = peerUID(fd) }); err != nil {
 		return fmt.Errorf("peer credentials: %w", err)
 	}
-	if credErr != nil {
-		return fmt.Errorf("peer credentials: %w", credErr)
+	if uidErr != nil {
+		return fmt.Errorf("peer credentials: %w", uidErr)
 	}
-	if uid := int(cred.Uid); uid != os.Getuid() && uid != 0 {
-		return fmt.Errorf("peer is user %d, not the session's", uid)
+	if uid != os.Getuid() && uid != 0 {
+		return fmt.Errorf("peer is user %d, not dispatch's", uid)
 	}
 	return nil
 }

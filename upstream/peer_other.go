@@ -1,9 +1,9 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package upstream
 
 import "net"
 
 // onlyOwnUser relies on the socket's 0600 mode in a 0700 directory where
-// peer credentials are not read.
+// peer credentials are not read (Windows, the BSDs).
 func onlyOwnUser(ln net.Listener) net.Listener { return ln }
