@@ -102,6 +102,12 @@ func TestServeHTTP_FullSessionCanStillCancelAndEnd(t *testing.T) {
 		t.Fatal("the cancelled call is still in flight 20 s after its cancel")
 	}
 
+	// Its answer is written before its slot is given back: wait for the
+	// slot, or the third call may be refused as busy.
+	testkit.WaitFor(t, "the cancelled call's slot to be free", 30*time.Second, func() bool {
+		resp, _ := rawPost(t, d.url, map[string]string{"Mcp-Session-Id": sid}, `{"jsonrpc":"2.0","id":98,"method":"ping"}`)
+		return resp.StatusCode != http.StatusTooManyRequests
+	})
 	third := hangCall(t, d.url, sid, 9) // takes the cancelled call's slot
 	waitSessionFull(t, d.url, sid)
 	if status := deleteSession(t, d.url, sid); status != http.StatusOK {
