@@ -175,6 +175,8 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		Redactor:             redactor,
 		// A new config lets the calls on a server it removes finish.
 		RetireGrace: g.Timeout,
+		// A server stuck in a call is stopped as wedged only past this.
+		CallTimeout: g.Timeout,
 		// A one-shot command prints a failed start in its answer.
 		StartFailuresReported: paths == userPaths,
 	})

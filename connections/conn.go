@@ -91,8 +91,12 @@ type Options struct {
 
 	// generations numbers catalog changes across the whole set.
 	generations *atomic.Uint64
-	// wedgeProbe bounds the ping sent after a request ran out of time:
-	// WedgeProbeTimeout, which tests shorten.
+	// CallTimeout is dispatch's own time limit of a call (--timeout), a
+	// server's own timeout may be longer. Zero: DefaultRetireGrace.
+	CallTimeout time.Duration
+
+	// wedgeProbe, when set (tests), replaces wedgeWait's bound of the
+	// ping sent after a request ran out of time.
 	wedgeProbe time.Duration
 }
 
@@ -133,8 +137,8 @@ func (o Options) withDefaults() Options {
 	if o.RetireGrace <= 0 {
 		o.RetireGrace = DefaultRetireGrace
 	}
-	if o.wedgeProbe <= 0 {
-		o.wedgeProbe = WedgeProbeTimeout
+	if o.CallTimeout <= 0 {
+		o.CallTimeout = DefaultRetireGrace
 	}
 	if o.generations == nil {
 		o.generations = new(atomic.Uint64)

@@ -9,15 +9,29 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// WedgeProbeTimeout bounds the ping dispatch sends a stdio server after
-// one of its requests ran out of time. A server that answers it (any
-// answer) is merely slow and stays; one that does not is wedged (it
-// stopped reading its stdin, or answering, while its pipe still had room,
-// which --stdin-timeout cannot see): it is stopped, with its process
-// group, and started afresh on next use, as one that died. Well-behaved
-// servers answer ping while their tools run (mcp-go and the TypeScript
-// SDK serve it beside tool calls).
+// WedgeProbeTimeout is the least time the ping dispatch sends a stdio
+// server after one of its requests ran out of time may go unanswered
+// before the server is judged wedged (see wedgeWait). A server that
+// answers it (any answer) is merely slow and stays; one that does not is
+// wedged (it stopped reading its stdin, or answering, while its pipe
+// still had room, which --stdin-timeout cannot see): it is stopped, with
+// its process group, and started afresh on next use, as one that died.
 const WedgeProbeTimeout = 5 * time.Second
+
+// wedgeWait is how long that ping may go unanswered: the longest a call
+// of this server may run by configuration (--timeout, or its own longer
+// timeout), and at least WedgeProbeTimeout. Any shorter would stop a
+// server that serves one call at a time (as the Python SDK's sync tools
+// do) while it finishes a call that outran a limit the agent chose for
+// it, losing its state and the other agents' calls on it; and an agent
+// asking for short limits could have a shared server stopped again and
+// again until --max-restarts locks everyone out.
+func (c *Conn) wedgeWait() time.Duration {
+	if c.opts.wedgeProbe > 0 {
+		return c.opts.wedgeProbe
+	}
+	return max(WedgeProbeTimeout, c.opts.CallTimeout, c.Config.Timeout)
+}
 
 // checkWedged pings the stdio server of sess (nil: the live session)
 // after a request on it ran out of time, off the caller's path, and
@@ -48,12 +62,12 @@ func (c *Conn) probeWedged(sess *session) {
 		params = c.withProtocolMeta(sess, nil)
 	}
 	id := mcp.NewRequestId(requestIDText(c.seq.Add(1)))
-	limit := c.opts.wedgeProbe
+	limit := c.wedgeWait()
 	if !sess.stdio.pingUnanswered(id, params, limit) {
 		c.log.Debug("the server answered ping after a request ran out of time; it is kept", "limit", limit.String())
 		return
 	}
-	reason := fmt.Errorf("the server answered neither a request within its time limit nor a ping within %s (WedgeProbeTimeout), so it was treated as wedged and stopped; it is started afresh on next use", limit)
+	reason := fmt.Errorf("the server answered neither a request within its time limit nor a ping within %s (the longest a call to it may run: --timeout, or its own timeout if longer), so it was treated as wedged and stopped; it is started afresh on next use", limit)
 	sess.stdio.stuck(reason) // fails what still waits on it with reason
 	lost := fmt.Errorf("%w: %v", ErrServerGone, reason)
 	if c.markDeadIf(sess, lost) {

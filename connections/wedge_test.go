@@ -65,7 +65,7 @@ func testWedgedServer(t *testing.T, callLate func(*testing.T, *Conn) error) {
 		t.Fatalf("a call to the wedged server: %v; want its own time limit", err)
 	}
 	waitFor(t, "the wedged server to be stopped", func() bool { return conn.State().Status == StatusFailed })
-	if st := conn.State(); !strings.Contains(st.LastError, "wedged") || !strings.Contains(st.LastError, "WedgeProbeTimeout") {
+	if st := conn.State(); !strings.Contains(st.LastError, "wedged") || !strings.Contains(st.LastError, "--timeout") {
 		t.Errorf("state of the wedged server: %+v; want the error to say it was wedged and name the limit", st)
 	}
 	select {
@@ -197,5 +197,44 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("waited 10 s for %s", what)
 		}
+	}
+}
+
+// A server that serves one call at a time (the Python SDK's sync tools)
+// and is still inside a call that outran the short limit its caller chose
+// answers the probe's ping only when that call ends: it is busy, not
+// wedged, and is kept (its state with it) as long as a call of it may run
+// by configuration (--timeout). With the probe's first bound, 5 s, it was
+// stopped 5 s after the timeout, and an agent asking short limits could
+// have a shared server stopped on every call.
+func TestConn_SerialServerFinishingALongCallIsKept(t *testing.T) {
+	serialLog := filepath.Join(t.TempDir(), "serial.log")
+	logs := newTailBuffer(1 << 20)
+	set, err := NewSet([]ServerConfig{stdio("fx", fixtureServer.Path(t), "--serial", "--serial-log", serialLog)},
+		Options{CallTimeout: time.Minute, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { set.Close() })
+	conn := set.Conns()[0]
+	_, err = conn.Call(context.Background(), CallRequest{Tool: "block", Arguments: json.RawMessage(`{"ms":6500}`), Timeout: 300 * time.Millisecond})
+	if !errors.Is(err, ErrCallTimeout) {
+		t.Fatalf("a call past the limit its caller chose: %v; want its time limit", err)
+	}
+	// The ping is read, and answered, once the long call ends.
+	waitFor(t, "the server to read the probe's ping", func() bool {
+		data, _ := os.ReadFile(serialLog)
+		return strings.Contains(string(data), "\nping ")
+	})
+	raw, err := conn.Call(context.Background(), CallRequest{Tool: "echo", Arguments: json.RawMessage(`{"message":"still me"}`)})
+	if err != nil || !strings.Contains(string(raw), "still me") {
+		t.Fatalf("echo after the long call: %v %s", err, raw)
+	}
+	data, _ := os.ReadFile(serialLog)
+	if starts := strings.Count(string(data), "start "); starts != 1 {
+		t.Errorf("the server was started %d times; want once (kept, not stopped as wedged):\n%s", starts, data)
+	}
+	if strings.Contains(logs.Tail(100, 1<<20), "wedged") {
+		t.Errorf("the log says the busy server was wedged:\n%s", logs.Tail(100, 1<<20))
 	}
 }
