@@ -504,7 +504,8 @@ func TestFault_EndlessLineStopsTheServer(t *testing.T) {
 // spent waiting for a fresh list; and list answers within
 // --connect-timeout, saying the server is not answering, with the tools
 // last known of it. The ping sent once the call timed out goes unanswered
-// too (WedgeProbeTimeout): the server is stopped as wedged, list says so,
+// too (within --timeout, at least WedgeProbeTimeout): the server is
+// stopped as wedged, list says so,
 // and the next call starts it afresh.
 func TestFault_WedgedServerResolvesFromKnownTools(t *testing.T) {
 	tc := startDispatch(t, nil, "--no-cache", "--timeout", "3s", "--connect-timeout", "2s", "--mcp", fixture("--serial"))
@@ -550,7 +551,7 @@ func TestFault_WedgedServerResolvesFromKnownTools(t *testing.T) {
 		c = list.Connections[0]
 		return strings.Contains(c.Error, "wedged")
 	})
-	if !strings.Contains(c.Error, "WedgeProbeTimeout") {
+	if !strings.Contains(c.Error, "--timeout") || !strings.Contains(c.Error, "WedgeProbeTimeout") {
 		t.Errorf("list of the server stopped as wedged = %+v; want the limit named", c)
 	}
 	if r := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "arguments": map[string]any{"message": "afresh"}}); r.text() != "afresh" {

@@ -67,7 +67,7 @@ func (c *Conn) probeWedged(sess *session) {
 		c.log.Debug("the server answered ping after a request ran out of time; it is kept", "limit", limit.String())
 		return
 	}
-	reason := fmt.Errorf("the server answered neither a request within its time limit nor a ping within %s (the longest a call to it may run: --timeout, or its own timeout if longer), so it was treated as wedged and stopped; it is started afresh on next use", limit)
+	reason := fmt.Errorf("the server answered neither a request within its time limit nor a ping within %s (the longest a call to it may run: --timeout, or its own timeout if longer, and at least WedgeProbeTimeout), so it was treated as wedged and stopped; it is started afresh on next use", limit)
 	sess.stdio.stuck(reason) // fails what still waits on it with reason
 	lost := fmt.Errorf("%w: %v", ErrServerGone, reason)
 	if c.markDeadIf(sess, lost) {
