@@ -227,3 +227,42 @@ func TestServeHTTP_TricklingBodiesKeepNoSessionOut(t *testing.T) {
 		t.Errorf("an open session's call beside trickling bodies: %v %.300q", isErr, text)
 	}
 }
+
+// TestServeHTTP_LargeInitializeAndNotificationRefused: an initialize or a
+// notification past its own bound (upstream.MaxInitializeBody,
+// MaxNotificationBody: 1 MiB, under --max-request's 64 MiB) is refused
+// with 413 saying so; mcp-go would keep an initialize's clientInfo for the
+// session's life. A normal initialize and a large request still work.
+func TestServeHTTP_LargeInitializeAndNotificationRefused(t *testing.T) {
+	d := startHTTPDispatch(t, nil)
+	padding := strings.Repeat("x", 2<<20)
+	bigInit := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"` + padding + `","version":"1"}}}`
+	resp, text := rawPost(t, d.url, nil, bigInit)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(text, "MaxInitializeBody") {
+		t.Errorf("a 2 MiB initialize: %d %q, want 413 naming upstream.MaxInitializeBody", resp.StatusCode, text)
+	}
+	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
+		t.Errorf("a refused initialize was given a session id")
+	}
+
+	resp, text = rawPost(t, d.url, nil, initializeBody)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("a normal initialize after a refused one: %d %q, want 200 with a session id", resp.StatusCode, text)
+	}
+	session := map[string]string{"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
+	if resp, text = rawPost(t, d.url, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %d %q, want 202", resp.StatusCode, text)
+	}
+
+	bigNote := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1,"message":"` + padding + `"}}`
+	resp, text = rawPost(t, d.url, session, bigNote)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(text, "MaxNotificationBody") {
+		t.Errorf("a 2 MiB notification: %d %q, want 413 naming upstream.MaxNotificationBody", resp.StatusCode, text)
+	}
+	// A request keeps --max-request: a 2 MiB ping is answered.
+	bigPing := `{"jsonrpc":"2.0","id":2,"method":"ping","params":{"_meta":{"x":"` + padding + `"}}}`
+	if resp, text = rawPost(t, d.url, session, bigPing); resp.StatusCode != http.StatusOK || !strings.Contains(text, `"id":2`) {
+		t.Errorf("a 2 MiB ping in the session: %d %.200q, want 200 and its answer", resp.StatusCode, text)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
@@ -138,6 +139,9 @@ func (g *guard) serveSessionPost(w http.ResponseWriter, r *http.Request, sess *h
 		return
 	}
 	msg := parsePosted(body)
+	if !g.smallEnough(w, r, msg, body) {
+		return
+	}
 	if msg.Method == string(mcp.MethodInitialize) {
 		// A new session, whatever the one named.
 		<-g.reading
@@ -191,7 +195,11 @@ func (g *guard) serveSessionless(w http.ResponseWriter, r *http.Request, id stri
 	if !ok {
 		return
 	}
-	method := parsePosted(body).Method
+	msg := parsePosted(body)
+	if !g.smallEnough(w, r, msg, body) {
+		return
+	}
+	method := msg.Method
 	switch {
 	case method == string(mcp.MethodInitialize):
 		g.serveInitialize(w, r, body)
@@ -203,6 +211,36 @@ func (g *guard) serveSessionless(w http.ResponseWriter, r *http.Request, id stri
 	default:
 		g.refuse(w, r, http.StatusNotFound, noSessionText)
 	}
+}
+
+// MaxInitializeBody bounds an initialize's POST body, under --max-request:
+// mcp-go keeps its clientInfo and capabilities for the session's life, so
+// a large one would hold its memory until --session-idle, for each of
+// --max-sessions sessions. A real initialize is a few KiB.
+const MaxInitializeBody = 1 << 20
+
+// MaxNotificationBody bounds a notification's POST body, under
+// --max-request: notifications (cancelled, progress, initialized,
+// roots/list_changed) are small, and are served however many requests are
+// in flight. Answers to servers' requests keep --max-request: they carry
+// what the agent sampled or the user entered.
+const MaxNotificationBody = 1 << 20
+
+// smallEnough refuses with 413 an initialize or a notification whose body
+// is larger than its own bound (MaxInitializeBody, MaxNotificationBody).
+func (g *guard) smallEnough(w http.ResponseWriter, r *http.Request, msg postedMessage, body []byte) bool {
+	size := int64(len(body))
+	switch {
+	case msg.Method == string(mcp.MethodInitialize) && size > MaxInitializeBody:
+		g.refuse(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("initialize too large: its body is %s, and an initialize may hold at most %s (upstream.MaxInitializeBody), since its client information is kept for the session's life; send a smaller clientInfo and capabilities",
+			humanize.IBytes(uint64(size)), humanize.IBytes(MaxInitializeBody)))
+		return false
+	case msg.isNotification() && size > MaxNotificationBody:
+		g.refuse(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("notification too large: its body is %s, and a notification may hold at most %s (upstream.MaxNotificationBody); it was not handled",
+			humanize.IBytes(uint64(size)), humanize.IBytes(MaxNotificationBody)))
+		return false
+	}
+	return true
 }
 
 // serveInitialize opens a session for an initialize, whose POST body is
