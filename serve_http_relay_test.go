@@ -293,3 +293,27 @@ func TestServeHTTP_SamplingWithoutListeningStreamFails(t *testing.T) {
 		}
 	}
 }
+
+// TestServeHTTP_EndedSessionLeavesNoAmbiguity: a session that ended
+// (DELETE) right after its call makes no more calls and can answer
+// nothing, so another session's request-sampling just after is relayed to
+// that session, not refused as ambiguous within AttributionWindow.
+func TestServeHTTP_EndedSessionLeavesNoAmbiguity(t *testing.T) {
+	d := startHTTPDispatch(t, nil)
+	ada, bob := &namedAgent{name: "ada"}, &namedAgent{name: "bob"}
+	ca, cb := ada.connect(t, d), bob.connect(t, d)
+	waitOutAttribution()
+	if text, isErr := callFixture(t, ca, "echo", map[string]any{"message": "x"}); isErr {
+		t.Fatalf("echo in ada's session: %q", text)
+	}
+	if err := ca.Close(); err != nil { // sends DELETE and waits for its answer
+		t.Fatalf("close ada's session: %v", err)
+	}
+	text, isErr := callFixture(t, cb, "request-sampling", map[string]any{"prompt": "hello"})
+	if want := "bob sampled: hello"; isErr || text != want {
+		t.Errorf("request-sampling in bob's session right after ada's ended = %q (isError %v), want %q", text, isErr, want)
+	}
+	if got := ada.questions(); len(got) != 0 {
+		t.Errorf("ada, whose session ended, was asked %q", got)
+	}
+}

@@ -193,25 +193,59 @@ func TestServeHTTP_EndedSessionsRequestsAreAnsweredAtOnce(t *testing.T) {
 
 // TestServeHTTP_ServerRequestOfAnotherSessionIsNotHandedOver: a server
 // asks for sampling with session B's prompt a moment after B's call ended,
-// while A's call runs on that server: it could be either's, so it is
-// refused as ambiguous, and A never sees B's prompt. It used to go to A,
-// the session whose call was in flight.
+// while A's call, begun before B's ended, runs on that server: it could
+// be either's, so it is refused as ambiguous, and A never sees B's
+// prompt. It used to go to A, the session whose call was in flight.
 func TestServeHTTP_ServerRequestOfAnotherSessionIsNotHandedOver(t *testing.T) {
 	d := startHTTPDispatch(t, nil)
 	ada, bob := &namedAgent{name: "ada"}, &namedAgent{name: "bob"}
 	ca, cb := ada.connect(t, d), bob.connect(t, d)
+	slow := make(chan struct{})
+	go func() {
+		defer close(slow)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		var req mcp.CallToolRequest
+		req.Params.Name = "proxy-dispatch"
+		req.Params.Arguments = map[string]any{"action": "call", "connection": "c1", "tool": "slow", "arguments": map[string]any{"seconds": 2.5}}
+		ca.CallTool(ctx, req) //nolint:errcheck // only its time in flight matters
+	}()
+	time.Sleep(500 * time.Millisecond) // ada's call is in flight
 	file := filepath.Join(t.TempDir(), "answer")
 	text, isErr := callFixture(t, cb, "sample-when-idle", map[string]any{"prompt": "PRIVATE-PROMPT-OF-BOB", "file": file, "ms": 700})
 	if isErr {
 		t.Fatalf("sample-when-idle: %s", text)
 	}
-	callFixture(t, ca, "slow", map[string]any{"seconds": 1.5})
 	got := waitLines(t, file, 1)
 	if !strings.HasPrefix(got[0], "error: ") || !strings.Contains(got[0], "ambiguous") {
 		t.Errorf("the server's sampling after bob's call, during ada's, got %q, want it refused as ambiguous", got)
 	}
 	if q := ada.questions(); len(q) != 0 {
 		t.Errorf("ada was asked %q: bob's prompt reached another session", q)
+	}
+	<-slow
+}
+
+// TestServeHTTP_SessionPerTaskIsAsked: an agent that opens a session per
+// task and never ends them (the official conformance suite does) has its
+// server's request, made during its call, relayed, though another
+// session's call ended a moment before that call began: a call that ended
+// before the only call in flight began does not make the request
+// ambiguous. (A request trailing that earlier call would be taken for the
+// later one's: README says so.)
+func TestServeHTTP_SessionPerTaskIsAsked(t *testing.T) {
+	d := startHTTPDispatch(t, nil)
+	ada, bob := &namedAgent{name: "ada"}, &namedAgent{name: "bob"}
+	ca, cb := ada.connect(t, d), bob.connect(t, d)
+	if text, isErr := callFixture(t, ca, "echo", map[string]any{"message": "first task"}); isErr {
+		t.Fatalf("echo: %s", text)
+	}
+	text, isErr := callFixture(t, cb, "request-sampling", map[string]any{"prompt": "second task"})
+	if want := "bob sampled: second task"; isErr || !strings.Contains(text, want) {
+		t.Errorf("request-sampling in the next task's session = %q (isError %v), want it relayed to that session (%q)", text, isErr, want)
+	}
+	if q := ada.questions(); len(q) != 0 {
+		t.Errorf("ada was asked %q", q)
 	}
 }
 

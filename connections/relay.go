@@ -76,8 +76,9 @@ type callerCalls struct {
 // trackedCall is a call in flight: its context carries what a server's
 // request during it needs (over HTTP, the call's response stream).
 type trackedCall struct {
-	id  uint64
-	ctx context.Context
+	id      uint64
+	ctx     context.Context
+	started time.Time
 }
 
 // callerMark names a tracked call for untrackCall; the zero one, none.
@@ -103,11 +104,24 @@ type attribution struct {
 // Sessions whose calls ended past AttributionWindow are forgotten here:
 // sessions come and go over a long-lived serve, and only the window's are
 // kept.
+//
+// One session with calls in flight takes it too when every other session
+// in the window had its last call end before the first of those began:
+// an agent that opens a session per task (the conformance suite does)
+// must not have each task's server requests refused for the task before.
+// What stays ambiguous is a call that ended while another session's call
+// ran (a request trailing it could be either's).
 func (c *Conn) attribute() attribution {
 	now := time.Now()
 	c.callersMu.Lock()
 	defer c.callersMu.Unlock()
-	var a attribution
+	var (
+		a         attribution
+		flying    Upstream  // the one session with calls in flight, if one
+		flyingAt  time.Time // when its first call in flight began
+		fliers    int
+		lastEnded time.Time // the latest end among sessions with none in flight
+	)
 	for up, calls := range c.callers {
 		if len(calls.inFlight) == 0 && now.Sub(calls.ended) > AttributionWindow {
 			delete(c.callers, up)
@@ -117,7 +131,16 @@ func (c *Conn) attribute() attribution {
 		a.up, a.call = up, nil
 		if n := len(calls.inFlight); n > 0 {
 			a.call = calls.inFlight[n-1].ctx
+			fliers++
+			flying, flyingAt = up, calls.inFlight[0].started
+		} else if calls.ended.After(lastEnded) {
+			lastEnded = calls.ended
 		}
+	}
+	if a.users > 1 && fliers == 1 && lastEnded.Before(flyingAt) {
+		a.users, a.up = 1, flying
+		calls := c.callers[flying].inFlight
+		a.call = calls[len(calls)-1].ctx
 	}
 	if a.users != 1 {
 		a.up, a.call = nil, nil
@@ -171,7 +194,7 @@ func (c *Conn) trackCall(ctx context.Context) callerMark {
 		calls = &callerCalls{}
 		c.callers[up] = calls
 	}
-	calls.inFlight = append(calls.inFlight, trackedCall{id: mark.id, ctx: ctx})
+	calls.inFlight = append(calls.inFlight, trackedCall{id: mark.id, ctx: ctx, started: time.Now()})
 	c.callersMu.Unlock()
 	return mark
 }
@@ -246,6 +269,13 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 		return nil, &RPCError{Code: mcp.METHOD_NOT_FOUND, Message: "Method not found: dispatch does not serve " + method}
 	}
 	a := c.attribute()
+	if caller := upstreamFrom(ctx); caller != nil {
+		// Over streamable HTTP a server's request during a call comes on
+		// that call's response stream, and mcp-go's client hands it over
+		// in that call's context: its session is known, not guessed, and
+		// no other session's call near it makes it ambiguous.
+		a = attribution{users: 1, up: caller, call: ctx}
+	}
 	up := a.up
 	switch {
 	case a.users > 1:
