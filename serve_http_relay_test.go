@@ -294,10 +294,11 @@ func TestServeHTTP_SamplingWithoutListeningStreamFails(t *testing.T) {
 	}
 }
 
-// TestServeHTTP_EndedSessionLeavesNoAmbiguity: a session that ended
-// (DELETE) right after its call makes no more calls and can answer
-// nothing, so another session's request-sampling just after is relayed to
-// that session, not refused as ambiguous within AttributionWindow.
+// TestServeHTTP_EndedSessionLeavesNoAmbiguity: a session ended (DELETE)
+// right after its call, and another session's call begun after that asks
+// for sampling: it is relayed to the caller's session, not refused as
+// ambiguous within AttributionWindow (review 8, F4: an agent opening a
+// session per task).
 func TestServeHTTP_EndedSessionLeavesNoAmbiguity(t *testing.T) {
 	d := startHTTPDispatch(t, nil)
 	ada, bob := &namedAgent{name: "ada"}, &namedAgent{name: "bob"}
