@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"dispatch/dispatch"
+	"dispatch/rawjson"
 )
 
 // RunCmd runs action run from the shell: the same engine, checks and
@@ -85,8 +86,10 @@ func inlineLastStep(steps []json.RawMessage) error {
 		return &usageErr{fmt.Errorf("step %d asks for a result file, but without --spill-dir the run's files are deleted when it ends: run with --spill-dir DIR to keep result files, or drop resultToFile from the last step", last+1)}
 	}
 	fields["resultSizeThreshold"] = 0
-	steps[last], err = marshalCompact(fields)
-	return err
+	if steps[last], err = rawjson.Marshal(fields); err != nil {
+		return fmt.Errorf("encode step: %w", err)
+	}
+	return nil
 }
 
 // decodeObject decodes a JSON object keeping its numbers as written.
@@ -101,16 +104,6 @@ func decodeObject(raw json.RawMessage) (map[string]any, error) {
 		return nil, errors.New("not one JSON object")
 	}
 	return fields, nil
-}
-
-func marshalCompact(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode step: %w", err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // stepsInput is what dispatch run read: the steps, and the run's time

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"dispatch/rawjson"
 	"dispatch/spill"
 )
 
@@ -370,18 +371,8 @@ func writeIndented(w io.Writer, data []byte, layout indentLayout) error {
 	return bw.Flush()
 }
 
-// marshalJSON is json.Marshal without HTML escaping: results are HTML
-// pages and shell snippets as often as not, and "\u003cdiv" neither greps
-// as "<div" nor reads well, while costing the agent more tokens.
-func marshalJSON(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+// marshalJSON is json.Marshal without HTML escaping (rawjson.Marshal).
+func marshalJSON(v any) ([]byte, error) { return rawjson.Marshal(v) }
 
 // htmlEscape reports whether b starts with the \u escape of '<', '>' or
 // '&', and which.

@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +15,7 @@ import (
 
 	"dispatch/connections"
 	"dispatch/dispatch"
+	"dispatch/rawjson"
 	"dispatch/spill"
 )
 
@@ -281,9 +281,9 @@ func (s *shellServer) serveRun(w http.ResponseWriter, r *http.Request) {
 		var resp *dispatch.RunResponse
 		req := dispatch.Request{Action: "run", Steps: steps, Timeout: in.Timeout}
 		resp, err = s.svc.RunEach(r.Context(), req, func(res dispatch.StepResult) error {
-			step, err := marshalLine(res)
+			step, err := rawjson.Marshal(res)
 			if err != nil {
-				return err
+				return fmt.Errorf("encode step: %w", err)
 			}
 			if err := out.Encode(shellRunLine{Step: step}); err != nil {
 				return fmt.Errorf("send step %d: %w", res.Step, err)
@@ -304,18 +304,6 @@ func (s *shellServer) serveRun(w http.ResponseWriter, r *http.Request) {
 	if err := out.Encode(end); err != nil {
 		return // the client went away
 	}
-}
-
-// marshalLine encodes v as dispatch run prints a step: compact, without
-// HTML escapes.
-func marshalLine(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode step: %w", err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func (s *shellServer) serveStatus(w http.ResponseWriter, _ *http.Request) {
