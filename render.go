@@ -186,6 +186,9 @@ func renderSearch(w io.Writer, r *dispatch.SearchResponse) error {
 			fmt.Fprintf(w, "%2d. %s/%s(%s)  score %.3f\n    %s\n", i+1, cell(h.Connection), cell(h.Name), cell(h.Params), h.Score, escapeControls(h.Description, true))
 			renderToolExtras(w, h.ToolEntry)
 		}
+		if len(h.Unmatched) > 0 {
+			fmt.Fprintf(w, "    does not match: %s\n", cell(strings.Join(h.Unmatched, ", ")))
+		}
 	}
 	for _, u := range r.Unreachable {
 		fmt.Fprintf(w, "not searched: %s\n", cell(u))

@@ -129,3 +129,35 @@ func TestServe_SearchNamesADownServerOnce(t *testing.T) {
 		t.Errorf("unreachable = %q, want the one server named once", resp.Unreachable)
 	}
 }
+
+// TestServe_SearchSaysWhatAHitDoesNotMatch: search answers with the best it
+// has even when no tool does the task; each hit lists the query words it
+// does not match, so the agent sees that before it calls, and a hit that
+// matches every word lists none.
+func TestServe_SearchSaysWhatAHitDoesNotMatch(t *testing.T) {
+	tc := startDispatch(t, nil, "--no-cache", "--mcp", fixture())
+
+	var partial struct {
+		Hits []struct {
+			Name      string
+			Unmatched []string
+		}
+	}
+	decodeText(t, tc.mustOK(map[string]any{"action": "search", "query": "delete a large document"}), &partial)
+	if len(partial.Hits) == 0 {
+		t.Fatal("no hits for a large document")
+	}
+	for _, h := range partial.Hits {
+		if !contains(h.Unmatched, "delete") {
+			t.Errorf("hit %s: unmatched %q, want delete listed (no fixture tool deletes)", h.Name, h.Unmatched)
+		}
+	}
+
+	var whole struct {
+		Hits []json.RawMessage
+	}
+	decodeText(t, tc.mustOK(map[string]any{"action": "search", "query": "echo a message"}), &whole)
+	if len(whole.Hits) == 0 || strings.Contains(string(whole.Hits[0]), "unmatched") {
+		t.Errorf("echo a message: first hit %s, want echo with no unmatched field", whole.Hits)
+	}
+}

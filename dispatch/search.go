@@ -38,6 +38,11 @@ type SearchHit struct {
 	MIMEType    string `json:"mimeType,omitempty"`
 	// Arguments are a prompt's argument names, optional ones marked "?".
 	Arguments string `json:"arguments,omitempty"`
+	// Unmatched are the query's words this hit does not match. Search
+	// always answers with the best it has, even when no tool does what was
+	// asked ("delete a file" over a memory server finds delete_entities);
+	// the words left out let the agent see that before it calls.
+	Unmatched []string `json:"unmatched,omitempty"`
 }
 
 // Search answers action search: the tools, resources, resource templates
@@ -90,6 +95,7 @@ func (s *Service) Search(ctx context.Context, req Request) (*SearchResponse, err
 	for _, hit := range idx.index.Search(req.Query, limit) {
 		h := s.searchHit(idx.entries[hit.Doc], req)
 		h.Score = roundScore(hit.Score)
+		h.Unmatched = hit.Missing
 		tools = tools || h.Type == ""
 		others = others || h.Type != ""
 		resp.Hits = append(resp.Hits, h)

@@ -319,6 +319,11 @@ type Hit struct {
 	// Matched lists the query words that matched the tool, directly or
 	// through a stem, related word, prefix or typo, in query order.
 	Matched []string
+	// Missing lists the query words the tool does not match, in query
+	// order; words of a pasted or named value are not asked for (see
+	// Queries) and never listed. A best hit with words missing may not do
+	// what was asked: the catalog may hold no tool for it at all.
+	Missing []string
 }
 
 // Len reports how many tools the index holds.
@@ -448,8 +453,11 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 	for i, d := range cand {
 		h := Hit{Doc: d, Score: scores[d]}
 		for ci, c := range concepts {
-			if matched[d]&(1<<uint(ci)) != 0 {
+			switch {
+			case matched[d]&(1<<uint(ci)) != 0:
 				h.Matched = append(h.Matched, c.labels...)
+			case asked&(1<<uint(ci)) != 0:
+				h.Missing = append(h.Missing, c.labels...)
 			}
 		}
 		hits[i] = h

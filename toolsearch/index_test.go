@@ -119,6 +119,38 @@ func TestIndex_Search_limitAndMatched(t *testing.T) {
 	}
 }
 
+// TestIndex_Search_missing: a hit lists the query words it does not match,
+// so that the best of a catalog with no tool for the task (the memory
+// server asked to delete a file) shows what it leaves out; a pasted value's
+// words are never asked for, so never listed.
+func TestIndex_Search_missing(t *testing.T) {
+	var memory []Doc
+	for _, d := range loadDocs(t) {
+		if d.Connection == "memory" {
+			memory = append(memory, d)
+		}
+	}
+	ix := New(memory)
+	hits := ix.Search("delete a file", 1)
+	if len(hits) != 1 {
+		t.Fatalf("got %d hits, want 1", len(hits))
+	}
+	if !reflect.DeepEqual(hits[0].Matched, []string{"delete"}) || !reflect.DeepEqual(hits[0].Missing, []string{"file"}) {
+		t.Errorf("delete a file over memory: %s matched %q, missing %q; want matched [delete], missing [file]",
+			memory[hits[0].Doc].Name, hits[0].Matched, hits[0].Missing)
+	}
+	hits = ix.Search("delete an entity", 1)
+	if len(hits) != 1 || len(hits[0].Missing) != 0 {
+		t.Errorf("delete an entity: hits %v, want one with nothing missing", hits)
+	}
+	// The file name stands for its kind (a file), labelled as pasted; its
+	// words "notes" and "md" are the task's data.
+	hits = ix.Search("delete the file notes.md", 1)
+	if len(hits) != 1 || !reflect.DeepEqual(hits[0].Missing, []string{"file", "notes.md"}) {
+		t.Errorf("delete the file notes.md: hits %v, want missing [file notes.md]: not the value's words notes, md", hits)
+	}
+}
+
 func key(docs []Doc, hits []Hit) []string {
 	out := make([]string, len(hits))
 	for i, h := range hits {
