@@ -266,3 +266,32 @@ func TestServeHTTP_LargeInitializeAndNotificationRefused(t *testing.T) {
 		t.Errorf("a 2 MiB ping in the session: %d %.200q, want 200 and its answer", resp.StatusCode, text)
 	}
 }
+
+// TestServeHTTP_TricklingSessionHoldsOnlyItsShare: one session trickling
+// its bodies (POSTs that send a byte and no more) held every reading slot
+// of --max-http-in-flight, and every other session's POSTs were refused
+// as busy until those bodies timed out. A session now holds at most its
+// share (--max-http-in-flight / --max-sessions: 2 here); another
+// session's call is answered while it does.
+func TestServeHTTP_TricklingSessionHoldsOnlyItsShare(t *testing.T) {
+	d := startHTTPDispatch(t, nil, "--max-http-in-flight", "4", "--max-sessions", "2")
+	trickler := rawSession(t, d.url)
+	other := d.sessionWith(t, nil)
+	conns := make([]net.Conn, 4)
+	// Held once the trickler's own request is refused for its bodies
+	// being read. A trickle refused (its share was full) is sent again.
+	testkit.WaitFor(t, "the trickling session's bodies to be held", 30*time.Second, func() bool {
+		for i, conn := range conns {
+			if conn == nil || answered(conn) {
+				conns[i] = trickle(t, d.url, trickler)
+			}
+		}
+		resp, body := rawPost(t, d.url, map[string]string{"Mcp-Session-Id": trickler}, `{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+		return resp.StatusCode != http.StatusOK && strings.Contains(body, "being read")
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if text, isErr := callText(ctx, t, other, map[string]any{"action": "call", "connection": "c1", "tool": "echo", "arguments": map[string]any{"message": "through"}}); isErr || !strings.Contains(text, "through") {
+		t.Errorf("another session's call beside a session trickling its bodies: %v %.300q", isErr, text)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -41,7 +43,57 @@ type guard struct {
 	global      chan struct{}
 	reading     chan struct{}
 	sessionless chan struct{}
-	log         *slog.Logger
+	// readers counts each session's bodies being read: at most
+	// sessionReadShare of reading each.
+	readers sessionReaders
+	log     *slog.Logger
+}
+
+// sessionReadShare is how many of the reading slots (--max-http-in-flight)
+// one session may hold at once: an equal share of --max-sessions, at least
+// one. A client trickling its bodies (a byte a second, in many POSTs) then
+// holds at most its own share, and every other session always finds its
+// own free: before, one session could hold every slot, and the others'
+// requests were refused as busy until its bodies timed out.
+func sessionReadShare(maxHTTPInFlight, maxSessions int) int {
+	if maxSessions <= 0 {
+		return max(1, maxHTTPInFlight)
+	}
+	return max(1, maxHTTPInFlight/maxSessions)
+}
+
+// sessionReaders counts the bodies being read per session. A session has
+// an entry only while it has a body being read, so there are never more
+// entries than reading slots.
+type sessionReaders struct {
+	mu     sync.Mutex
+	counts map[*httpSession]int
+}
+
+// take counts one more body of sess being read, unless it has share
+// already.
+func (c *sessionReaders) take(sess *httpSession, share int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counts[sess] >= share {
+		return false
+	}
+	if c.counts == nil {
+		c.counts = map[*httpSession]int{}
+	}
+	c.counts[sess]++
+	return true
+}
+
+// give counts one body of sess fewer.
+func (c *sessionReaders) give(sess *httpSession) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.counts[sess] <= 1 {
+		delete(c.counts, sess)
+		return
+	}
+	c.counts[sess]--
 }
 
 func (g *guard) refuse(w http.ResponseWriter, r *http.Request, status int, text string) {
@@ -115,40 +167,36 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveSessionPost serves a POST of sess. Its body is read within a slot
-// of reading, which a call in flight never holds; then a JSON-RPC request
+// of reading, which a call in flight never holds, and of which sess holds
+// at most its share (sessionReadShare); then a JSON-RPC request
 // (a call, a list) takes a slot of global and one of the session's, while
 // an answer to a server's request or a notification (cancelled, progress)
 // is served at once: these are short, and they are how an agent frees
 // slots. Were they counted, a session whose slots are all held by calls
 // waiting on its answers, or on its cancels, could never send them.
 func (g *guard) serveSessionPost(w http.ResponseWriter, r *http.Request, sess *httpSession) {
-	select {
-	case g.reading <- struct{}{}:
-	default:
-		g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("dispatch is busy: %d request bodies are being read over all sessions (the limit, --max-http-in-flight); retry shortly", cap(g.reading)))
+	if !g.takeReading(w, r, sess) {
 		return
 	}
 	reading := true
-	defer func() {
+	stopReading := func() {
 		if reading {
+			reading = false
+			g.readers.give(sess)
 			<-g.reading
 		}
-	}()
-	body, ok := g.readBody(w, r)
-	if !ok {
-		return
 	}
-	msg := parsePosted(body)
-	if !g.smallEnough(w, r, msg, body) {
+	defer stopReading()
+	body, msg, ok := g.readPosted(w, r)
+	if !ok {
 		return
 	}
 	if msg.Method == string(mcp.MethodInitialize) {
 		// A new session, whatever the one named.
-		<-g.reading
-		reading = false
+		stopReading()
 		if g.takeSessionless(w, r) {
 			defer func() { <-g.sessionless }()
-			g.serveInitialize(w, r, body)
+			g.serveInitialize(w, r, body, msg)
 		}
 		return
 	}
@@ -162,7 +210,7 @@ func (g *guard) serveSessionPost(w http.ResponseWriter, r *http.Request, sess *h
 		sess.log.Debug("HTTP message", "kind", msg.kind())
 		// A cancellation names the request by the surrogate mcp-go knows
 		// it by (swapHTTP).
-		w, r, forget, ok := sess.ids.swapHTTP(w, r, body)
+		w, r, forget, ok := sess.ids.swapHTTP(w, r, body, msg)
 		defer forget()
 		if !ok {
 			// A cancellation of no request in flight: nothing to do.
@@ -172,13 +220,67 @@ func (g *guard) serveSessionPost(w http.ResponseWriter, r *http.Request, sess *h
 		g.next.ServeHTTP(w, r)
 		return
 	}
-	<-g.reading
-	reading = false
+	stopReading()
 	if !g.takeGlobal(w, r) {
 		return
 	}
 	defer func() { <-g.global }()
-	g.serveIn(w, r, sess, body)
+	g.serveIn(w, r, sess, body, msg)
+}
+
+// takeReading takes one of sess's share of the reading slots
+// (sessionReadShare) and a reading slot, or refuses the request.
+func (g *guard) takeReading(w http.ResponseWriter, r *http.Request, sess *httpSession) bool {
+	share := sessionReadShare(cap(g.reading), g.sessions.max)
+	if !g.readers.take(sess, share) {
+		g.refuse(w, r, http.StatusTooManyRequests, fmt.Sprintf("session busy: %d of its request bodies are being read (its share of --max-http-in-flight: that limit divided by --max-sessions); send each body whole, or wait for those to arrive, then retry", share))
+		return false
+	}
+	select {
+	case g.reading <- struct{}{}:
+		return true
+	default:
+		g.readers.give(sess)
+		g.refuse(w, r, http.StatusServiceUnavailable, fmt.Sprintf("dispatch is busy: %d request bodies are being read over all sessions (the limit, --max-http-in-flight); retry shortly", cap(g.reading)))
+		return false
+	}
+}
+
+// readPosted reads a POST's body (readBody) and what it is (parsePosted),
+// and refuses one past its kind's bound (smallEnough) or a request whose
+// id JSON-RPC does not allow (validRequestID).
+func (g *guard) readPosted(w http.ResponseWriter, r *http.Request) ([]byte, postedMessage, bool) {
+	body, ok := g.readBody(w, r)
+	if !ok {
+		return nil, postedMessage{}, false
+	}
+	msg := parsePosted(body)
+	if !g.smallEnough(w, r, msg, body) {
+		return nil, postedMessage{}, false
+	}
+	if msg.Method != "" && !validRequestID(msg.ID) {
+		g.refuseInvalidID(w, r, msg.ID)
+		return nil, postedMessage{}, false
+	}
+	return body, msg, true
+}
+
+// refuseInvalidID answers a request whose id is not one JSON-RPC allows as
+// mcp-go answers a message it cannot take: 400, and a JSON-RPC error to a
+// null id, since the id cannot be echoed.
+func (g *guard) refuseInvalidID(w http.ResponseWriter, r *http.Request, id json.RawMessage) {
+	text := invalidIDText(id)
+	g.log.Warn("HTTP request refused", "status", http.StatusBadRequest, "method", r.Method, "remote", r.RemoteAddr, "why", text)
+	answer, err := json.Marshal(mcp.JSONRPCError{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(nil), Error: mcp.NewJSONRPCErrorDetails(mcp.INVALID_REQUEST, text, nil)})
+	if err != nil {
+		g.refuse(w, r, http.StatusBadRequest, text)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	if _, err := w.Write(append(answer, '\n')); err != nil {
+		g.log.Debug("write a refusal", "error", err.Error())
+	}
 }
 
 // serveSessionless serves a POST that names no open session: an
@@ -191,18 +293,14 @@ func (g *guard) serveSessionless(w http.ResponseWriter, r *http.Request, id stri
 		return
 	}
 	defer func() { <-g.sessionless }()
-	body, ok := g.readBody(w, r)
+	body, msg, ok := g.readPosted(w, r)
 	if !ok {
-		return
-	}
-	msg := parsePosted(body)
-	if !g.smallEnough(w, r, msg, body) {
 		return
 	}
 	method := msg.Method
 	switch {
 	case method == string(mcp.MethodInitialize):
-		g.serveInitialize(w, r, body)
+		g.serveInitialize(w, r, body, msg)
 	case method == "server/discover" && id == "":
 		// Asks which protocol versions are served; it needs no session.
 		g.next.ServeHTTP(w, r)
@@ -244,8 +342,8 @@ func (g *guard) smallEnough(w http.ResponseWriter, r *http.Request, msg postedMe
 }
 
 // serveInitialize opens a session for an initialize, whose POST body is
-// body, and serves it there.
-func (g *guard) serveInitialize(w http.ResponseWriter, r *http.Request, body []byte) {
+// body (msg, parsed), and serves it there.
+func (g *guard) serveInitialize(w http.ResponseWriter, r *http.Request, body []byte, msg postedMessage) {
 	sess, err := g.sessions.open()
 	switch {
 	case errors.Is(err, errTooManySessions):
@@ -255,7 +353,7 @@ func (g *guard) serveInitialize(w http.ResponseWriter, r *http.Request, body []b
 		g.refuse(w, r, http.StatusServiceUnavailable, "cannot start a session: "+err.Error())
 		return
 	}
-	g.serveIn(w, r.WithContext(context.WithValue(r.Context(), openedKey{}, sess)), sess, body)
+	g.serveIn(w, r.WithContext(context.WithValue(r.Context(), openedKey{}, sess)), sess, body, msg)
 	// An initialize refused over HTTP (bad headers) never gave the
 	// client the id, and one answered with a JSON-RPC error (bad
 	// params) did, but no client uses or ends a session it failed to
@@ -345,15 +443,16 @@ func (g *guard) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 	return body, true
 }
 
-// serveIn serves a request of sess, whose POST body is body, within its
-// in-flight bound, with the agent's ids kept exactly (swapHTTP).
-func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSession, body []byte) {
+// serveIn serves a request of sess, whose POST body is body (msg,
+// parsed), within its in-flight bound, with the agent's ids kept exactly
+// (swapHTTP).
+func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSession, body []byte, msg postedMessage) {
 	if !sess.acquire() {
 		g.refuse(w, r, http.StatusTooManyRequests, fmt.Sprintf("session busy: %d of its requests are already in flight (the limit, --max-in-flight); wait for some to finish or cancel them, then retry", cap(sess.slots)))
 		return
 	}
 	defer sess.release()
-	w, r, forget, ok := sess.ids.swapHTTP(w, r, body)
+	w, r, forget, ok := sess.ids.swapHTTP(w, r, body, msg)
 	defer forget()
 	if !ok {
 		// A cancellation of no request in flight: nothing to do.

@@ -3,22 +3,32 @@ package upstream
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 )
 
 // postedMessage is what the guard needs to know of a POSTed JSON-RPC message:
-// what it is, before mcp-go reads it.
+// what it is, before mcp-go reads it, and the ids swapHTTP swaps. The body
+// is decoded once, here.
 type postedMessage struct {
 	Method string          `json:"method"`
 	ID     json.RawMessage `json:"id"`
 	Result json.RawMessage `json:"result"`
 	Error  json.RawMessage `json:"error"`
+	Params struct {
+		// A notifications/cancelled's: the request it cancels.
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
 }
 
 // parsePosted reads body as one JSON-RPC message; anything else (a
-// batch, not JSON) is the zero value, which mcp-go answers.
+// batch, not JSON) is the zero value, which mcp-go answers. Params that
+// are not an object (a request's may be an array) hold no requestId: the
+// rest of the message still says what it is.
 func parsePosted(body []byte) postedMessage {
 	var msg postedMessage
-	if json.Unmarshal(body, &msg) != nil {
+	err := json.Unmarshal(body, &msg)
+	var wrongType *json.UnmarshalTypeError
+	if err != nil && !(errors.As(err, &wrongType) && wrongType.Field == "params") {
 		return postedMessage{}
 	}
 	return msg

@@ -22,6 +22,39 @@ import (
 // under a surrogate, and its answer is given the agent's id again, byte
 // for byte.
 
+// validRequestID reports whether id, a message's "id" as sent (empty
+// when it has none), is one JSON-RPC 2.0 allows: a string, a number or
+// null. A request with another (an object, an array, a boolean) is
+// answered with invalidIDAnswer and never run, over stdio and HTTP alike:
+// mcp-go served it, and its answer went to an id no agent can match.
+func validRequestID(id json.RawMessage) bool {
+	id = bytes.TrimSpace(id)
+	if len(id) == 0 {
+		return true
+	}
+	switch c := id[0]; {
+	case c == '"', c == '-', c >= '0' && c <= '9':
+		return true
+	}
+	return string(id) == "null"
+}
+
+// invalidIDText says why a request with an id validRequestID refuses was
+// not run, and what to send instead.
+func invalidIDText(id json.RawMessage) string {
+	kind := "neither a string nor a number"
+	switch gjson.ParseBytes(id).Type {
+	case gjson.JSON:
+		kind = "an object"
+		if bytes.HasPrefix(bytes.TrimSpace(id), []byte("[")) {
+			kind = "an array"
+		}
+	case gjson.True, gjson.False:
+		kind = "a boolean"
+	}
+	return "Invalid Request: this request's id is " + kind + ", and a JSON-RPC 2.0 id must be a string or a number; it was not run. Send it again with a string or integer id."
+}
+
 // surrogatePrefix starts every surrogate id. An agent's own id that
 // starts with it is swapped too, so that no id in flight through mcp-go
 // is both the agent's and a surrogate.
@@ -116,18 +149,16 @@ func restoreID(data []byte, encoded, exact []byte) []byte {
 }
 
 // swapHTTP is swap for one POST of dispatch serve, whose body holds one
-// message: a request whose id needs a swap goes to mcp-go under a
-// surrogate, and w gives its answer (a JSON body, or an event of an SSE
-// stream) the agent's id again; a cancellation names the surrogate. ok is
-// false for a cancellation of an id mcp-go cannot read exactly and no
-// request being served has: it must not reach mcp-go, which would cancel
-// another request whose id reads the same. release forgets the surrogate.
-func (s *idSwaps) swapHTTP(w http.ResponseWriter, r *http.Request, body []byte) (_ http.ResponseWriter, _ *http.Request, release func(), ok bool) {
+// message, msg as the guard parsed it (parsePosted): a request whose id
+// needs a swap goes to mcp-go under a surrogate, and w gives its answer (a
+// JSON body, or an event of an SSE stream) the agent's id again; a
+// cancellation names the surrogate. ok is false for a cancellation of an
+// id mcp-go cannot read exactly and no request being served has: it must
+// not reach mcp-go, which would cancel another request whose id reads the
+// same. release forgets the surrogate. What parsePosted could not read
+// (msg is the zero value) goes to mcp-go as it is, which answers it.
+func (s *idSwaps) swapHTTP(w http.ResponseWriter, r *http.Request, body []byte, msg postedMessage) (_ http.ResponseWriter, _ *http.Request, release func(), ok bool) {
 	release = func() {}
-	var msg message
-	if len(body) == 0 || json.Unmarshal(body, &msg) != nil {
-		return w, r, release, true // mcp-go answers what it cannot read
-	}
 	var swapped []byte
 	switch {
 	case msg.Method == "" || len(msg.ID) > 0 && string(msg.ID) != "null":

@@ -420,6 +420,10 @@ func (s *stdioServer) handle(ctx context.Context, line []byte, inline bool) (job
 		s.write(undecodable(line))
 		return nil
 	}
+	if msg.Method != "" && !validRequestID(msg.ID) {
+		s.write(errorAnswer(nil, mcp.INVALID_REQUEST, invalidIDText(msg.ID)))
+		return nil
+	}
 	isRequest := len(msg.ID) > 0 && string(msg.ID) != "null"
 	switch {
 	case msg.Method == "":
