@@ -46,7 +46,10 @@ func (s *httpSession) ClientCapabilities() mcp.ClientCapabilities {
 // connections.CausingCall), else the session's listening stream (GET),
 // which the agent must have open to be asked: without one within
 // ListenGrace the request fails, saying so. It ends when the session
-// does, so that the server gets its error answer at once.
+// does, so that the server gets its error answer at once. When it ends
+// otherwise unanswered (the server cancelled it, its time ran out, the
+// calls it came during ended) the agent is told, with the id mcp-go gave
+// the request (see relayTicket).
 func (s *httpSession) RequestClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if method == string(mcp.MethodListRoots) {
 		// During this session's call, but maybe the server's answer to
