@@ -79,6 +79,9 @@ type trackedCall struct {
 	id      uint64
 	ctx     context.Context
 	started time.Time
+	// ended is closed when the call ends: its answer was written, or it
+	// was cancelled or timed out (see untrackCall).
+	ended chan struct{}
 }
 
 // callerMark names a tracked call for untrackCall; the zero one, none.
@@ -98,6 +101,9 @@ type attribution struct {
 	// call is the context of up's newest call in flight on this server,
 	// nil when none is.
 	call context.Context
+	// callsEnded are closed as up's calls in flight on this server end,
+	// one for each of them: the request came from one of those calls.
+	callsEnded []<-chan struct{}
 }
 
 // attribute is the attribution of a server's request or log arriving now.
@@ -128,9 +134,9 @@ func (c *Conn) attribute() attribution {
 			continue
 		}
 		a.users++
-		a.up, a.call = up, nil
+		a.up, a.call, a.callsEnded = up, nil, nil
 		if n := len(calls.inFlight); n > 0 {
-			a.call = calls.inFlight[n-1].ctx
+			a.call, a.callsEnded = calls.inFlight[n-1].ctx, endedOf(calls.inFlight)
 			fliers++
 			flying, flyingAt = up, calls.inFlight[0].started
 		} else if calls.ended.After(lastEnded) {
@@ -140,12 +146,21 @@ func (c *Conn) attribute() attribution {
 	if a.users > 1 && fliers == 1 && lastEnded.Before(flyingAt) {
 		a.users, a.up = 1, flying
 		calls := c.callers[flying].inFlight
-		a.call = calls[len(calls)-1].ctx
+		a.call, a.callsEnded = calls[len(calls)-1].ctx, endedOf(calls)
 	}
 	if a.users != 1 {
-		a.up, a.call = nil, nil
+		a.up, a.call, a.callsEnded = nil, nil, nil
 	}
 	return a
+}
+
+// endedOf is the ended channel of each of calls.
+func endedOf(calls []trackedCall) []<-chan struct{} {
+	ended := make([]<-chan struct{}, len(calls))
+	for i, call := range calls {
+		ended[i] = call.ended
+	}
+	return ended
 }
 
 // logUpstream is the agent session a server's log goes to: the one it is
@@ -194,7 +209,7 @@ func (c *Conn) trackCall(ctx context.Context) callerMark {
 		calls = &callerCalls{}
 		c.callers[up] = calls
 	}
-	calls.inFlight = append(calls.inFlight, trackedCall{id: mark.id, ctx: ctx, started: time.Now()})
+	calls.inFlight = append(calls.inFlight, trackedCall{id: mark.id, ctx: ctx, started: time.Now(), ended: make(chan struct{})})
 	c.callersMu.Unlock()
 	return mark
 }
@@ -207,6 +222,7 @@ func (c *Conn) untrackCall(mark callerMark) {
 	if calls := c.callers[mark.up]; calls != nil {
 		for i, call := range calls.inFlight {
 			if call.id == mark.id {
+				close(call.ended)
 				last := len(calls.inFlight) - 1
 				copy(calls.inFlight[i:], calls.inFlight[i+1:])
 				calls.inFlight[last] = trackedCall{} // keeps no ended call's context alive
@@ -270,6 +286,8 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 	}
 	a := c.attribute()
 	if caller := upstreamFrom(ctx); caller != nil {
+		// (The relay ends with that call's context, so callsEnded is
+		// not needed.)
 		// Over streamable HTTP a server's request during a call comes on
 		// that call's response stream, and mcp-go's client hands it over
 		// in that call's context: its session is known, not guessed, and
@@ -315,11 +333,19 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
+	if len(a.callsEnded) > 0 {
+		var stop context.CancelFunc
+		ctx, stop = endWithCalls(ctx, a.callsEnded)
+		defer stop()
+	}
 	result, err := up.RequestClient(ctx, method, raw)
 	var rpc *RPCError
 	switch {
 	case errors.As(err, &rpc):
 		return nil, rpc
+	case err != nil && errors.Is(context.Cause(ctx), errCallsEnded):
+		return nil, &RPCError{Code: mcp.INTERNAL_ERROR, Message: fmt.Sprintf(
+			"the agent's call during which %s came ended (answered, cancelled or timed out) before the agent answered it; nobody is left to use the answer, so dispatch stopped waiting and told the agent it is cancelled", method)}
 	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return nil, &RPCError{Code: mcp.INTERNAL_ERROR, Message: fmt.Sprintf(
 			"the agent did not answer %s within %s (dispatch's --server-request-timeout); it was told the request is cancelled", method, limit)}
@@ -328,6 +354,34 @@ func (c *Conn) askAgent(ctx context.Context, method string, params any) (json.Ra
 		return nil, &RPCError{Code: mcp.INTERNAL_ERROR, Message: "dispatch could not relay " + method + " to the agent: " + err.Error()}
 	}
 	return result, nil
+}
+
+// errCallsEnded ends the relay of a request once every call of its
+// session that may have caused it has ended.
+var errCallsEnded = errors.New("the calls that may have caused the request ended")
+
+// endWithCalls is ctx, cancelled with errCallsEnded once every one of
+// ended is closed. A relayed request lives no longer than the calls it
+// may belong to: once they ended (answered, or cancelled or timed out,
+// as when the agent went away without ending its HTTP session) nobody is
+// left to use its answer, and waiting on would hold one of the server's
+// MaxServerRequests slots for --server-request-timeout, refusing every
+// other session's requests to that server meanwhile. A request no call
+// was in flight for (one that trails its call) has none to end with; it
+// keeps the timeout.
+func endWithCalls(ctx context.Context, ended []<-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	go func() {
+		for _, ch := range ended {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return
+			}
+		}
+		cancel(errCallsEnded)
+	}()
+	return ctx, func() { cancel(nil) }
 }
 
 // trackServerRequest makes ctx end when the server cancels the request

@@ -36,7 +36,9 @@ const (
 	// results of other calls on that server are not held up behind
 	// requests that wait on an agent. The refusals being written are
 	// bounded the same; past that (a server that floods requests and
-	// reads nothing) dispatch stops reading until one is written.
+	// reads nothing) dispatch stops reading until one is written. A
+	// relayed request gives its place back once the calls it came during
+	// have ended (endWithCalls), so an agent that went away holds none.
 	MaxServerRequests = 16
 	// DefaultStdinTimeout (--stdin-timeout) is how long a write of one
 	// message to a server's stdin may take, from its start, before

@@ -2,10 +2,12 @@ package upstream
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -96,5 +98,64 @@ func BenchmarkAnswerWatch_Write(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// TestPendingAnswers_RelayLearnsItsID: the relay whose turn it is gets the
+// id of the request of its method mcp-go writes next; a request of a
+// relay that ended before it was written (left queued in mcp-go) is
+// skipped when it is written late, not taken for the next relay's.
+func TestPendingAnswers_RelayLearnsItsID(t *testing.T) {
+	sampling := func(id int64) []byte {
+		return sseEvent(t, mcp.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id),
+			Request: mcp.Request{Method: string(mcp.MethodSamplingCreateMessage)}, Params: mcp.CreateMessageParams{MaxTokens: 5}})
+	}
+	roots := func(id int64) []byte {
+		return sseEvent(t, mcp.JSONRPCRequest{JSONRPC: "2.0", ID: mcp.NewRequestId(id), Request: mcp.Request{Method: string(mcp.MethodListRoots)}})
+	}
+	var p pendingAnswers
+	w := answerWatch{ResponseWriter: discardResponse{header: http.Header{}}, pending: &p}
+	write := func(event []byte) {
+		if _, err := w.Write(event); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := t.Context()
+
+	first, ok := p.awaitTurn(ctx, string(mcp.MethodSamplingCreateMessage))
+	if !ok {
+		t.Fatal("no turn for the first relay")
+	}
+	write(roots(1)) // another method's: not this relay's
+	write(sampling(2))
+	if id, sent := p.settle(first, false); !sent || id != 2 {
+		t.Errorf("the first relay learnt id %d (written %v), want 2", id, sent)
+	}
+
+	// A relay that ends before its request is written leaves it queued.
+	lost, _ := p.awaitTurn(ctx, string(mcp.MethodSamplingCreateMessage))
+	if _, sent := p.settle(lost, true); sent {
+		t.Error("a relay whose request was never written learnt an id")
+	}
+	next, ok := p.awaitTurn(ctx, string(mcp.MethodSamplingCreateMessage))
+	if !ok {
+		t.Fatal("the turn was not given back by the relay that ended")
+	}
+	write(sampling(3)) // the ended relay's, written late
+	write(sampling(4))
+	if id, sent := p.settle(next, false); !sent || id != 4 {
+		t.Errorf("the relay after one that ended learnt id %d (written %v), want 4", id, sent)
+	}
+
+	// The turn is one relay's at a time.
+	held, _ := p.awaitTurn(ctx, string(mcp.MethodListRoots))
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, ok := p.awaitTurn(short, string(mcp.MethodListRoots)); ok {
+		t.Error("a second relay got the turn while the first's request was not written")
+	}
+	write(roots(5))
+	if id, sent := p.settle(held, false); !sent || id != 5 {
+		t.Errorf("the roots relay learnt id %d (written %v), want 5", id, sent)
 	}
 }

@@ -46,7 +46,10 @@ func (s *httpSession) ClientCapabilities() mcp.ClientCapabilities {
 // connections.CausingCall), else the session's listening stream (GET),
 // which the agent must have open to be asked: without one within
 // ListenGrace the request fails, saying so. It ends when the session
-// does, so that the server gets its error answer at once.
+// does, so that the server gets its error answer at once. When it ends
+// otherwise unanswered (the server cancelled it, its time ran out, the
+// calls it came during ended) the agent is told, with the id mcp-go gave
+// the request (see relayTicket).
 func (s *httpSession) RequestClient(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if method == string(mcp.MethodListRoots) {
 		// During this session's call, but maybe the server's answer to
@@ -81,6 +84,64 @@ func (s *httpSession) RequestClient(ctx context.Context, method string, params j
 		// server would wait for ServerRequestTimeout.
 		return nil, fmt.Errorf("session %s has no listening stream open (GET %s) after %s, the only way mcp-go sends it %s: an agent that declares the capability must keep one open", s.logID, MCPPath, ListenGrace, method)
 	}
+	ticket, ok := s.answers.awaitTurn(ctx, method)
+	if !ok {
+		if errors.Is(context.Cause(ctx), errSessionEnded) {
+			return nil, s.endedError(method)
+		}
+		return nil, fmt.Errorf("session %s: another of its server requests was still being written when the relay of %s ended: %w", s.logID, method, context.Cause(ctx))
+	}
+	result, err := s.askSession(ctx, client, method, params)
+	id, sent := s.answers.settle(ticket, err != nil && ctx.Err() != nil)
+	if err != nil && sent && ctx.Err() != nil && s.ctx.Err() == nil {
+		s.tellCancelled(client, id, method, context.Cause(ctx))
+	}
+	if err != nil {
+		if errors.Is(context.Cause(ctx), errSessionEnded) {
+			return nil, s.endedError(method)
+		}
+		return nil, fmt.Errorf("session %s: %w", s.logID, err)
+	}
+	raw, err := json.Marshal(result)
+	if err != nil {
+		return nil, fmt.Errorf("encode the session's answer to %s: %w", method, err)
+	}
+	return raw, nil
+}
+
+// tellCancelled tells the agent that the request of method mcp-go wrote
+// to it with id is cancelled (the server cancelled it, its time ran out,
+// or the calls it came during ended), as dispatch serve tells an agent
+// over stdio: the agent stops working on it. The notification goes on
+// one of the session's streams (mcp-go writes a session's notifications
+// on its listening stream or a call's); its answer, if it still comes,
+// is dropped (it is no longer awaited).
+func (s *httpSession) tellCancelled(client server.ClientSession, id int64, method string, why error) {
+	s.answers.take(id)
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+		Method: string(mcp.MethodNotificationCancelled),
+		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": cancelReason(why)}},
+	}}
+	select {
+	case client.NotificationChannel() <- n:
+		s.log.Debug("told the session a server's request is cancelled", "method", method, "why", cancelReason(why))
+	default:
+		s.log.Warn("could not tell the session a server's request is cancelled: its notification queue is full", "method", method)
+	}
+}
+
+// cancelReason is the reason given to the agent for a relayed request's
+// end.
+func cancelReason(why error) string {
+	if errors.Is(why, context.DeadlineExceeded) {
+		return "the agent did not answer within dispatch's --server-request-timeout"
+	}
+	return why.Error()
+}
+
+// askSession hands the request of method to mcp-go's session of the
+// agent and waits for the answer.
+func (s *httpSession) askSession(ctx context.Context, client server.ClientSession, method string, params json.RawMessage) (any, error) {
 	var result any
 	var err error
 	switch method {
@@ -113,17 +174,7 @@ func (s *httpSession) RequestClient(ctx context.Context, method string, params j
 	default:
 		return nil, methodNotFound(method)
 	}
-	if err != nil {
-		if errors.Is(context.Cause(ctx), errSessionEnded) {
-			return nil, s.endedError(method)
-		}
-		return nil, fmt.Errorf("session %s: %w", s.logID, err)
-	}
-	raw, err := json.Marshal(result)
-	if err != nil {
-		return nil, fmt.Errorf("encode the session's answer to %s: %w", method, err)
-	}
-	return raw, nil
+	return result, err
 }
 
 // errSessionEnded ends the relays of a session that ended.
