@@ -243,3 +243,136 @@ func TestConn_HTTPServerCancelsItsRequestByExactID(t *testing.T) {
 		}
 	}
 }
+
+// An SSE stream passes through byte for byte but for the ids of the
+// server's requests that need a surrogate, and the requestId of a
+// cancellation of one; however the stream is cut into reads.
+func TestSSEIDBody(t *testing.T) {
+	bigParams := `{"blob":"` + strings.Repeat("x", MaxHeldServerEvent) + `"}`
+	for _, tc := range []struct{ name, in, want string }{
+		{"answer", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1e400,\"result\":{}}\n\n", ""},
+		{"plain request", "data: {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n\n", ""},
+		{"notification", "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1e400}}\r\n\r\n", ""},
+		{"hard id", "id: 3\ndata: {\"jsonrpc\":\"2.0\",\"id\":9007199254740993,\"method\":\"ping\"}\n\n",
+			"id: 3\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"dispatch-srv-1\",\"method\":\"ping\"}\n\n"},
+		{"id last, on a second data line", "data:{\"method\":\"roots/list\",\r\ndata:  \"id\" : -0 }\r\n\r\n",
+			"data:{\"method\":\"roots/list\",\r\ndata:  \"id\" : \"dispatch-srv-1\" }\r\n\r\n"},
+		{"stream ends in the event", "data: {\"id\":\"a<b\",\"method\":\"ping\"}", "data: {\"id\":\"dispatch-srv-1\",\"method\":\"ping\"}"},
+		{"escaped keys", "data: {\"\\u0069d\":1.0,\"m\\u0065thod\":\"ping\"}\n\n", "data: {\"\\u0069d\":\"dispatch-srv-1\",\"m\\u0065thod\":\"ping\"}\n\n"},
+		{"a comment is not data", ": {\"id\":1.0,\"method\":\"ping\"}\n\n", ""},
+		{"id past what is held", "data: {\"method\":\"sampling/createMessage\",\"params\":" + bigParams + ",\"id\":1.0}\n\n", ""},
+		{"big params before", "data: {\"id\":1.0,\"method\":\"sampling/createMessage\",\"params\":" + bigParams + "}\n\n",
+			"data: {\"id\":\"dispatch-srv-1\",\"method\":\"sampling/createMessage\",\"params\":" + bigParams + "}\n\n"},
+		{"a request, then its cancellation",
+			"data: {\"id\":1.0,\"method\":\"ping\"}\n\ndata: {\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1.0}}\n\ndata: {\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2.0}}\n\n",
+			"data: {\"id\":\"dispatch-srv-1\",\"method\":\"ping\"}\n\ndata: {\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":\"dispatch-srv-1\"}}\n\ndata: {\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":2.0}}\n\n"},
+	} {
+		want := tc.want
+		if want == "" {
+			want = tc.in
+		}
+		for _, chunk := range []int{1, 13, 4096, len(tc.in)} {
+			if chunk == 1 && len(tc.in) > 1<<16 {
+				continue
+			}
+			var ids serverIDs
+			body := &sseIDBody{ReadCloser: io.NopCloser(&chunkReader{data: []byte(tc.in), chunk: chunk}), ids: &ids, lineStart: true}
+			got, err := io.ReadAll(body)
+			if err != nil || string(got) != want {
+				t.Errorf("%s, read %d bytes at a time: got (%v)\n%.300q\nwant\n%.300q", tc.name, chunk, err, got, want)
+			}
+		}
+	}
+}
+
+// A line that never ends, in an event that never decides, is not held
+// past MaxHeldServerEvent.
+func TestSSEIDBody_HoldsAtMostTheLimit(t *testing.T) {
+	endless := io.MultiReader(strings.NewReader(": "), &repeatReader{b: 'x'})
+	body := &sseIDBody{ReadCloser: io.NopCloser(endless), ids: &serverIDs{}, lineStart: true}
+	buf := make([]byte, 64<<10)
+	read := 0
+	for read < 4*MaxHeldServerEvent {
+		n, err := body.Read(buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read += n
+		if len(body.held) > MaxHeldServerEvent+len(buf) {
+			t.Fatalf("holding %d bytes", len(body.held))
+		}
+	}
+}
+
+type repeatReader struct{ b byte }
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = r.b
+	}
+	return len(p), nil
+}
+
+// mcp-go's answer to a request under a surrogate goes to the server with
+// the server's id, as written, and the surrogate is forgotten; other
+// bodies are sent untouched.
+func TestServerIDs_RestoreAnswerID(t *testing.T) {
+	var ids serverIDs
+	surrogate := ids.surrogateFor([]byte(`"a<b"`))
+	post := func(body string) *http.Request {
+		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return req
+	}
+	read := func(req *http.Request) string {
+		data, err := io.ReadAll(req.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req.ContentLength != int64(len(data)) {
+			t.Errorf("ContentLength %d for a body of %d", req.ContentLength, len(data))
+		}
+		return string(data)
+	}
+	answer := `{"jsonrpc":"2.0","id":` + string(surrogate) + `,"result":{"x":"\"dispatch-srv-"}}`
+	if got, want := read(ids.restoreAnswerID(post(answer))), `{"jsonrpc":"2.0","id":"a<b","result":{"x":"\"dispatch-srv-"}}`; got != want {
+		t.Errorf("answer sent as %s, want %s", got, want)
+	}
+	// Forgotten once answered: a second answer is the server's to judge.
+	if got := read(ids.restoreAnswerID(post(answer))); got != answer {
+		t.Errorf("second answer sent as %s", got)
+	}
+	for _, body := range []string{`{"jsonrpc":"2.0","id":1,"method":"tools/call"}`, `{"jsonrpc":"2.0","id":"dispatch-srv-99","result":{}}`} {
+		if got := read(ids.restoreAnswerID(post(body))); got != body {
+			t.Errorf("%s sent as %s", body, got)
+		}
+	}
+}
+
+// At most maxServerIDSwaps surrogates are remembered.
+func TestServerIDs_Bounded(t *testing.T) {
+	var ids serverIDs
+	for i := 0; i < 3*maxServerIDSwaps; i++ {
+		ids.surrogateFor([]byte(fmt.Sprintf("%d.0", i)))
+	}
+	if len(ids.byNum) != maxServerIDSwaps || len(ids.byKey) != maxServerIDSwaps {
+		t.Errorf("%d and %d surrogates remembered, want %d", len(ids.byNum), len(ids.byKey), maxServerIDSwaps)
+	}
+	if _, ok := ids.surrogateOf([]byte(fmt.Sprintf("%d.0", 3*maxServerIDSwaps-1))); !ok {
+		t.Error("the newest surrogate was forgotten")
+	}
+}
+
+func TestNeedsSurrogate(t *testing.T) {
+	for id, want := range map[string]bool{
+		`0`: false, `7`: false, `-12`: false, `999999999999999`: false, `"abc-1"`: false,
+		`9007199254740993`: true, `1000000000000000`: true, `-0`: true, `1.0`: true, `1e3`: true, `01`: true,
+		`"a<b"`: true, `"\u00e9"`: true, `"é"`: true, `"dispatch-srv-3"`: true, `true`: true, `""`: false, `"`: true,
+	} {
+		if got := needsSurrogate([]byte(id)); got != want {
+			t.Errorf("needsSurrogate(%s) = %v, want %v", id, got, want)
+		}
+	}
+}
