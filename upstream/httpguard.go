@@ -346,13 +346,15 @@ func (g *guard) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 }
 
 // serveIn serves a request of sess, whose POST body is body, within its
-// in-flight bound, with the agent's ids kept exactly (swapHTTP).
+// in-flight bound, with the agent's ids (swapHTTP) and progress token
+// kept exactly.
 func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSession, body []byte) {
 	if !sess.acquire() {
 		g.refuse(w, r, http.StatusTooManyRequests, fmt.Sprintf("session busy: %d of its requests are already in flight (the limit, --max-in-flight); wait for some to finish or cancel them, then retry", cap(sess.slots)))
 		return
 	}
 	defer sess.release()
+	r, body = withExactProgressToken(r, body)
 	w, r, forget, ok := sess.ids.swapHTTP(w, r, body)
 	defer forget()
 	if !ok {
