@@ -222,9 +222,12 @@ func (m scannedMember) complete() bool { return m.end > 0 }
 // scannedMembers are the members scanMembers looked for, and whether the
 // object ended.
 type scannedMembers struct {
-	members []scannedMember
+	members [maxScannedMembers]scannedMember
 	done    bool
 }
+
+// maxScannedMembers is how many names scanMembers looks for at most.
+const maxScannedMembers = 5
 
 // scanMembers finds the top-level members names of the JSON object that
 // data holds or starts (a message read so far), in one pass that only
@@ -232,7 +235,8 @@ type scannedMembers struct {
 // as rawjson.TopLevelMember is, but telling what it has seen of a
 // message cut short. A name that repeats is the last one's.
 func scanMembers(data []byte, names ...string) scannedMembers {
-	out := scannedMembers{members: make([]scannedMember, len(names))}
+	var out scannedMembers
+	names = names[:min(len(names), maxScannedMembers)]
 	i := skipJSONSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return out
@@ -316,16 +320,20 @@ func nameIndex(key []byte, names []string) int {
 // jsonStringEnd is the index of the quote that ends the string whose
 // contents start at from, or -1 if data ends first.
 func jsonStringEnd(data []byte, from int) int {
-	for i := from; i < len(data); {
-		j := bytes.IndexAny(data[i:], `"\`)
+	for i := from; i < len(data); i++ {
+		j := bytes.IndexByte(data[i:], '"')
 		if j < 0 {
 			return -1
 		}
 		i += j
-		if data[i] == '"' {
+		// Escaped when an odd number of backslashes precede it.
+		escapes := 0
+		for k := i - 1; k >= from && data[k] == '\\'; k-- {
+			escapes++
+		}
+		if escapes%2 == 0 {
 			return i
 		}
-		i += 2 // an escape: its next byte is never the end
 	}
 	return -1
 }

@@ -103,6 +103,14 @@ func (s *serverIDs) answered(n uint64) ([]byte, bool) {
 	return id.exact, ok
 }
 
+// mayBeSwapped is false for a whole message that is neither a request
+// nor a cancellation, told quickly: it names no "id", nor "cancelled",
+// and has no escape that could spell either. Most of a server's events
+// are notifications of its progress or logs.
+func mayBeSwapped(data []byte) bool {
+	return bytes.Contains(data, []byte(`"id"`)) || bytes.Contains(data, []byte("cancelled")) || bytes.IndexByte(data, '\\') >= 0
+}
+
 // serverIDKey is a request id in one form for finding it again: a string
 // decoded (a cancellation may spell it otherwise), a number as written
 // (9007199254740993 and 9007199254740992 are two requests).
@@ -203,6 +211,9 @@ func (s *serverIDs) restoreAnswerID(req *http.Request) *http.Request {
 // surrogate of the request it names. An answer (a "result" or "error"
 // member) is decided as it starts.
 func (s *serverIDs) swapEvent(data []byte, final bool) (start, end int, replacement []byte, decided, ok bool) {
+	if final && !mayBeSwapped(data) {
+		return 0, 0, nil, true, false
+	}
 	m := scanMembers(data, "id", "method", "params", "result", "error")
 	id, method, params := m.members[0], m.members[1], m.members[2]
 	switch {

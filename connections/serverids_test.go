@@ -1,6 +1,7 @@
 package connections
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -374,5 +376,59 @@ func TestNeedsSurrogate(t *testing.T) {
 		if got := needsSurrogate([]byte(id)); got != want {
 			t.Errorf("needsSurrogate(%s) = %v, want %v", id, got, want)
 		}
+	}
+}
+
+// BenchmarkSSEIDBody: what following a server's SSE stream for request
+// ids costs, against mcp-go's decoding of the same messages (which its
+// client does anyway, at least once per event).
+func BenchmarkSSEIDBody(b *testing.B) {
+	var answer bytes.Buffer
+	answer.WriteString(`{"jsonrpc":"2.0","id":"d1","result":{"content":[`)
+	for i := range 20000 {
+		if i > 0 {
+			answer.WriteByte(',')
+		}
+		answer.WriteString(`{"type":"text","text":"line of a result with a few words in it, and \"quotes\""}`)
+	}
+	answer.WriteString(`]}}`)
+	var small bytes.Buffer
+	for i := range 2000 {
+		fmt.Fprintf(&small, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"dispatch-c1-%d","progress":%d,"total":2000,"message":"step"}}`+"\n", i, i)
+	}
+	for _, tc := range []struct {
+		name     string
+		messages [][]byte
+	}{
+		{"one large answer", [][]byte{answer.Bytes()}},
+		{"2000 progress notifications", bytes.Split(bytes.TrimSpace(small.Bytes()), []byte("\n"))},
+	} {
+		var stream []byte
+		size := 0
+		for _, m := range tc.messages {
+			stream = append(append(append(stream, "event: message\ndata: "...), m...), "\n\n"...)
+			size += len(m)
+		}
+		b.Run(tc.name+"/mcp-go decode", func(b *testing.B) {
+			b.SetBytes(int64(len(stream)))
+			for b.Loop() {
+				for _, m := range tc.messages {
+					var resp transport.JSONRPCResponse
+					if err := json.Unmarshal(m, &resp); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+		b.Run(tc.name+"/sse id body", func(b *testing.B) {
+			b.SetBytes(int64(len(stream)))
+			var ids serverIDs
+			for b.Loop() {
+				body := &sseIDBody{ReadCloser: io.NopCloser(bytes.NewReader(stream)), ids: &ids, lineStart: true}
+				if _, err := io.Copy(io.Discard, body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
