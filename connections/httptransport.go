@@ -28,12 +28,15 @@ const headerSessionID = "Mcp-Session-Id"
 // 404 it means, so that the session is re-initialized instead of every later
 // call failing. It also remembers the last error status and the start of
 // its body, which mcp-go drops when initialize is refused. And it watches
-// how deep the answers nest (guardNesting).
+// how deep the answers nest (guardNesting), and keeps the ids of the
+// server's requests exact (serverids.go).
 type httpRoundTripper struct {
 	base http.RoundTripper
 
 	// nesting fails the requests whose answers nest too deep to decode.
 	nesting nestingGuard
+	// ids are the surrogates of the server's request ids (serverids.go).
+	ids serverIDs
 
 	mu         sync.Mutex
 	lastStatus int
@@ -52,12 +55,13 @@ func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper) (*http.Client
 }
 
 func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := rt.base.RoundTrip(req)
+	resp, err := rt.base.RoundTrip(rt.ids.restoreAnswerID(req))
 	if err != nil {
 		return resp, err
 	}
 	if resp.StatusCode < 400 {
 		guardNesting(resp, &rt.nesting)
+		swapServerIDs(resp, &rt.ids)
 		return resp, nil
 	}
 	peek, readErr := io.ReadAll(io.LimitReader(resp.Body, sessionBodyPeek))

@@ -167,7 +167,7 @@ func progressForwarder(ctx context.Context, request mcp.CallToolRequest) func(ma
 	if srv == nil {
 		return nil
 	}
-	token := request.Params.Meta.ProgressToken
+	token := exactProgressToken(request.Params.Meta.ProgressToken)
 	return func(params map[string]any) {
 		out := make(map[string]any, len(params))
 		for k, v := range params {

@@ -444,14 +444,17 @@ func (g *guard) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) 
 }
 
 // serveIn serves a request of sess, whose POST body is body (msg,
-// parsed), within its in-flight bound, with the agent's ids kept exactly
-// (swapHTTP).
+// parsed), within its in-flight bound, with the agent's ids (swapHTTP)
+// and progress token kept exactly.
 func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSession, body []byte, msg postedMessage) {
 	if !sess.acquire() {
 		g.refuse(w, r, http.StatusTooManyRequests, fmt.Sprintf("session busy: %d of its requests are already in flight (the limit, --max-in-flight); wait for some to finish or cancel them, then retry", cap(sess.slots)))
 		return
 	}
 	defer sess.release()
+	// The token's wrapping leaves the id where it was: swapHTTP edits the
+	// new body by member name, so msg (parsed before) still holds.
+	r, body = withExactProgressToken(r, body)
 	w, r, forget, ok := sess.ids.swapHTTP(w, r, body, msg)
 	defer forget()
 	if !ok {

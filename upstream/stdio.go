@@ -557,8 +557,11 @@ func (f cancelFunc) cancel() { f() }
 
 // reply has mcp-go handle a message and writes its answer, if any, to
 // id (the request's, as sent; nil for a notification): under a surrogate
-// when mcp-go could not give id back exactly (see idswap.go).
+// when mcp-go could not give id back exactly (see idswap.go). An agent's
+// progress token mcp-go would not keep goes to it in a string of
+// dispatch's (dispatch.ExactProgressToken).
 func (s *stdioServer) reply(ctx context.Context, line []byte, id json.RawMessage) {
+	line = dispatch.ExactProgressToken(line)
 	if id != nil && needsSwap(id) {
 		surrogate, release := s.ids.swap(id)
 		defer release()
