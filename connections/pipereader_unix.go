@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build unix
 
 package connections
 
@@ -10,16 +10,6 @@ import (
 	"syscall"
 	"time"
 )
-
-// newServerOutPipe returns a pipe for a server's stdout: r, dispatch's
-// end, for newServerOutput; w for the child.
-func newServerOutPipe() (r, w *os.File, err error) { return os.Pipe() }
-
-// newServerOutput returns the reader of f, newServerOutPipe's r: waiting
-// in Go's poller (Linux has a reader of its own, see pipereader_linux.go).
-func newServerOutput(f *os.File) (serverOutput, error) {
-	return fileOutput{Reader: newPipeReader(f), f: f}, nil
-}
 
 // newPipeReader returns a reader of f, a pipe end dispatch opened, that
 // reads with pipeRead and waits for data in Go's poller, as f.Read does,

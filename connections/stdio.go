@@ -96,9 +96,8 @@ type stdioTransport struct {
 	// dispatch's ends of the child's stdio. They are pipes dispatch owns
 	// (not exec's), so that writes can have deadlines and reads can be
 	// ended by closing them.
-	stdin, stderr *os.File
-	stdout        serverOutput
-	stdinOnce     sync.Once
+	stdin, stdout, stderr *os.File
+	stdinOnce             sync.Once
 
 	// writeSlot holds a token while one message is written, so messages
 	// never interleave; waiting for it respects the caller's context.
@@ -200,7 +199,7 @@ func (t *stdioTransport) Start(context.Context) error {
 		t.endUnstarted()
 		return err
 	}
-	t.stdin, t.stdout, t.stderr = p.in, p.outReader, p.err
+	t.stdin, t.stdout, t.stderr = p.in, p.out, p.err
 	stdoutRead, stderrRead := make(chan struct{}), make(chan struct{})
 	go t.readLoop(stdoutRead)
 	go t.copyStderr(stderrRead)
@@ -213,7 +212,6 @@ func (t *stdioTransport) Start(context.Context) error {
 type pipes struct {
 	childIn, childOut, childErr *os.File
 	in, out, err                *os.File
-	outReader                   serverOutput // reads out
 }
 
 func openPipes() (*pipes, error) {
@@ -222,15 +220,10 @@ func openPipes() (*pipes, error) {
 	if p.childIn, p.in, err = os.Pipe(); err != nil {
 		return nil, fmt.Errorf("stdin pipe: %w", err)
 	}
-	if p.out, p.childOut, err = newServerOutPipe(); err != nil {
+	if p.out, p.childOut, err = os.Pipe(); err != nil {
 		p.closeChildEnds()
 		p.closeOurEnds()
 		return nil, fmt.Errorf("stdout pipe: %w", err)
-	}
-	if p.outReader, err = newServerOutput(p.out); err != nil {
-		p.closeChildEnds()
-		p.closeOurEnds()
-		return nil, fmt.Errorf("stdout reader: %w", err)
 	}
 	if p.err, p.childErr, err = os.Pipe(); err != nil {
 		p.closeChildEnds()
@@ -241,15 +234,7 @@ func openPipes() (*pipes, error) {
 }
 
 func (p *pipes) closeChildEnds() { closeFiles(p.childIn, p.childOut, p.childErr) }
-func (p *pipes) closeOurEnds() {
-	closeFiles(p.in, p.err)
-	if p.outReader == nil {
-		closeFiles(p.out)
-		return
-	}
-	p.outReader.Close() //nolint:errcheck // as closeFiles: nothing to act on
-	p.outReader.release()
-}
+func (p *pipes) closeOurEnds()   { closeFiles(p.in, p.out, p.err) }
 
 // closeFiles closes pipe ends; closing a pipe end cannot fail in a way
 // anyone could act on.
@@ -272,8 +257,7 @@ func (t *stdioTransport) endUnstarted() {
 // readLoop reads one message per line until stdout ends or is closed.
 func (t *stdioTransport) readLoop(finished chan<- struct{}) {
 	defer close(finished)
-	defer t.stdout.release()
-	r := bufio.NewReaderSize(t.stdout, 64<<10)
+	r := bufio.NewReaderSize(newPipeReader(t.stdout), 64<<10)
 	for {
 		line, tooLong, err := readLine(r, t.maxMsg)
 		if errors.Is(err, errLineGoesOn) {
@@ -332,8 +316,7 @@ func (t *stdioTransport) waitLoop(stdoutRead, stderrRead <-chan struct{}) {
 		}
 	}
 	stop()
-	t.stdout.Close()     //nolint:errcheck // as closeFiles: nothing to act on
-	closeFiles(t.stderr) // ends the reads a grandchild keeps alive
+	closeFiles(t.stdout, t.stderr) // ends the reads a grandchild keeps alive
 	<-stdoutRead
 	<-stderrRead
 	var orphans []func(*transport.JSONRPCResponse, error)
