@@ -3,10 +3,13 @@
 // bare relay (scripts/internal/relay: the pipe hop alone), through dispatch
 // (and through a baseline dispatch, if given), one call of each kind per
 // round, alternating so that every side sees the same load, in an order
-// shuffled each round (the same shuffles every run): in a fixed order the
-// side called third (dispatch) came out 1–15% slower than the fourth
-// (baseline) with both the same binary, in 3 runs of 3 — a side's call
-// pays for whatever the call before it left running. Prints the p50
+// shuffled each round (the same shuffles every run), so that no side
+// always follows the same one: a call pays for what the call before it
+// left running. With dispatch and baseline the same binary, the side
+// called third came out 0.8–12.6% slower than the fourth over 3 fixed-
+// order runs, and −2.3% to +9.5% over 3 shuffled ones: on a shared
+// 2-core machine two processes of one binary differ that much within a
+// run, so compare runs, not one. Prints the p50
 // and p90 of each and the ratios: each side ÷ direct, and dispatch ÷ relay
 // (what dispatch costs beyond the hop itself). scripts/bench-sdk.sh runs it:
 //
