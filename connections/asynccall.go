@@ -137,10 +137,18 @@ func (a *asyncCall) stopTimer() {
 // for abandon and expire); what it reads was set before the request was
 // registered, which the reader found it by, under the transport's lock.
 func (a *asyncCall) answered(resp *transport.JSONRPCResponse, err error) {
-	a.stopTimer()
 	if err == nil && resp.Error == nil {
 		resp.Result = a.conn.cleanAnswer(resp.Result)
+		if !mayNeedInput(resp.Result) {
+			// The answer goes first and the time limit is forgotten
+			// after it, off the call's latency: an expiry meanwhile
+			// finds the request answered (forget) and does nothing.
+			defer a.stopTimer()
+			a.finish(resp.Result, nil, false, nil)
+			return
+		}
 	}
+	a.stopTimer()
 	switch {
 	case errors.Is(err, errNotSent):
 		a.resend()
@@ -148,10 +156,8 @@ func (a *asyncCall) answered(resp *transport.JSONRPCResponse, err error) {
 		a.finish(nil, nil, false, err)
 	case resp.Error != nil:
 		a.finish(nil, nil, false, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: rawData(resp.Error.Data)})
-	case mayNeedInput(resp.Result):
+	default: // the server needs input
 		a.inputRounds(resp.Result)
-	default:
-		a.finish(resp.Result, nil, false, nil)
 	}
 }
 

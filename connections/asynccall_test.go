@@ -187,3 +187,28 @@ func TestStartCall_SharedExpiryClock(t *testing.T) {
 	}
 	waitCancelLogged(t, cancelLog, "cancelled hang again")
 }
+
+// A call answered in time leaves its connection's expiry clock: its time
+// limit is forgotten after the answer is handed on (answered), and must
+// be forgotten then, or the clock would hold every call ever answered.
+func TestStartCall_AnsweredCallsLeaveTheExpiryClock(t *testing.T) {
+	conn, _ := startedFixture(t)
+	for i := range 20 {
+		_, answers := startCall(t, conn, CallRequest{Tool: "echo", Arguments: json.RawMessage(`{"message":"in time"}`), Timeout: time.Minute})
+		if got := waitOutcome(t, answers); got.err != nil {
+			t.Fatalf("call %d: %v", i, got.err)
+		}
+	}
+	waiting := func() int {
+		conn.expiries.mu.Lock()
+		defer conn.expiries.mu.Unlock()
+		return len(conn.expiries.calls)
+	}
+	// The limit is forgotten just after done returns: wait for it.
+	for deadline := time.Now().Add(5 * time.Second); waiting() > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := waiting(); n > 0 {
+		t.Errorf("%d answered calls are still on the expiry clock", n)
+	}
+}

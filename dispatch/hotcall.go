@@ -137,6 +137,7 @@ func PlainCall(arguments gjson.Result) (req Request, ok bool) {
 		case `"arguments"`:
 			i, ok = 3, value.IsObject()
 			req.Arguments = viewBytes(value.Raw)
+			req.argumentsChecked = true // an object (gjson's Raw: no space around it) of a message checked whole
 		default:
 			ok = false
 		}

@@ -33,7 +33,10 @@ type HotAnswer interface {
 // serves it. cancel abandons the call as the end of AppendPlainCall's
 // context does; the answer (an error saying so) still comes.
 //
-// ctx is read for its values (the agent session), not for its end.
+// ctx is read for its values (the agent session), not for its end, and
+// must be marked as the agent's already (AgentContext): the hot path's
+// is, once for all its calls, so that none walks the context's chain
+// three times more to mark it again.
 func (s *Service) StartPlainCall(ctx context.Context, dst []byte, req Request, to HotAnswer) (cancel func(), ok bool) {
 	req.Connection = strings.Clone(req.Connection) // a view of the agent's message; the tool's name startCall replaces
 	return s.startCall(ctx, dst, req, true, to)
@@ -43,7 +46,7 @@ func (s *Service) StartPlainCall(ctx context.Context, dst []byte, req Request, t
 // proxy-dispatch, as AppendExposedResult answers it. arguments are, as
 // PlainCall's are, part of a message the caller checked is valid JSON.
 func (s *Service) StartExposedResult(ctx context.Context, dst []byte, t SurfaceTool, arguments json.RawMessage, to HotAnswer) (cancel func(), ok bool) {
-	return s.startCall(ctx, dst, Request{Action: "call", Connection: t.Connection, Tool: t.Tool, Arguments: arguments}, false, to)
+	return s.startCall(ctx, dst, Request{Action: "call", Connection: t.Connection, Tool: t.Tool, Arguments: arguments, argumentsChecked: true}, false, to)
 }
 
 // startCall begins req as appendCall runs it, if that needs no waiting.
@@ -62,7 +65,6 @@ func (s *Service) startCall(ctx context.Context, dst []byte, req Request, stampe
 		req.Tool = def.Name
 	}
 	checked.Tool = def.Name
-	ctx = AgentContext(ctx)
 	c := &startedCall{s: s, conn: conn, req: req, checked: checked, stamped: stamped, dst: dst, to: to, ctx: ctx, started: time.Now()}
 	c.timeout = s.callTimeout(conn, checked)
 	cancel, ok := conn.StartCallTo(ctx, connections.CallRequest{Tool: checked.Tool, Arguments: checked.Arguments, Timeout: c.timeout, Batch: to.Batch(),

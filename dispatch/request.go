@@ -92,6 +92,12 @@ type Request struct {
 
 	// run
 	Steps json.RawMessage `json:"steps,omitempty"`
+
+	// argumentsChecked says Arguments is a JSON object already known to
+	// be valid, as part of the agent's whole message (PlainCall), so
+	// that Check need not run encoding/json's validator over it again
+	// on the hot path (twice: PlainCall's Check and startCall's).
+	argumentsChecked bool
 }
 
 // Actions and the parameters each accepts. A parameter given to an action
@@ -463,7 +469,7 @@ func (r *Request) Check() error {
 	if err := r.normalizeSpelling(); err != nil {
 		return err
 	}
-	if len(r.Arguments) > 0 {
+	if len(r.Arguments) > 0 && !r.argumentsChecked {
 		// "arguments" may arrive as a JSON string holding the object: some
 		// agents serialize nested objects.
 		obj, err := argumentsObject(r.Arguments)

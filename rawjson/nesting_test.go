@@ -34,6 +34,12 @@ func TestNestingWithin(t *testing.T) {
 		{`{"a":"[[[[{{{{"}`, 3, true},
 		{`{"a":"\\"}` + `[[[[`, 3, false},
 		{`[[],[],[],[]]`, 2, true}, // siblings do not add up
+		// No longer than the limit: within it without a scan (a level
+		// takes a byte); one byte more is scanned.
+		{`[`, 1, true},
+		{`[[`, 1, false},
+		{`[[[`, 3, true},
+		{`[[[[`, 3, false},
 	} {
 		if got := NestingWithin([]byte(c.data), c.limit); got != c.want {
 			t.Errorf("NestingWithin(%q, %d) = %v, want %v", c.data, c.limit, got, c.want)
