@@ -48,7 +48,7 @@ func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper) (*http.Client
 		base = wrap(base)
 	}
 	rt := &httpRoundTripper{base: base}
-	return &http.Client{Transport: rt}, rt
+	return &http.Client{Transport: rt, CheckRedirect: redirectsStayHome}, rt
 }
 
 func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
