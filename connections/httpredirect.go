@@ -28,3 +28,6 @@ func redirectsStayHome(req *http.Request, via []*http.Request) error {
 	}
 	return nil
 }
+
+// serverAnswered: the server answered, with a redirect.
+func (e *crossOriginError) serverAnswered() {}

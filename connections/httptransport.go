@@ -14,10 +14,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 )
 
-// sessionBodyPeek bounds how much of an HTTP error answer is read to tell
-// a forgotten session from another refusal, and to quote in errors.
-const sessionBodyPeek = 4096
-
 // headerSessionID is the streamable HTTP session header.
 const headerSessionID = "Mcp-Session-Id"
 
@@ -28,12 +24,14 @@ const headerSessionID = "Mcp-Session-Id"
 // 404 it means, so that the session is re-initialized instead of every later
 // call failing. It also remembers the last error status and the start of
 // its body, which mcp-go drops when initialize is refused. And it watches
-// how deep the answers nest (guardNesting).
+// how deep and how long the answers are (guardAnswer).
 type httpRoundTripper struct {
 	base http.RoundTripper
 
-	// nesting fails the requests whose answers nest too deep to decode.
+	// nesting fails the requests whose answers nest too deep to decode,
+	// or are longer than limits allow.
 	nesting nestingGuard
+	limits  httpLimits
 
 	mu         sync.Mutex
 	lastStatus int
@@ -42,30 +40,27 @@ type httpRoundTripper struct {
 
 // newHTTPClient is the client of an http(s) server's transport; wrap, when
 // set, puts the OAuth client under it.
-func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper) (*http.Client, *httpRoundTripper) {
+func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper, limits httpLimits) (*http.Client, *httpRoundTripper) {
 	var base http.RoundTripper = http.DefaultTransport
 	if wrap != nil {
 		base = wrap(base)
 	}
-	rt := &httpRoundTripper{base: base}
+	rt := &httpRoundTripper{base: base, limits: limits}
 	return &http.Client{Transport: rt, CheckRedirect: redirectsStayHome}, rt
 }
 
 func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	sent := sniffRequest(req)
 	resp, err := rt.base.RoundTrip(req)
 	if err != nil {
 		return resp, err
 	}
 	if resp.StatusCode < 400 {
-		guardNesting(resp, &rt.nesting)
-		return resp, nil
+		return rt.checkAnswer(req, sent, resp)
 	}
-	peek, readErr := io.ReadAll(io.LimitReader(resp.Body, sessionBodyPeek))
-	// The rest of the body stays readable behind what was peeked.
-	resp.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(peek), resp.Body), resp.Body}
+	// Only the start of an error answer is read (mcp-go would read it all).
+	peek, readErr := io.ReadAll(io.LimitReader(resp.Body, MaxHTTPErrorBody))
+	resp.Body = errorBody(peek, resp.Body)
 	if readErr != nil {
 		return resp, nil
 	}
@@ -74,6 +69,10 @@ func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 	rt.mu.Unlock()
 	if sessionForgotten(req.Header.Get(headerSessionID), resp.StatusCode, peek) {
 		resp.StatusCode, resp.Status = http.StatusNotFound, "404 Not Found (session no longer known)"
+	}
+	if err := refuseErrorStatus(req, sent, resp.StatusCode, peek); err != nil {
+		resp.Body.Close()
+		return nil, err
 	}
 	return resp, nil
 }
@@ -137,6 +136,11 @@ func explainHTTPErr(cfg ServerConfig, err error) error {
 	var coe *crossOriginError
 	if errors.As(err, &coe) {
 		return coe
+	}
+	// The server answered (an error status, a wrong content type, ...).
+	var answered serverAnswered
+	if errors.As(err, &answered) {
+		return answered
 	}
 	var urlErr *url.Error
 	if !errors.As(err, &urlErr) {
