@@ -153,10 +153,17 @@ func requestToken(ctx context.Context, hc *http.Client, meta *AuthServerMetadata
 	}
 	token := answer.Token
 	if token.ExpiresIn > 0 {
+		token.ExpiresIn = min(token.ExpiresIn, MaxTokenLifetimeSeconds)
 		token.ExpiresAt = time.Now().Add(time.Duration(token.ExpiresIn) * time.Second)
 	}
 	return &token, nil
 }
+
+// MaxTokenLifetimeSeconds caps the expires_in an authorization server
+// gives a token (a year): a larger one (up to 2^63 seconds) would overflow
+// the expiry time into the past, and the token would be refreshed on
+// every request.
+const MaxTokenLifetimeSeconds = 366 * 24 * 60 * 60
 
 // registerClient registers a public client with redirectURI at meta's
 // registration endpoint (RFC 7591) and returns it.
