@@ -57,6 +57,8 @@ type authServer struct {
 	omitPKCEMethods bool
 	// tokenRedirect, when set, answers every token request with a 307 to it.
 	tokenRedirect string
+	// tokenEndpoint, when set, is the token endpoint the metadata names.
+	tokenEndpoint string
 }
 
 // The client pre-registered at every authServer.
@@ -88,6 +90,9 @@ func newAuthServer(t *testing.T) *authServer {
 		a.mu.Lock()
 		if a.omitPKCEMethods {
 			delete(meta, "code_challenge_methods_supported")
+		}
+		if a.tokenEndpoint != "" {
+			meta["token_endpoint"] = a.tokenEndpoint
 		}
 		endless := a.endlessMetadata
 		a.mu.Unlock()

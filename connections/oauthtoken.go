@@ -114,6 +114,11 @@ func requestToken(ctx context.Context, hc *http.Client, meta *AuthServerMetadata
 	default:
 		form.Set("client_id", creds.ID)
 	}
+	// Metadata kept from before this check, or the default endpoints of
+	// a server without metadata, are checked here.
+	if err := requireTLS("token_endpoint", meta.TokenEndpoint); err != nil {
+		return nil, err
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, meta.TokenEndpoint, strings.NewReader(form.Encode()))
 	if err != nil {
 		return nil, fmt.Errorf("token endpoint %q: %w", meta.TokenEndpoint, err)
@@ -183,6 +188,9 @@ func registerClient(ctx context.Context, hc *http.Client, meta *AuthServerMetada
 	}
 	raw, err := json.Marshal(request)
 	if err != nil {
+		return clientCreds{}, err
+	}
+	if err := requireTLS("registration_endpoint", meta.RegistrationEndpoint); err != nil {
 		return clientCreds{}, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, meta.RegistrationEndpoint, bytes.NewReader(raw))
