@@ -3,10 +3,12 @@ package connections
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"net/textproto"
 	"strings"
 )
 
@@ -203,4 +205,29 @@ func errorBody(peek []byte, body io.Closer) io.ReadCloser {
 		io.Reader
 		io.Closer
 	}{bytes.NewReader(peek), body}
+}
+
+// MalformedAnswerError is an HTTP answer net/http could not parse (a
+// header with control characters, a broken status line): the server, or
+// a proxy in front of it, answered, but not in HTTP.
+type MalformedAnswerError struct {
+	URL    string
+	Reason string
+}
+
+func (e *MalformedAnswerError) Error() string {
+	return fmt.Sprintf("%s sent a malformed HTTP answer (%.*q): the server or a proxy in front of it is broken", e.URL, maxQuotedErrorBody, e.Reason)
+}
+
+func (e *MalformedAnswerError) serverAnswered() {}
+
+// explainAnswerErr turns a round trip's failure to parse the server's
+// answer into a MalformedAnswerError; other failures are returned as
+// they are.
+func explainAnswerErr(req *http.Request, err error) error {
+	var proto textproto.ProtocolError
+	if errors.As(err, &proto) {
+		return &MalformedAnswerError{URL: publicURL(req.URL.String()), Reason: string(proto)}
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package connections
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -240,5 +242,41 @@ func TestConn_HTTPSSEStreamGoesOnAfterLongEvent(t *testing.T) {
 	raw, err := callTool(t, c, "noisy")
 	if err != nil || !strings.Contains(string(raw), "made it") {
 		t.Fatalf("the answer after a long event: %s, %v", raw, err)
+	}
+}
+
+// A server whose answer has a header net/http cannot parse: the error
+// says the answer was malformed, not that the server cannot be reached.
+func TestConn_HTTPMalformedHeader(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				if _, err := http.ReadRequest(bufio.NewReader(conn)); err != nil {
+					return
+				}
+				fmt.Fprint(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: a\x01b\x7fc\r\nContent-Length: 2\r\n\r\n{}")
+			}()
+		}
+	}()
+	c := testConn(t, ServerConfig{Transport: TransportHTTP, URL: "http://" + l.Addr().String() + "/mcp"})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err = c.Connect(ctx)
+	var malformed *MalformedAnswerError
+	if !errors.As(err, &malformed) || !strings.Contains(err.Error(), "malformed HTTP answer") {
+		t.Fatalf("want a malformed answer error, got %v", err)
+	}
+	if strings.Contains(err.Error(), "cannot reach") || strings.Contains(err.Error(), "connection lost") {
+		t.Errorf("a server that answered is called unreachable or lost: %v", err)
 	}
 }

@@ -53,7 +53,7 @@ func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 	sent := sniffRequest(req)
 	resp, err := rt.base.RoundTrip(req)
 	if err != nil {
-		return resp, err
+		return resp, explainAnswerErr(req, err)
 	}
 	if resp.StatusCode < 400 {
 		return rt.checkAnswer(req, sent, resp)
