@@ -280,3 +280,30 @@ func TestConn_HTTPMalformedHeader(t *testing.T) {
 		t.Errorf("a server that answered is called unreachable or lost: %v", err)
 	}
 }
+
+// A real mcp-go server's answer longer than --max-message, over
+// streamable HTTP (a JSON body) and legacy SSE (an event of the
+// server's stream): the call fails naming --max-message, and the next
+// call on the same connection works.
+func TestConn_RealServerAnswerPastMaxMessage(t *testing.T) {
+	const maxMessage = 1 << 20
+	for _, mode := range []Transport{TransportHTTP, TransportSSE} {
+		t.Run(string(mode), func(t *testing.T) {
+			srv := startMCPHTTP(t, mode, false)
+			set, err := NewSet([]ServerConfig{srv.config()}, Options{ConnectTimeout: 10 * time.Second, MaxMessageBytes: maxMessage})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(set.Close)
+			c := set.Conns()[0]
+			_, err = callEcho(t, c, strings.Repeat("b", 2*maxMessage))
+			var tooLong *MessageTooLongError
+			if !errors.As(err, &tooLong) || !strings.Contains(err.Error(), "--max-message") {
+				t.Fatalf("want a MessageTooLongError naming --max-message, got %.300v", err)
+			}
+			if got, err := callEcho(t, c, "after"); err != nil || got != "after" {
+				t.Errorf("call after the refusal: %q, %v", got, err)
+			}
+		})
+	}
+}

@@ -183,3 +183,39 @@ func BenchmarkNestingBody(b *testing.B) {
 		}
 	})
 }
+
+// An SSE event longer than its limit is cut where it crosses it and made
+// undecodable, and the request it answers refused; the events around it
+// pass through unchanged, wherever the reads split the stream.
+func TestSSENestingBody_CutsLongEvents(t *testing.T) {
+	const max = 64
+	long := "data: {\"jsonrpc\":\"2.0\",\"id\":\"a1\",\"result\":\"" + strings.Repeat("x", 200) + "\"}"
+	idLast := "data: {\"result\":\"" + strings.Repeat("y", 200) + "\",\"id\":\"a2\"}"
+	short := "data: {\"jsonrpc\":\"2.0\",\"id\":\"a3\",\"result\":{}}"
+	notice := "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":\"" + strings.Repeat("z", 200) + "\"}"
+	stream := "event: message\n" + long + "\n\n" + idLast + "\r\n\r\n" + short + "\n\n" + notice + "\n\n" + short + "\n\n"
+	const poison = "\ndata: \x00 (cut off by dispatch: longer than --max-message)\n"
+	// "event: message" counts in its event's bytes.
+	want := "event: message\n" + long[:max-len("event: message")] + poison + "\n" +
+		idLast[:max] + poison + "\n" + short + "\n\n" + notice[:max] + poison + "\n" + short + "\n\n"
+	for _, chunk := range []int{1, 5, 63, 64, 65, 4096} {
+		var g nestingGuard
+		watches := map[string]*deepWatch{}
+		for _, id := range []string{"a1", "a2", "a3"} {
+			_, watches[id] = g.watch(context.Background(), id)
+		}
+		body := &sseNestingBody{ReadCloser: io.NopCloser(&chunkReader{data: []byte(stream), chunk: chunk}), guard: &g,
+			scan: nestingScan{limit: MaxHTTPAnswerNesting}, lineStart: true, max: max}
+		got, err := io.ReadAll(body)
+		if err != nil || string(got) != want {
+			t.Fatalf("chunk %d: got %q (%v),\nwant %q", chunk, got, err, want)
+		}
+		for id, refused := range map[string]bool{"a1": true, "a2": true, "a3": false} {
+			var tooLong *MessageTooLongError
+			if got := watches[id].refused(); errors.As(got, &tooLong) != refused {
+				t.Errorf("chunk %d: %s refused with %v, want refused %v", chunk, id, got, refused)
+			}
+			watches[id].end()
+		}
+	}
+}
