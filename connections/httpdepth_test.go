@@ -140,8 +140,9 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// BenchmarkNestingBody: what following an answer's nesting costs, against
-// mcp-go's decoding of it (which the HTTP and SSE transports do anyway).
+// BenchmarkNestingBody: what following an answer's nesting and length
+// costs, against mcp-go's decoding of it (which the HTTP and SSE
+// transports do anyway).
 func BenchmarkNestingBody(b *testing.B) {
 	var msg bytes.Buffer
 	msg.WriteString(`{"jsonrpc":"2.0","id":"d1","result":{"content":[`)
@@ -165,7 +166,7 @@ func BenchmarkNestingBody(b *testing.B) {
 	b.Run("json body", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
-			body := &jsonNestingBody{ReadCloser: io.NopCloser(bytes.NewReader(data)), scan: nestingScan{limit: MaxHTTPAnswerNesting}}
+			body := &jsonNestingBody{ReadCloser: &sizeLimitedBody{ReadCloser: io.NopCloser(bytes.NewReader(data)), max: DefaultMaxMessageBytes}, scan: nestingScan{limit: MaxHTTPAnswerNesting}}
 			if _, err := io.Copy(io.Discard, body); err != nil {
 				b.Fatal(err)
 			}
@@ -176,7 +177,7 @@ func BenchmarkNestingBody(b *testing.B) {
 		b.SetBytes(int64(len(sse)))
 		var g nestingGuard
 		for b.Loop() {
-			body := &sseNestingBody{ReadCloser: io.NopCloser(bytes.NewReader(sse)), guard: &g, scan: nestingScan{limit: MaxHTTPAnswerNesting}, lineStart: true}
+			body := &sseNestingBody{ReadCloser: io.NopCloser(bytes.NewReader(sse)), guard: &g, scan: nestingScan{limit: MaxHTTPAnswerNesting}, lineStart: true, max: DefaultMaxMessageBytes}
 			if _, err := io.Copy(io.Discard, body); err != nil {
 				b.Fatal(err)
 			}
