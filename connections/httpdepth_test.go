@@ -220,3 +220,39 @@ func TestSSENestingBody_CutsLongEvents(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSSENestingBody: what an SSE stream becomes does not depend on how
+// reads split it, and a stream whose events all fit passes unchanged.
+func FuzzSSENestingBody(f *testing.F) {
+	f.Add([]byte("data: {\"id\":\"a\",\"result\":\"xxxxxxxxxxxxxxxxxxxxxxxx\"}\n\ndata: {}\r\n\r\n"), uint8(3), uint8(16))
+	f.Add([]byte("event: m\ndata: [[[[\n: c\n\n\r\n"), uint8(1), uint8(4))
+	f.Fuzz(func(t *testing.T, stream []byte, chunk, max uint8) {
+		read := func(chunk int) []byte {
+			var g nestingGuard
+			body := &sseNestingBody{ReadCloser: io.NopCloser(&chunkReader{data: stream, chunk: chunk}), guard: &g,
+				scan: nestingScan{limit: MaxHTTPAnswerNesting}, lineStart: true, max: int64(max) + 1}
+			got, err := io.ReadAll(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		whole := read(len(stream) + 1)
+		if split := read(int(chunk) + 1); !bytes.Equal(split, whole) {
+			t.Fatalf("split in %d-byte reads: %q, whole: %q", int(chunk)+1, split, whole)
+		}
+		// An event's bytes are those of its lines, but for their '\n',
+		// up to the line holding only '\r' (or nothing) that ends it.
+		fits, eventBytes := true, 0
+		for _, line := range strings.Split(string(stream), "\n") {
+			eventBytes += len(line)
+			fits = fits && eventBytes <= int(max)+1
+			if strings.Trim(line, "\r") == "" {
+				eventBytes = 0
+			}
+		}
+		if fits && !bytes.Equal(whole, stream) {
+			t.Fatalf("a stream whose events fit was changed: %q -> %q", stream, whole)
+		}
+	})
+}
