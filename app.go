@@ -25,7 +25,7 @@ type Globals struct {
 	ConnectTimeout       time.Duration `name:"connect-timeout" default:"60s" help:"Time limit for starting a server: its initialize handshake and tools list."`
 	MaxRestarts          int           `name:"max-restarts" default:"5" help:"Restarts of a crashed server allowed per minute (at least 1)."`
 	StderrLimit          string        `name:"stderr-limit" default:"64KiB" help:"Bytes of each server's stderr kept for error messages."`
-	MaxMessage           string        `name:"max-message" default:"512MiB" help:"Largest JSON-RPC message accepted from a stdio server."`
+	MaxMessage           string        `name:"max-message" default:"512MiB" help:"Largest JSON-RPC message accepted from a server: a stdio line, an HTTP answer, an SSE event."`
 	MaxCatalog           int           `name:"max-catalog-items" default:"10000" help:"Objects kept of each list (tools, resources, resource templates, prompts) of one server, across its pages; past it the first are kept and list warns."`
 	MaxCatalogSize       string        `name:"max-catalog-size" default:"64MiB" help:"Bytes kept of each list of one server, across its pages; past it the first objects are kept and list warns."`
 	InheritEnv           bool          `name:"inherit-env" help:"Pass stdio servers all of dispatch's environment, not just HOME, PATH, USER, locale and the like (plus their configured env)."`

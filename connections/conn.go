@@ -36,7 +36,7 @@ type Options struct {
 	ConnectTimeout       time.Duration
 	MaxRestartsPerMinute int
 	StderrLimit          int   // bytes of stderr kept per server
-	MaxMessageBytes      int   // largest JSON-RPC message from a stdio server
+	MaxMessageBytes      int   // largest JSON-RPC message from a server (stdio line, HTTP answer, SSE event)
 	MaxCatalogItems      int   // objects kept per list of a server (see DefaultMaxCatalogItems)
 	MaxCatalogBytes      int64 // bytes kept per list of a server
 	// StdinTimeout is how long a write of one message to a stdio

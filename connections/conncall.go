@@ -157,6 +157,10 @@ func (c *Conn) explainRequestErr(sess *session, op string, gone error, expired b
 	case errors.As(err, &rpc), errors.Is(err, ErrTaskCancelled), errors.As(err, &tooLong), errors.As(err, &tooDeep):
 		// The server is fine: it refused, or (tooLong, tooDeep) dispatch did.
 		return c.fail(op, err, false)
+	case errors.As(err, new(serverAnswered)):
+		// The server answered, with an HTTP error status or something
+		// that is not MCP: it is there, and the session may still serve.
+		return c.fail(op, explainHTTPErr(c.Config, err), false)
 	case gone != nil:
 		return c.fail(op, callerGoneErr(gone), false)
 	case expired:
@@ -214,12 +218,20 @@ func (c *Conn) request(ctx context.Context, sess *session, method string, params
 			return nil, refusal // the server answered: nothing to cancel
 		}
 		if tooDeep := (*MessageTooDeepError)(nil); errors.As(err, &tooDeep) {
-			return nil, tooDeep // a JSON body's (guardNesting), under mcp-go's wrapping
+			return nil, tooDeep // a JSON body's (guardAnswer), under mcp-go's wrapping
+		}
+		if tooLong := (*MessageTooLongError)(nil); errors.As(err, &tooLong) {
+			return nil, tooLong // likewise
 		}
 		if ctx.Err() != nil {
 			sess.cancel(id, ctx.Err().Error())
 		}
 		return nil, err
+	}
+	if refusal := watch.refused(); refusal != nil {
+		// An SSE event cut at --max-message may still decode (what was
+		// cut was not JSON): it is refused all the same.
+		return nil, refusal
 	}
 	if resp.Error != nil {
 		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: rawData(resp.Error.Data)}

@@ -63,7 +63,7 @@ func (c *Conn) Probe(ctx context.Context) {
 	_, _, expired, err := c.send(ctx, sess, ProbeTimeout, "ping", nil)
 	var rpc *RPCError
 	switch {
-	case err == nil, errors.As(err, &rpc), ctx.Err() != nil:
+	case err == nil, errors.As(err, &rpc), errors.As(err, new(serverAnswered)), ctx.Err() != nil:
 		// Answered (an error answer too: the server is there), or the
 		// caller went away, which says nothing about the server.
 	case expired:

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"mime"
 	"net/http"
 	"sync"
 )
@@ -226,18 +225,30 @@ func (g *nestingGuard) refuse(id string, refusal error) {
 	w.cancel()
 }
 
-// guardNesting wraps the body of an answer by its media type: a JSON
-// body's read fails, at the bracket past MaxHTTPAnswerNesting, with a
-// MessageTooDeepError (mcp-go returns the read error, wrapped, from the
-// request); an SSE stream goes through unchanged, and each event too deep
-// to decode fails the request it answers through g.
-func guardNesting(resp *http.Response, g *nestingGuard) {
-	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+// guardAnswer wraps the body of a successful answer by its media type:
+// a JSON body's read fails, at the bracket past MaxHTTPAnswerNesting or
+// the byte past maxMessage (--max-message), with a MessageTooDeepError or
+// a MessageTooLongError (mcp-go returns the read error, wrapped, from the
+// request); an SSE stream goes through, and each event too deep to
+// decode or longer than maxMessage fails the request it answers through
+// g (a too-long event is cut off, so that mcp-go never holds more than
+// maxMessage of it, and the stream goes on); any other body is cut at
+// maxMessage.
+func guardAnswer(resp *http.Response, mediaType string, g *nestingGuard, maxMessage int64, sent sentRequest) {
+	if maxMessage <= 0 {
+		maxMessage = DefaultMaxMessageBytes
+	}
 	switch mediaType {
 	case "application/json":
-		resp.Body = &jsonNestingBody{ReadCloser: resp.Body, scan: nestingScan{limit: MaxHTTPAnswerNesting}}
+		resp.Body = &jsonNestingBody{ReadCloser: &sizeLimitedBody{ReadCloser: resp.Body, max: maxMessage}, scan: nestingScan{limit: MaxHTTPAnswerNesting}}
 	case "text/event-stream":
-		resp.Body = &sseNestingBody{ReadCloser: resp.Body, guard: g, scan: nestingScan{limit: MaxHTTPAnswerNesting}, lineStart: true}
+		body := &sseNestingBody{ReadCloser: resp.Body, guard: g, scan: nestingScan{limit: MaxHTTPAnswerNesting}, lineStart: true, max: maxMessage}
+		if sent.isCall {
+			body.postID = sent.id
+		}
+		resp.Body = body
+	default:
+		resp.Body = &sizeLimitedBody{ReadCloser: resp.Body, max: maxMessage}
 	}
 }
 
@@ -263,35 +274,83 @@ func (b *jsonNestingBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// sseNestingBody passes an SSE stream through as it is, following the
-// data of each event: at the end of an event nested past the limit, which
-// mcp-go will drop as undecodable, the request it answers is refused.
-// It reads lines as mcp-go does: they end at '\n', and one holding
-// nothing but '\r' ends the event.
+// sseNestingBody passes an SSE stream through, following the data of
+// each event: at the end of an event nested past the limit, which mcp-go
+// will drop as undecodable, the request it answers is refused. An event
+// longer than max is cut off where it crosses it, made undecodable (so
+// that mcp-go drops it), and the request it answers refused at once if
+// known by then (its id came first, or the stream answers one POST), else
+// at the event's end. It reads lines as mcp-go does: they end at '\n',
+// and one holding nothing but '\r' ends the event.
 type sseNestingBody struct {
 	io.ReadCloser
-	guard *nestingGuard
-	scan  nestingScan
+	guard  *nestingGuard
+	scan   nestingScan
+	max    int64  // bytes an event's lines may hold; 0: no limit
+	postID string // the request this stream answers (a POST's), if known
 
 	lineStart bool   // the next byte starts a line
 	head      []byte // the start of the line, until it is known to be data or not
 	inData    bool   // the rest of the line is an event's data
 	blank     bool   // the line holds only '\r' so far
+
+	eventBytes  int64 // the bytes of the event's lines so far
+	oversized   bool  // the event crossed max: the rest of it is dropped
+	refusedLong bool  // the request it answers was refused already
+	linePassed  bool  // some of the current line was passed on
+
+	// What a read passes on is written over the bytes read (it is never
+	// longer), until the cut of an event adds bytes: from there on, it
+	// goes to pending, which the next reads return first.
+	out     []byte
+	w       int
+	spill   bool
+	pending []byte
+	err     error
 }
 
 func (b *sseNestingBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	b.follow(p[:n])
-	if err == io.EOF {
-		b.endEvent() // mcp-go handles an event the stream ends in
+	for {
+		if len(b.pending) > 0 {
+			n := copy(p, b.pending)
+			b.pending = b.pending[n:]
+			return n, nil
+		}
+		if b.err != nil || len(p) == 0 {
+			return 0, b.err
+		}
+		n, err := b.ReadCloser.Read(p)
+		b.out, b.w, b.spill = p, 0, false
+		b.follow(p[:n])
+		if err == io.EOF {
+			b.endEvent() // mcp-go handles an event the stream ends in
+		}
+		b.err = err
+		if b.w > 0 {
+			return b.w, nil
+		}
 	}
-	return n, err
+}
+
+// emit passes data on.
+func (b *sseNestingBody) emit(data []byte) {
+	if b.spill {
+		b.pending = append(b.pending, data...)
+		return
+	}
+	b.w += copy(b.out[b.w:], data)
+}
+
+// inject passes on data that was not read, after what was.
+func (b *sseNestingBody) inject(data string) {
+	b.spill = true
+	b.pending = append(b.pending, data...)
 }
 
 func (b *sseNestingBody) follow(p []byte) {
 	for len(p) > 0 {
 		if b.lineStart {
-			b.lineStart, b.head, b.inData, b.blank = false, b.head[:0], false, true
+			b.lineStart, b.head, b.inData, b.blank, b.linePassed = false, b.head[:0], false, true, false
 		}
 		nl := bytes.IndexByte(p, '\n')
 		line := p
@@ -299,17 +358,75 @@ func (b *sseNestingBody) follow(p []byte) {
 			line = p[:nl]
 		}
 		b.followLine(line)
+		b.pass(line)
 		if nl < 0 {
 			return
 		}
 		if b.blank {
 			b.endEvent()
-		} else if b.inData {
-			b.scan.feed([]byte{'\n'}) // mcp-go joins data lines with one
+			b.emit(newline)
+		} else {
+			if b.inData {
+				b.scan.feed(newline) // mcp-go joins data lines with one
+			}
+			if !b.oversized {
+				b.emit(newline)
+			}
 		}
 		b.lineStart = true
 		p = p[nl+1:]
 	}
+}
+
+var newline = []byte{'\n'}
+
+// pass passes on part of a line (not its '\n') up to the event's limit.
+func (b *sseNestingBody) pass(part []byte) {
+	if b.oversized || len(part) == 0 {
+		return
+	}
+	if b.max > 0 && b.eventBytes+int64(len(part)) > b.max {
+		keep := b.max - b.eventBytes
+		b.emit(part[:keep])
+		b.linePassed = b.linePassed || keep > 0
+		b.eventBytes = b.max
+		b.cut()
+		return
+	}
+	b.eventBytes += int64(len(part))
+	b.emit(part)
+	b.linePassed = true
+}
+
+// cut ends what mcp-go is given of an event too long, with a data line
+// no JSON decoder takes, and refuses the request it answers if known.
+func (b *sseNestingBody) cut() {
+	b.oversized = true
+	if b.linePassed {
+		b.inject("\n")
+	}
+	b.inject("data: \x00 (cut off by dispatch: longer than --max-message)\n")
+	if id, ok := b.cutAnswers(); ok {
+		b.guard.refuse(id, b.tooLong())
+		b.refusedLong = true
+	}
+}
+
+// cutAnswers is the request the event being cut answers, if known yet.
+func (b *sseNestingBody) cutAnswers() (string, bool) {
+	switch {
+	case b.scan.hasMethod:
+		return "", false // a request or notification of the server
+	case b.scan.hasID:
+		return b.scan.answerID()
+	case b.postID != "":
+		return b.postID, true
+	}
+	return "", false
+}
+
+func (b *sseNestingBody) tooLong() error {
+	return &MessageTooLongError{Size: b.max, Limit: b.max}
 }
 
 // followLine follows part of a line, not holding its '\n'.
@@ -333,13 +450,19 @@ func (b *sseNestingBody) followLine(part []byte) {
 	}
 }
 
-// endEvent refuses the request an event nested too deep answers, and
-// starts following the next event.
+// endEvent refuses the request an event too long or nested too deep
+// answers, and starts following the next event.
 func (b *sseNestingBody) endEvent() {
-	if b.scan.exceeded {
+	switch {
+	case b.oversized && !b.refusedLong:
+		if id, ok := b.cutAnswers(); ok {
+			b.guard.refuse(id, b.tooLong())
+		}
+	case b.scan.exceeded && !b.oversized:
 		if id, ok := b.scan.answerID(); ok {
 			b.guard.refuse(id, httpTooDeep())
 		}
 	}
 	b.scan.reset()
+	b.eventBytes, b.oversized, b.refusedLong = 0, false, false
 }

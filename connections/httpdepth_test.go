@@ -140,8 +140,9 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// BenchmarkNestingBody: what following an answer's nesting costs, against
-// mcp-go's decoding of it (which the HTTP and SSE transports do anyway).
+// BenchmarkNestingBody: what following an answer's nesting and length
+// costs, against mcp-go's decoding of it (which the HTTP and SSE
+// transports do anyway).
 func BenchmarkNestingBody(b *testing.B) {
 	var msg bytes.Buffer
 	msg.WriteString(`{"jsonrpc":"2.0","id":"d1","result":{"content":[`)
@@ -165,7 +166,7 @@ func BenchmarkNestingBody(b *testing.B) {
 	b.Run("json body", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
-			body := &jsonNestingBody{ReadCloser: io.NopCloser(bytes.NewReader(data)), scan: nestingScan{limit: MaxHTTPAnswerNesting}}
+			body := &jsonNestingBody{ReadCloser: &sizeLimitedBody{ReadCloser: io.NopCloser(bytes.NewReader(data)), max: DefaultMaxMessageBytes}, scan: nestingScan{limit: MaxHTTPAnswerNesting}}
 			if _, err := io.Copy(io.Discard, body); err != nil {
 				b.Fatal(err)
 			}
@@ -176,10 +177,82 @@ func BenchmarkNestingBody(b *testing.B) {
 		b.SetBytes(int64(len(sse)))
 		var g nestingGuard
 		for b.Loop() {
-			body := &sseNestingBody{ReadCloser: io.NopCloser(bytes.NewReader(sse)), guard: &g, scan: nestingScan{limit: MaxHTTPAnswerNesting}, lineStart: true}
+			body := &sseNestingBody{ReadCloser: io.NopCloser(bytes.NewReader(sse)), guard: &g, scan: nestingScan{limit: MaxHTTPAnswerNesting}, lineStart: true, max: DefaultMaxMessageBytes}
 			if _, err := io.Copy(io.Discard, body); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+}
+
+// An SSE event longer than its limit is cut where it crosses it and made
+// undecodable, and the request it answers refused; the events around it
+// pass through unchanged, wherever the reads split the stream.
+func TestSSENestingBody_CutsLongEvents(t *testing.T) {
+	const max = 64
+	long := "data: {\"jsonrpc\":\"2.0\",\"id\":\"a1\",\"result\":\"" + strings.Repeat("x", 200) + "\"}"
+	idLast := "data: {\"result\":\"" + strings.Repeat("y", 200) + "\",\"id\":\"a2\"}"
+	short := "data: {\"jsonrpc\":\"2.0\",\"id\":\"a3\",\"result\":{}}"
+	notice := "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":\"" + strings.Repeat("z", 200) + "\"}"
+	stream := "event: message\n" + long + "\n\n" + idLast + "\r\n\r\n" + short + "\n\n" + notice + "\n\n" + short + "\n\n"
+	const poison = "\ndata: \x00 (cut off by dispatch: longer than --max-message)\n"
+	// "event: message" counts in its event's bytes.
+	want := "event: message\n" + long[:max-len("event: message")] + poison + "\n" +
+		idLast[:max] + poison + "\n" + short + "\n\n" + notice[:max] + poison + "\n" + short + "\n\n"
+	for _, chunk := range []int{1, 5, 63, 64, 65, 4096} {
+		var g nestingGuard
+		watches := map[string]*deepWatch{}
+		for _, id := range []string{"a1", "a2", "a3"} {
+			_, watches[id] = g.watch(context.Background(), id)
+		}
+		body := &sseNestingBody{ReadCloser: io.NopCloser(&chunkReader{data: []byte(stream), chunk: chunk}), guard: &g,
+			scan: nestingScan{limit: MaxHTTPAnswerNesting}, lineStart: true, max: max}
+		got, err := io.ReadAll(body)
+		if err != nil || string(got) != want {
+			t.Fatalf("chunk %d: got %q (%v),\nwant %q", chunk, got, err, want)
+		}
+		for id, refused := range map[string]bool{"a1": true, "a2": true, "a3": false} {
+			var tooLong *MessageTooLongError
+			if got := watches[id].refused(); errors.As(got, &tooLong) != refused {
+				t.Errorf("chunk %d: %s refused with %v, want refused %v", chunk, id, got, refused)
+			}
+			watches[id].end()
+		}
+	}
+}
+
+// FuzzSSENestingBody: what an SSE stream becomes does not depend on how
+// reads split it, and a stream whose events all fit passes unchanged.
+func FuzzSSENestingBody(f *testing.F) {
+	f.Add([]byte("data: {\"id\":\"a\",\"result\":\"xxxxxxxxxxxxxxxxxxxxxxxx\"}\n\ndata: {}\r\n\r\n"), uint8(3), uint8(16))
+	f.Add([]byte("event: m\ndata: [[[[\n: c\n\n\r\n"), uint8(1), uint8(4))
+	f.Fuzz(func(t *testing.T, stream []byte, chunk, max uint8) {
+		read := func(chunk int) []byte {
+			var g nestingGuard
+			body := &sseNestingBody{ReadCloser: io.NopCloser(&chunkReader{data: stream, chunk: chunk}), guard: &g,
+				scan: nestingScan{limit: MaxHTTPAnswerNesting}, lineStart: true, max: int64(max) + 1}
+			got, err := io.ReadAll(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return got
+		}
+		whole := read(len(stream) + 1)
+		if split := read(int(chunk) + 1); !bytes.Equal(split, whole) {
+			t.Fatalf("split in %d-byte reads: %q, whole: %q", int(chunk)+1, split, whole)
+		}
+		// An event's bytes are those of its lines, but for their '\n',
+		// up to the line holding only '\r' (or nothing) that ends it.
+		fits, eventBytes := true, 0
+		for _, line := range strings.Split(string(stream), "\n") {
+			eventBytes += len(line)
+			fits = fits && eventBytes <= int(max)+1
+			if strings.Trim(line, "\r") == "" {
+				eventBytes = 0
+			}
+		}
+		if fits && !bytes.Equal(whole, stream) {
+			t.Fatalf("a stream whose events fit was changed: %q -> %q", stream, whole)
 		}
 	})
 }

@@ -14,10 +14,6 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 )
 
-// sessionBodyPeek bounds how much of an HTTP error answer is read to tell
-// a forgotten session from another refusal, and to quote in errors.
-const sessionBodyPeek = 4096
-
 // headerSessionID is the streamable HTTP session header.
 const headerSessionID = "Mcp-Session-Id"
 
@@ -28,13 +24,15 @@ const headerSessionID = "Mcp-Session-Id"
 // 404 it means, so that the session is re-initialized instead of every later
 // call failing. It also remembers the last error status and the start of
 // its body, which mcp-go drops when initialize is refused. And it watches
-// how deep the answers nest (guardNesting), and keeps the ids of the
-// server's requests exact (serverids.go).
+// how deep and how long the answers are (guardAnswer), and keeps the ids
+// of the server's requests exact (serverids.go).
 type httpRoundTripper struct {
 	base http.RoundTripper
 
-	// nesting fails the requests whose answers nest too deep to decode.
+	// nesting fails the requests whose answers nest too deep to decode,
+	// or are longer than limits allow.
 	nesting nestingGuard
+	limits  httpLimits
 	// ids are the surrogates of the server's request ids (serverids.go).
 	ids serverIDs
 
@@ -45,31 +43,35 @@ type httpRoundTripper struct {
 
 // newHTTPClient is the client of an http(s) server's transport; wrap, when
 // set, puts the OAuth client under it.
-func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper) (*http.Client, *httpRoundTripper) {
+func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper, limits httpLimits) (*http.Client, *httpRoundTripper) {
 	var base http.RoundTripper = http.DefaultTransport
 	if wrap != nil {
 		base = wrap(base)
 	}
-	rt := &httpRoundTripper{base: base}
-	return &http.Client{Transport: rt}, rt
+	rt := &httpRoundTripper{base: base, limits: limits}
+	return &http.Client{Transport: rt, CheckRedirect: redirectsStayHome}, rt
 }
 
 func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := rt.base.RoundTrip(rt.ids.restoreAnswerID(req))
+	req = rt.ids.restoreAnswerID(req)
+	sent := sniffRequest(req)
+	resp, err := rt.base.RoundTrip(req)
 	if err != nil {
-		return resp, err
+		return resp, explainAnswerErr(req, err)
 	}
 	if resp.StatusCode < 400 {
-		guardNesting(resp, &rt.nesting)
+		resp, err := rt.checkAnswer(req, sent, resp)
+		if err != nil {
+			return resp, err
+		}
+		// Outside the size and depth guards: the ids are swapped in what
+		// they let through.
 		swapServerIDs(resp, &rt.ids)
 		return resp, nil
 	}
-	peek, readErr := io.ReadAll(io.LimitReader(resp.Body, sessionBodyPeek))
-	// The rest of the body stays readable behind what was peeked.
-	resp.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(peek), resp.Body), resp.Body}
+	// Only the start of an error answer is read (mcp-go would read it all).
+	peek, readErr := io.ReadAll(io.LimitReader(resp.Body, MaxHTTPErrorBody))
+	resp.Body = errorBody(peek, resp.Body)
 	if readErr != nil {
 		return resp, nil
 	}
@@ -78,6 +80,10 @@ func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 	rt.mu.Unlock()
 	if sessionForgotten(req.Header.Get(headerSessionID), resp.StatusCode, peek) {
 		resp.StatusCode, resp.Status = http.StatusNotFound, "404 Not Found (session no longer known)"
+	}
+	if err := refuseErrorStatus(req, sent, resp.StatusCode, peek); err != nil {
+		resp.Body.Close()
+		return nil, err
 	}
 	return resp, nil
 }
@@ -141,6 +147,11 @@ func explainHTTPErr(cfg ServerConfig, err error) error {
 	var coe *crossOriginError
 	if errors.As(err, &coe) {
 		return coe
+	}
+	// The server answered (an error status, a wrong content type, ...).
+	var answered serverAnswered
+	if errors.As(err, &answered) {
+		return answered
 	}
 	var urlErr *url.Error
 	if !errors.As(err, &urlErr) {

@@ -57,6 +57,8 @@ type authServer struct {
 	omitPKCEMethods bool
 	// tokenRedirect, when set, answers every token request with a 307 to it.
 	tokenRedirect string
+	// tokenEndpoint, when set, is the token endpoint the metadata names.
+	tokenEndpoint string
 }
 
 // The client pre-registered at every authServer.
@@ -88,6 +90,9 @@ func newAuthServer(t *testing.T) *authServer {
 		a.mu.Lock()
 		if a.omitPKCEMethods {
 			delete(meta, "code_challenge_methods_supported")
+		}
+		if a.tokenEndpoint != "" {
+			meta["token_endpoint"] = a.tokenEndpoint
 		}
 		endless := a.endlessMetadata
 		a.mu.Unlock()
@@ -299,6 +304,9 @@ type protectedOptions struct {
 	// token, and counts those GETs in listenRefused.
 	refuseListen  bool
 	listenRefused *atomic.Int32
+	// growingScope, with callScope, asks each time for a scope no token
+	// has yet: callScope followed by a number it counts up.
+	growingScope *atomic.Int32
 }
 
 func protectedServerWith(t *testing.T, as *authServer, opts protectedOptions) string {
@@ -329,14 +337,21 @@ func protectedServerWith(t *testing.T, as *authServer, opts protectedOptions) st
 			http.Redirect(w, r, opts.redirectTo, http.StatusTemporaryRedirect)
 			return
 		}
-		if opts.callScope != "" && !strings.Contains(" "+as.scopeOf(h[len(prefix):])+" ", " "+opts.callScope+" ") {
+		callScope := opts.callScope
+		if opts.growingScope != nil {
+			callScope = fmt.Sprint(opts.callScope, opts.growingScope.Load())
+		}
+		if callScope != "" && !strings.Contains(" "+as.scopeOf(h[len(prefix):])+" ", " "+callScope+" ") {
 			body, err := io.ReadAll(r.Body)
 			if err != nil {
 				http.Error(w, "read", http.StatusBadRequest)
 				return
 			}
 			if strings.Contains(string(body), `"tools/call"`) {
-				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="echo %s", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, opts.callScope, base))
+				if opts.growingScope != nil {
+					opts.growingScope.Add(1)
+				}
+				w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="echo %s", resource_metadata="%s/.well-known/oauth-protected-resource/mcp"`, callScope, base))
 				writeJSON(w, http.StatusForbidden, map[string]string{"error": "insufficient_scope"})
 				return
 			}

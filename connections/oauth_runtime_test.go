@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -291,5 +292,29 @@ func TestDiscover_RootMetadataAndLegacyOrigin(t *testing.T) {
 	})
 	if _, err := discover(context.Background(), newOAuthHTTPClient(), base+"/other", nil); err == nil || !strings.Contains(err.Error(), "victim.example") {
 		t.Errorf("metadata for another resource: want a refusal naming it, got %v", err)
+	}
+}
+
+// A server asking for a wider scope again and again is stopped at
+// MaxScopeStepUps, with an error saying so: the server answered, so it
+// is neither "cannot reach" nor a lost connection.
+func TestOAuth_StepUpLimitIsNotALostServer(t *testing.T) {
+	as := newAuthServer(t)
+	var growing atomic.Int32
+	cfg := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: protectedServerWith(t, as, protectedOptions{callScope: "write", growingScope: &growing})}
+	tokens := NewTokenFile(filepath.Join(t.TempDir(), TokenFileName), NewRedactor(cfg))
+	login(t, cfg, tokens)
+	set, err := NewSet([]ServerConfig{cfg}, Options{ConnectTimeout: 10 * time.Second, Tokens: tokens,
+		Browser: &LoginOptions{Open: followBrowser, Timeout: 10 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	_, err = callEcho(t, set.Conns()[0], "w")
+	if err == nil || !strings.Contains(err.Error(), "MaxScopeStepUps") {
+		t.Fatalf("want the step-up limit named, got %v", err)
+	}
+	if errors.Is(err, ErrServerGone) || strings.Contains(err.Error(), "cannot reach") || strings.Contains(err.Error(), "connection lost") {
+		t.Errorf("a server that answered is called unreachable or lost: %v", err)
 	}
 }

@@ -78,7 +78,7 @@ func expiresSoon(t *transport.Token) bool {
 		return false
 	}
 	margin := TokenRefreshMargin
-	if half := time.Duration(t.ExpiresIn) * time.Second / 2; t.ExpiresIn > 0 && half < margin {
+	if half := time.Duration(min(t.ExpiresIn, MaxTokenLifetimeSeconds)) * time.Second / 2; t.ExpiresIn > 0 && half < margin {
 		margin = half
 	}
 	return time.Until(t.ExpiresAt) < margin

@@ -209,6 +209,9 @@ func findAuthServerMetadata(ctx context.Context, hc *http.Client, issuer string,
 		if meta.AuthorizationEndpoint == "" || meta.TokenEndpoint == "" {
 			return nil, fmt.Errorf("the authorization server metadata at %s lacks authorization_endpoint or token_endpoint", c)
 		}
+		if err := requireTLSEndpoints(&meta); err != nil {
+			return nil, err
+		}
 		return &meta, nil
 	}
 	return nil, nil

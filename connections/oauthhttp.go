@@ -27,7 +27,8 @@ func newOAuthHTTPClient() *http.Client {
 // re-sends a 307/308's body, and keeps Authorization for another port of
 // the same host. Metadata GETs carry nothing and may go anywhere.
 func credentialsStayHome(req *http.Request, via []*http.Request) error {
-	if len(via) >= 10 {
+	req.Header.Del("Referer") // it would quote the URL before, query included
+	if len(via) >= maxRedirects {
 		return errors.New("stopped after 10 redirects")
 	}
 	first := via[0]

@@ -114,6 +114,11 @@ func requestToken(ctx context.Context, hc *http.Client, meta *AuthServerMetadata
 	default:
 		form.Set("client_id", creds.ID)
 	}
+	// Metadata kept from before this check, or the default endpoints of
+	// a server without metadata, are checked here.
+	if err := requireTLS("token_endpoint", meta.TokenEndpoint); err != nil {
+		return nil, err
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, meta.TokenEndpoint, strings.NewReader(form.Encode()))
 	if err != nil {
 		return nil, fmt.Errorf("token endpoint %q: %w", meta.TokenEndpoint, err)
@@ -153,10 +158,17 @@ func requestToken(ctx context.Context, hc *http.Client, meta *AuthServerMetadata
 	}
 	token := answer.Token
 	if token.ExpiresIn > 0 {
+		token.ExpiresIn = min(token.ExpiresIn, MaxTokenLifetimeSeconds)
 		token.ExpiresAt = time.Now().Add(time.Duration(token.ExpiresIn) * time.Second)
 	}
 	return &token, nil
 }
+
+// MaxTokenLifetimeSeconds caps the expires_in an authorization server
+// gives a token (a year): a larger one (up to 2^63 seconds) would overflow
+// the expiry time into the past, and the token would be refreshed on
+// every request.
+const MaxTokenLifetimeSeconds = 366 * 24 * 60 * 60
 
 // registerClient registers a public client with redirectURI at meta's
 // registration endpoint (RFC 7591) and returns it.
@@ -176,6 +188,9 @@ func registerClient(ctx context.Context, hc *http.Client, meta *AuthServerMetada
 	}
 	raw, err := json.Marshal(request)
 	if err != nil {
+		return clientCreds{}, err
+	}
+	if err := requireTLS("registration_endpoint", meta.RegistrationEndpoint); err != nil {
 		return clientCreds{}, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, meta.RegistrationEndpoint, bytes.NewReader(raw))

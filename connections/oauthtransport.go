@@ -220,10 +220,10 @@ func (t *oauthTransport) stepUp(ctx context.Context, want []string) error {
 		return err
 	}
 	if !wider {
-		return fmt.Errorf("%s refused the request (403 insufficient_scope) asking for scope %q, which dispatch already asked for: the account lacks that permission, and authorizing again would not help", publicURL(t.client.cfg.URL), strings.Join(want, " "))
+		return &scopeRefusal{fmt.Sprintf("%s refused the request (403 insufficient_scope) asking for scope %q, which dispatch already asked for: the account lacks that permission, and authorizing again would not help", publicURL(t.client.cfg.URL), strings.Join(want, " "))}
 	}
 	if n := t.stepUps.Add(1); n > MaxScopeStepUps {
-		return fmt.Errorf("%s asked for wider scopes %d times on this connection (MaxScopeStepUps is %d); now for %q: check the server's scope requirements", publicURL(t.client.cfg.URL), n, MaxScopeStepUps, strings.Join(want, " "))
+		return &scopeRefusal{fmt.Sprintf("%s asked for wider scopes %d times on this connection (MaxScopeStepUps is %d); now for %q: check the server's scope requirements", publicURL(t.client.cfg.URL), n, MaxScopeStepUps, strings.Join(want, " "))}
 	}
 	if err := t.client.save(func(e *TokenEntry) { e.StepUpScopes = scopes }); err != nil {
 		return err
@@ -237,3 +237,10 @@ func (t *oauthTransport) stepUp(ctx context.Context, want []string) error {
 	}
 	return t.client.login(ctx, *opts, scopes)
 }
+
+// scopeRefusal is a server's 403 insufficient_scope that dispatch does not
+// answer with a wider authorization: the server answered, and is there.
+type scopeRefusal struct{ msg string }
+
+func (e *scopeRefusal) Error() string   { return e.msg }
+func (e *scopeRefusal) serverAnswered() {}

@@ -73,7 +73,7 @@ func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, 
 		sess.transport = sess.stdio
 	case TransportHTTP:
 		var httpClient *http.Client
-		httpClient, sess.http = newHTTPClient(oauth)
+		httpClient, sess.http = newHTTPClient(oauth, httpLimits{maxMessage: int64(stdioOpts.maxMessage), streamable: true})
 		opts := []transport.StreamableHTTPCOption{
 			transport.WithHTTPBasicClient(httpClient),
 			transport.WithHTTPHeaders(cfg.Headers),
@@ -85,7 +85,7 @@ func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, 
 		sess.transport, err = transport.NewStreamableHTTP(cfg.URL, opts...)
 	case TransportSSE:
 		var httpClient *http.Client
-		httpClient, sess.http = newHTTPClient(oauth)
+		httpClient, sess.http = newHTTPClient(oauth, httpLimits{maxMessage: int64(stdioOpts.maxMessage)})
 		sseOpts := []transport.ClientOption{
 			transport.WithHTTPClient(httpClient),
 			transport.WithHeaders(cfg.Headers),

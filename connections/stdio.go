@@ -25,8 +25,9 @@ import (
 // Limits of a stdio connection. Each is a named, documented limit.
 const (
 	// DefaultMaxMessageBytes bounds one JSON-RPC message from a stdio
-	// server (--max-message). A larger one is refused with an error naming
-	// the limit, instead of growing dispatch's memory without end.
+	// server (--max-message), and one HTTP answer or SSE event of a
+	// remote server (guardAnswer). A larger one is refused with an error
+	// naming the limit, instead of growing dispatch's memory without end.
 	DefaultMaxMessageBytes = 512 << 20
 	// MaxServerRequests bounds the requests (sampling, roots/list, ...) a
 	// server may have waiting for dispatch's answer, per connection, so
