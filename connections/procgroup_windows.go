@@ -26,11 +26,13 @@ type procGroup struct {
 // startInOwnGroup starts the server suspended, so that joinGroup can put
 // it in its job before it can spawn anything, and in a new console process
 // group, so that a Ctrl-C meant for dispatch does not reach it: dispatch
-// stops its servers itself, in order.
+// stops its servers itself, in order. A batch file gets the command line
+// cmd.exe needs (useBatchCommandLine).
 func startInOwnGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP,
 	}
+	useBatchCommandLine(cmd)
 }
 
 // joinGroup puts the suspended process p in a new kill-on-close job, then
