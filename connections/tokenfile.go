@@ -261,7 +261,7 @@ func (f *TokenFile) writeLocked(data tokenFileData) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write token file: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), f.path); err != nil {
+	if err := replaceFile(tmp.Name(), f.path); err != nil {
 		return fmt.Errorf("write token file: %w", err)
 	}
 	return nil
