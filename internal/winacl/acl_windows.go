@@ -3,6 +3,7 @@ package winacl
 import (
 	"errors"
 	"fmt"
+	"os"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -44,24 +45,7 @@ func tokenOwner(token windows.Token) (*windows.SID, error) {
 // MakePrivate gives dir a protected ACL granting the current user alone
 // full control, inherited by every file and directory created in it.
 func MakePrivate(dir string) error {
-	sids := CurrentUserSIDs()
-	if len(sids) == 0 {
-		return fmt.Errorf("make %s private: cannot identify the current user", dir)
-	}
-	entries := make([]windows.EXPLICIT_ACCESS, 0, len(sids))
-	for _, sid := range sids {
-		entries = append(entries, windows.EXPLICIT_ACCESS{
-			AccessPermissions: windows.GENERIC_ALL,
-			AccessMode:        windows.GRANT_ACCESS,
-			Inheritance:       windows.SUB_CONTAINERS_AND_OBJECTS_INHERIT,
-			Trustee: windows.TRUSTEE{
-				TrusteeForm:  windows.TRUSTEE_IS_SID,
-				TrusteeType:  windows.TRUSTEE_IS_USER,
-				TrusteeValue: windows.TrusteeValueFromSID(sid),
-			},
-		})
-	}
-	acl, err := windows.ACLFromEntries(entries, nil)
+	acl, err := privateACL(windows.SUB_CONTAINERS_AND_OBJECTS_INHERIT)
 	if err != nil {
 		return fmt.Errorf("make %s private: %w", dir, err)
 	}
@@ -116,4 +100,61 @@ func containsSID(sids []*windows.SID, sid *windows.SID) bool {
 		}
 	}
 	return false
+}
+
+// privateACL is an ACL granting the current user's SIDs alone full
+// control, with the given inheritance.
+func privateACL(inheritance uint32) (*windows.ACL, error) {
+	sids := CurrentUserSIDs()
+	if len(sids) == 0 {
+		return nil, errors.New("cannot identify the current user")
+	}
+	entries := make([]windows.EXPLICIT_ACCESS, 0, len(sids))
+	for _, sid := range sids {
+		entries = append(entries, windows.EXPLICIT_ACCESS{
+			AccessPermissions: windows.GENERIC_ALL,
+			AccessMode:        windows.GRANT_ACCESS,
+			Inheritance:       inheritance,
+			Trustee: windows.TRUSTEE{
+				TrusteeForm:  windows.TRUSTEE_IS_SID,
+				TrusteeType:  windows.TRUSTEE_IS_USER,
+				TrusteeValue: windows.TrusteeValueFromSID(sid),
+			},
+		})
+	}
+	return windows.ACLFromEntries(entries, nil)
+}
+
+// CreatePrivateFile creates path, which must not exist (nor be a symlink
+// or junction: CREATE_NEW fails on any existing name), for writing, with
+// a protected ACL granting the current user alone access from the moment
+// it exists: a file made private after its creation could be opened by
+// someone else in between.
+func CreatePrivateFile(path string) (*os.File, error) {
+	acl, err := privateACL(windows.NO_INHERITANCE)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	sd, err := windows.NewSecurityDescriptor()
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := sd.SetDACL(acl, true, false); err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	if err := sd.SetControl(windows.SE_DACL_PROTECTED, windows.SE_DACL_PROTECTED); err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	p, err := windows.UTF16PtrFromString(path)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	sa := windows.SecurityAttributes{SecurityDescriptor: sd}
+	sa.Length = uint32(unsafe.Sizeof(sa))
+	h, err := windows.CreateFile(p, windows.GENERIC_WRITE, windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE,
+		&sa, windows.CREATE_NEW, windows.FILE_ATTRIBUTE_NORMAL, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(h), path), nil
 }
