@@ -12,7 +12,7 @@ import (
 // bytes that are not UTF-8 written as visible escapes (\u001b, \xff), so
 // that text from a server (a tool name, a description, an error) cannot
 // move the cursor, recolor or retitle the user's terminal. keepLines
-// keeps newlines and tabs, for text of several lines.
+// keeps newlines (LF and CR LF) and tabs, for text of several lines.
 func escapeControls(s string, keepLines bool) string {
 	if !needsEscape(s, keepLines) {
 		return s
@@ -23,6 +23,8 @@ func escapeControls(s string, keepLines bool) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[0])
+		case keepLines && isLineEndCR(s):
+			b.WriteByte('\r')
 		case isControl(r, keepLines):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
@@ -37,13 +39,18 @@ func needsEscape(s string, keepLines bool) bool {
 	if !utf8.ValidString(s) {
 		return true
 	}
-	for _, r := range s {
-		if isControl(r, keepLines) {
+	for i, r := range s {
+		if isControl(r, keepLines) && !(keepLines && isLineEndCR(s[i:])) {
 			return true
 		}
 	}
 	return false
 }
+
+// isLineEndCR reports whether s starts with CR LF: a Windows line ending,
+// which a terminal shows as the line break it is. A CR anywhere else
+// returns the cursor to overwrite the line, and is escaped.
+func isLineEndCR(s string) bool { return strings.HasPrefix(s, "\r\n") }
 
 func isControl(r rune, keepLines bool) bool {
 	if keepLines && (r == '\n' || r == '\t') {

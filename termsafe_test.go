@@ -28,6 +28,10 @@ func TestEscapeControls(t *testing.T) {
 		{"newline in one line", "a\nb", false, `a\u000ab`},
 		{"tab in one line", "a\tb", false, `a\u0009b`},
 		{"newline and tab in text", "a\n\tb", true, "a\n\tb"},
+		{"CRLF line endings in text (a Windows server)", "row1\r\nrow2\r\n", true, "row1\r\nrow2\r\n"},
+		{"CR before CR LF", "a\r\r\nb", true, "a\\u000d\r\nb"},
+		{"CRLF in one line", "a\r\nb", false, `a\u000d\u000ab`},
+		{"CR at the end", "a\r", true, `a\u000d`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
