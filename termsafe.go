@@ -59,7 +59,8 @@ func isControl(r rune, keepLines bool) bool {
 	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f)
 }
 
-// isTerminal says whether w is a terminal. A tool's result printed
+// isTerminal says whether w is a terminal (a Cygwin or MSYS2 pty
+// included, on Windows). A tool's result printed
 // elsewhere (a pipe, a file) is data and stays byte-exact; on a terminal
 // it is escaped like everything else a server wrote.
 func isTerminal(w io.Writer) bool {
@@ -68,5 +69,24 @@ func isTerminal(w io.Writer) bool {
 		return false
 	}
 	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+	return err == nil && (info.Mode()&os.ModeCharDevice != 0 || isCygwinPty(f))
+}
+
+// isCygwinPtyName reports whether name, the name of a named pipe, is one
+// of the pipes Cygwin and MSYS2 (Git Bash's mintty) make a terminal of:
+// \cygwin-HEX16-ptyN-from-master or \msys-HEX16-ptyN-to-master. Their
+// programs' stdio are such pipes, not consoles, so a server's escape
+// sequences printed there would drive the terminal like any other.
+func isCygwinPtyName(name string) bool {
+	parts := strings.Split(name, "-")
+	if len(parts) < 5 || (parts[0] != `\msys` && parts[0] != `\cygwin`) || len(parts[1]) != 16 ||
+		!strings.HasPrefix(parts[2], "pty") || (parts[3] != "from" && parts[3] != "to") || parts[4] != "master" {
+		return false
+	}
+	for _, c := range parts[1] {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return false
+		}
+	}
+	return true
 }

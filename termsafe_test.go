@@ -89,3 +89,21 @@ func TestCLI_EscapesServerControls(t *testing.T) {
 		})
 	}
 }
+
+// Git Bash's mintty gives programs pipes with these names instead of a
+// console: they are terminals, and server text printed there is escaped.
+func TestIsCygwinPtyName(t *testing.T) {
+	for name, want := range map[string]bool{
+		`\msys-dd50a72ab4668b33-pty0-to-master`:     true,
+		`\cygwin-e022582115c10879-pty4-from-master`: true,
+		`\msys-dd50a72ab4668b33-pty0-to-master-nat`: true,
+		`\msys-dd50a72ab4668b3-pty0-to-master`:      false,
+		`\msys-dd50a72ab4668b3x-pty0-to-master`:     false,
+		`\pipe\dispatch-1234`:                       false,
+		`\cygwin-e022582115c10879-tty4-from-master`: false,
+	} {
+		if got := isCygwinPtyName(name); got != want {
+			t.Errorf("isCygwinPtyName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
