@@ -37,7 +37,7 @@ type Globals struct {
 	Toon                 bool          `name:"toon" help:"Write object and array results as TOON: always in result files, inline when smaller than compact JSON."`
 	ArgsDir              []string      `name:"args-dir" sep:"none" placeholder:"DIR" help:"Directories argumentsFile may read from, besides dispatch's own result files (default: the working directory). Repeatable."`
 	MaxArgsFile          string        `name:"max-args-file" default:"64MiB" help:"Largest argumentsFile (or call's arguments on stdin) accepted."`
-	CacheDir             string        `name:"cache-dir" placeholder:"DIR" help:"Where tool catalogs are cached (default: dispatch in the platform cache directory: ~/.cache, ~/Library/Caches, %LocalAppData%)."`
+	CacheDir             string        `name:"cache-dir" env:"DISPATCH_CACHE_DIR" placeholder:"DIR" help:"Where tool catalogs are cached (default: dispatch in the platform cache directory: ~/.cache, ~/Library/Caches, %LocalAppData%)."`
 	NoCache              bool          `name:"no-cache" help:"Do not read or write the catalog cache: list and search start every server."`
 	Expose               []string      `name:"expose" sep:"none" placeholder:"TOOL" help:"Serve mode: also list this tool to the agent under its own name, beside proxy-dispatch (a name, c1/tool or NAME/tool). Repeatable."`
 	Transparent          bool          `name:"transparent" help:"Serve mode: also list every tool, resource, resource template and prompt of every server to the agent (a name on several servers is prefixed: NAME__tool)."`

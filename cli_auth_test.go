@@ -30,7 +30,7 @@ func serveUnauthorized(t *testing.T) string {
 }
 
 func TestAuth_NeedsAuthInListAndCalls(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	isolateState(t)
 	url := serveUnauthorized(t)
 
 	stdout, stderr, code := runCLI(t, "", "--no-cache", "--mcp", url, "list")
@@ -118,7 +118,7 @@ func echoingAuthServer(t *testing.T) string {
 // An authorization server that quotes the client secret in its refusal
 // does not get it printed by dispatch auth login, raw or form-encoded.
 func TestAuth_LoginErrorMasksSecrets(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	isolateState(t)
 	const secret = "echoed+s3cret/value 42"
 	t.Setenv("ECHOED_OAUTH_SECRET", secret)
 	config := filepath.Join(t.TempDir(), "servers.toml")
@@ -173,7 +173,7 @@ func TestAuth_NoHTTPServerSaysHowToConfigureOne(t *testing.T) {
 // answers 401 refused those credentials: the error says so and names the
 // header, and does not send the user to OAuth, which would not help.
 func TestAuth_RefusedHeaderCredentialsAreNotOAuth(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	isolateState(t)
 	url := startFixtureHTTP(t, "http", "--require-header", "X-Api-Key=rightkey12345")
 	cfg := filepath.Join(t.TempDir(), "servers.toml")
 	writeFile(t, cfg, "[servers.web]\nurl = "+strconvQuote(url)+"\nheaders = { X-Api-Key = \"wrongkey12345\" }\n")

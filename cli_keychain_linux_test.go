@@ -12,8 +12,7 @@ import (
 // naming the fix, and auth status shows the entries it cannot read with
 // the same fix rather than failing whole.
 func TestAuthKeychain_UnavailableSaysFix(t *testing.T) {
-	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
+	state := isolateState(t)
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path="+filepath.Join(t.TempDir(), "no-bus"))
 	marker := filepath.Join(t.TempDir(), "browser-opened")
 	t.Setenv("BROWSER", "touch "+marker)

@@ -56,8 +56,7 @@ func TestAuthKeychain_StatusCallLogout(t *testing.T) {
 	if os.Getenv("DISPATCH_KEYCHAIN_TEST") != "1" {
 		t.Skip("writes dispatch's items in the OS keychain: only under scripts/keychain-test.sh (DISPATCH_KEYCHAIN_TEST=1)")
 	}
-	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
+	state := isolateState(t)
 	const access = "keychain-access-token-4f8e2b9d71c3"
 	url := serveBearer(t, access)
 	ctx := context.Background()

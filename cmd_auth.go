@@ -110,7 +110,7 @@ func (g *Globals) authServer(name string) (connections.ServerConfig, *connection
 	r := authRedactor(configs)
 	tokens := g.tokenFile(r, slog.New(slog.DiscardHandler))
 	if tokens == nil {
-		return connections.ServerConfig{}, nil, errors.New("no directory for the token file: set XDG_STATE_HOME or HOME")
+		return connections.ServerConfig{}, nil, errors.New("no directory for the token file: set DISPATCH_STATE_DIR, XDG_STATE_HOME or HOME")
 	}
 	var names []string
 	var byAuthName []connections.ServerConfig // unnamed ones whose AuthName is name
@@ -190,7 +190,7 @@ func (c *AuthStatusCmd) Run(g *Globals) error {
 	}
 	tokens := g.tokenFile(authRedactor(configs), slog.New(slog.DiscardHandler))
 	if tokens == nil {
-		return errors.New("no directory for the token file: set XDG_STATE_HOME or HOME")
+		return errors.New("no directory for the token file: set DISPATCH_STATE_DIR, XDG_STATE_HOME or HOME")
 	}
 	return masked(tokens.Redactor(), writeAuthStatus(os.Stdout, configs, tokens))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"dispatch/connections"
 	"dispatch/internal/testkit"
 	"encoding/json"
 	"flag"
@@ -40,11 +41,19 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	// Every dispatch the tests start caches catalogs here, never in the
-	// user's own cache.
-	if err := os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache")); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	// Every dispatch the tests start caches catalogs and keeps tokens
+	// here, never in the user's own directories: XDG_CACHE_HOME for the
+	// code that reads it, DISPATCH_CACHE_DIR and DISPATCH_STATE_DIR for
+	// macOS and Windows, which ignore the XDG variables.
+	for name, value := range map[string]string{
+		"XDG_CACHE_HOME":        filepath.Join(dir, "cache"),
+		"DISPATCH_CACHE_DIR":    filepath.Join(dir, "cache", "dispatch"),
+		connections.StateDirEnv: filepath.Join(dir, "state", "dispatch"),
+	} {
+		if err := os.Setenv(name, value); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	for _, b := range []struct {
 		path *string
@@ -389,4 +398,15 @@ type spillAnswer struct {
 		Preview          string
 		Hint             string
 	}
+}
+
+// isolateState gives the test a state directory of its own (the token
+// file's) on every OS and returns its XDG_STATE_HOME: the token file is
+// STATE/dispatch/oauth-tokens.json.
+func isolateState(t *testing.T) string {
+	t.Helper()
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	t.Setenv(connections.StateDirEnv, filepath.Join(state, "dispatch"))
+	return state
 }

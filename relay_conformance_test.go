@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,10 +15,9 @@ import (
 // server (streamable HTTP, from the module cache) and returns its MCP URL.
 func startConformanceServer(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "conformance")
-	build := exec.Command("go", "build", "-o", bin, "github.com/mark3labs/mcp-go/examples/conformance")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build mcp-go's conformance server: %v\n%s", err, out)
+	bin, err := testkit.Build(t.TempDir(), "conformance", "github.com/mark3labs/mcp-go/examples/conformance")
+	if err != nil {
+		t.Fatalf("build mcp-go's conformance server: %v", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -423,9 +423,7 @@ func TestServeHTTP_UnixSocket(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if info.Mode().Perm() != want {
-			t.Errorf("%s mode %#o, want %#o", path, info.Mode().Perm(), want)
-		}
+		checkPerm(t, path, info, want)
 	}
 	httpClient := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var dialer net.Dialer

@@ -28,6 +28,10 @@ func TestEscapeControls(t *testing.T) {
 		{"newline in one line", "a\nb", false, `a\u000ab`},
 		{"tab in one line", "a\tb", false, `a\u0009b`},
 		{"newline and tab in text", "a\n\tb", true, "a\n\tb"},
+		{"CRLF line endings in text (a Windows server)", "row1\r\nrow2\r\n", true, "row1\r\nrow2\r\n"},
+		{"CR before CR LF", "a\r\r\nb", true, "a\\u000d\r\nb"},
+		{"CRLF in one line", "a\r\nb", false, `a\u000d\u000ab`},
+		{"CR at the end", "a\r", true, `a\u000d`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -83,5 +87,23 @@ func TestCLI_EscapesServerControls(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Git Bash's mintty gives programs pipes with these names instead of a
+// console: they are terminals, and server text printed there is escaped.
+func TestIsCygwinPtyName(t *testing.T) {
+	for name, want := range map[string]bool{
+		`\msys-dd50a72ab4668b33-pty0-to-master`:     true,
+		`\cygwin-e022582115c10879-pty4-from-master`: true,
+		`\msys-dd50a72ab4668b33-pty0-to-master-nat`: true,
+		`\msys-dd50a72ab4668b3-pty0-to-master`:      false,
+		`\msys-dd50a72ab4668b3x-pty0-to-master`:     false,
+		`\pipe\dispatch-1234`:                       false,
+		`\cygwin-e022582115c10879-tty4-from-master`: false,
+	} {
+		if got := isCygwinPtyName(name); got != want {
+			t.Errorf("isCygwinPtyName(%q) = %v, want %v", name, got, want)
+		}
 	}
 }

@@ -345,7 +345,7 @@ func writeAtomically(dir, path string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return errors.Join(err, os.Remove(tmp.Name()))
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := replaceFile(tmp.Name(), path); err != nil {
 		return errors.Join(err, os.Remove(tmp.Name()))
 	}
 	return nil

@@ -154,6 +154,9 @@ func ParseSpec(spec string) (ServerConfig, error) {
 	if err != nil {
 		return ServerConfig{}, err
 	}
+	if err := lostBackslashes(spec, words[0]); err != nil {
+		return ServerConfig{}, err
+	}
 	return validated(ServerConfig{Transport: TransportStdio, Command: words[0], Args: words[1:]})
 }
 

@@ -20,6 +20,10 @@ import (
 // configSyntaxHint is what usually breaks a config file by hand.
 const configSyntaxHint = "check that every string value is in double quotes and every quote, bracket and brace is closed"
 
+// tomlBackslashHint explains a bad escape, most often a Windows path in
+// double quotes: C:\Tools is an invalid escape \T, C:\users one \u.
+const tomlBackslashHint = `a backslash in a "double-quoted" string starts an escape (\n, \t, \u...): write a Windows path in 'single quotes' ('C:\Tools\server.exe'), double each backslash, or use forward slashes (C:/Tools/server.exe)`
+
 // tomlProblem rewrites an error of toml.Decode without config text.
 func tomlProblem(err error) error {
 	var pe toml.ParseError
@@ -107,6 +111,8 @@ func tomlWhat(msg string) string {
 	switch {
 	case strings.Contains(msg, "already been defined") || strings.Contains(msg, "already created"):
 		return "a key or table is defined twice"
+	case strings.Contains(msg, "invalid escape") || strings.Contains(msg, "hexadecimal digits after"):
+		return tomlBackslashHint
 	case !strings.ContainsAny(msg, "\"'`0123456789"):
 		return msg + "; " + configSyntaxHint
 	}

@@ -172,7 +172,7 @@ func FuzzSplitCommandLine(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		words, err := SplitCommandLine(line)
+		words, err := splitCommandLine(line, false)
 		checkErr(t, err)
 		if err != nil {
 			return
@@ -184,7 +184,7 @@ func FuzzSplitCommandLine(f *testing.F) {
 		for i, w := range words {
 			quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 		}
-		again, err := SplitCommandLine(strings.Join(quoted, " "))
+		again, err := splitCommandLine(strings.Join(quoted, " "), false)
 		if err != nil {
 			t.Fatalf("re-quoted words of %q do not split: %v", line, err)
 		}

@@ -66,9 +66,7 @@ func TestLogin_CodeFlowThenCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mode := info.Mode().Perm(); mode != 0o600 {
-		t.Errorf("token file mode %o, want 600", mode)
-	}
+	checkPerm(t, "token file", info, 0o600)
 	for _, s := range secretsOf(t, tokens, cfg) {
 		if got := r.String("token " + s); strings.Contains(got, s) {
 			t.Errorf("redactor does not mask a token: %q", got)

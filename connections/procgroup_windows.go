@@ -21,16 +21,19 @@ import (
 type procGroup struct {
 	mu  sync.Mutex
 	job windows.Handle // 0 once released
+	pid int            // the server's, and its console process group's id
 }
 
 // startInOwnGroup starts the server suspended, so that joinGroup can put
 // it in its job before it can spawn anything, and in a new console process
 // group, so that a Ctrl-C meant for dispatch does not reach it: dispatch
-// stops its servers itself, in order.
+// stops its servers itself, in order. A batch file gets the command line
+// cmd.exe needs (useBatchCommandLine).
 func startInOwnGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		CreationFlags: windows.CREATE_SUSPENDED | windows.CREATE_NEW_PROCESS_GROUP,
 	}
+	useBatchCommandLine(cmd)
 }
 
 // joinGroup puts the suspended process p in a new kill-on-close job, then
@@ -47,7 +50,7 @@ func joinGroup(p *os.Process) (*procGroup, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("put server in a job object: %w", err), p.Kill())
 	}
-	return &procGroup{job: job}, nil
+	return &procGroup{job: job, pid: p.Pid}, nil
 }
 
 func newKillOnCloseJob() (windows.Handle, error) {
@@ -128,10 +131,25 @@ func releaseGroup(g *procGroup) {
 	}
 }
 
-// termGroup does nothing: Windows has no SIGTERM for console programs
-// without a console of their own. Closing stdin was the polite request;
-// killGroup follows.
-func termGroup(*procGroup) error { return nil }
+// termGroup sends CTRL_BREAK_EVENT to the server's console process group
+// (it was started in one of its own): Windows's SIGTERM for console
+// programs — Node sees SIGBREAK, Python's default handler exits. It is
+// best effort: it reaches the server only when dispatch and the server
+// share a console, which a host that starts dispatch without one does not
+// give; killGroup follows termGrace later in any case, so a failure is
+// not an error.
+func termGroup(g *procGroup) error {
+	if g == nil {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.job == 0 {
+		return nil
+	}
+	windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(g.pid)) //nolint:errcheck // best effort, see above
+	return nil
+}
 
 // killGroup ends every process in the job at once.
 func killGroup(g *procGroup) error {

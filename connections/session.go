@@ -146,6 +146,9 @@ func explainStartErr(cfg ServerConfig, err error) error {
 			return fmt.Errorf("command %q is an environment variable setting, not a program: write the server as \"env %s=… COMMAND ARGS\", or set %s in the env of its config entry (a TOML [servers.NAME.env] table or an mcpServers \"env\" object)",
 				name+"=…", name, name)
 		}
+		if errors.Is(err, exec.ErrDot) {
+			return dotCommandErr(cfg.Command)
+		}
 		return commandErr(cfg.Command, cfg.Cwd)
 	}
 	return explainHTTPErr(cfg, err)
@@ -172,7 +175,7 @@ func commandErr(command, cwd string) error {
 	case fi.IsDir():
 		return fmt.Errorf("command %q is a directory, not a program: give the program inside it", name)
 	}
-	return fmt.Errorf("command %q is not executable: make it executable (chmod +x), or give its interpreter as the command (python3 FILE, node FILE)", name)
+	return fmt.Errorf("command %q is not executable: %s", name, notExecutableAdvice)
 }
 
 // envAssignment reports whether command is NAME=VALUE, as a shell would

@@ -2,6 +2,7 @@ package connections
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 )
 
@@ -10,7 +11,15 @@ import (
 // \` escapes, and a backslash outside quotes escapes the next character. It
 // does no expansion of any kind; ${VAR} is expanded later, on purpose, so
 // that a secret never passes through a shell.
+//
+// On Windows a backslash is a path separator, so there it is literal,
+// except before a double quote (\" is a quote, in quotes or not):
+// C:\Tools\server.exe --demo is what a Windows user writes.
 func SplitCommandLine(line string) ([]string, error) {
+	return splitCommandLine(line, backslashIsLiteral)
+}
+
+func splitCommandLine(line string, literalBackslash bool) ([]string, error) {
 	var (
 		words   []string
 		current strings.Builder
@@ -25,6 +34,12 @@ func SplitCommandLine(line string) ([]string, error) {
 				current.Reset()
 				inWord = false
 			}
+		case ch == '\\' && literalBackslash:
+			if i+1 < len(line) && line[i+1] == '"' {
+				i++
+			}
+			current.WriteByte(line[i])
+			inWord = true
 		case ch == '\\':
 			if i+1 >= len(line) {
 				return nil, errors.New("command line ends with a lone backslash")
@@ -48,7 +63,7 @@ func SplitCommandLine(line string) ([]string, error) {
 					closed = true
 					break
 				}
-				if c == '\\' && i+1 < len(line) && strings.IndexByte("\"\\$`", line[i+1]) >= 0 {
+				if c == '\\' && i+1 < len(line) && strings.IndexByte(quotedEscapes(literalBackslash), line[i+1]) >= 0 {
 					i++
 					c = line[i]
 				}
@@ -70,4 +85,23 @@ func SplitCommandLine(line string) ([]string, error) {
 		return nil, errors.New("command line is empty")
 	}
 	return words, nil
+}
+
+// quotedEscapes is what a backslash escapes inside double quotes.
+func quotedEscapes(literalBackslash bool) string {
+	if literalBackslash {
+		return `"`
+	}
+	return "\"\\$`"
+}
+
+// lostBackslashes is the error for an --mcp spec whose command was a
+// Windows path (C:\Tools\server.exe) split by the POSIX rules, which took
+// its backslashes as escapes (C:Toolsserver.exe), or nil.
+func lostBackslashes(spec, command string) error {
+	if backslashIsLiteral || !strings.ContainsRune(spec, '\\') || len(command) < 3 || command[1] != ':' ||
+		!isASCIIAlnum(rune(command[0])) || command[2] == '\\' || command[2] == '/' {
+		return nil
+	}
+	return fmt.Errorf("command %q looks like a Windows path that lost its backslashes: in --mcp a backslash escapes the next character, as in a shell; put the path in 'single quotes', double each backslash, or use forward slashes (C:/Tools/server.exe)", command)
 }

@@ -47,7 +47,7 @@ func TestSplitCommandLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := SplitCommandLine(tt.line)
+			got, err := splitCommandLine(tt.line, false) // the POSIX rules; Windows's: TestSplitCommandLine_Windows
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("SplitCommandLine(%q) = %q, %v; want error containing %q", tt.line, got, err, tt.wantErr)
@@ -61,5 +61,47 @@ func TestSplitCommandLine(t *testing.T) {
 				t.Errorf("SplitCommandLine(%q) = %q, want %q", tt.line, got, tt.want)
 			}
 		})
+	}
+}
+
+// On Windows a backslash is a path separator: C:\Tools\server.exe must
+// reach the system as written (POSIX splitting made it C:Toolsserver.exe,
+// reported as not found in PATH); only \" is a quote.
+func TestSplitCommandLine_Windows(t *testing.T) {
+	tests := []struct {
+		line string
+		want []string
+	}{
+		{`C:\Tools\fixture.exe --demo`, []string{`C:\Tools\fixture.exe`, "--demo"}},
+		{`"C:\Program Files\srv\srv.exe" --dir C:\data\`, []string{`C:\Program Files\srv\srv.exe`, "--dir", `C:\data\`}},
+		{`\\server\share\srv.exe`, []string{`\\server\share\srv.exe`}},
+		{`srv --msg "say \"hi\""`, []string{"srv", "--msg", `say "hi"`}},
+		{`srv \"x\"`, []string{"srv", `"x"`}},
+		{`srv 'C:\a b\'`, []string{"srv", `C:\a b\`}},
+		{`srv "$HOME\x"`, []string{"srv", `$HOME\x`}},
+	}
+	for _, tt := range tests {
+		got, err := splitCommandLine(tt.line, true)
+		if err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("splitCommandLine(%q, windows) = %q, %v; want %q", tt.line, got, err, tt.want)
+		}
+	}
+}
+
+// A Windows path in --mcp on a system splitting by the POSIX rules loses
+// its backslashes; the error says so and how to write it, instead of
+// "command "C:Toolsfixture.exe" not found in PATH".
+func TestParseSpec_WindowsPathWithoutQuotes(t *testing.T) {
+	if backslashIsLiteral {
+		t.Skip("on Windows the backslashes are kept")
+	}
+	_, err := ParseSpec(`C:\Tools\fixture.exe --demo`)
+	if err == nil || !strings.Contains(err.Error(), "lost its backslashes") || !strings.Contains(err.Error(), "single quotes") {
+		t.Errorf("ParseSpec of an unquoted Windows path: %v; want the lost backslashes explained", err)
+	}
+	for _, ok := range []string{`'C:\Tools\fixture.exe' --demo`, `C:/Tools/fixture.exe`, `srv --path a\ b`} {
+		if _, err := ParseSpec(ok); err != nil {
+			t.Errorf("ParseSpec(%q): %v", ok, err)
+		}
 	}
 }

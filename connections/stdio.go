@@ -610,12 +610,21 @@ func (t *stdioTransport) writeAll(data []byte, abandon func() error) error {
 	// The write's deadline: the stdin timeout from its start, and the
 	// time dispatch has kept the server waiting since, which it is owed.
 	deadline := func() time.Time { return start.Add(t.stdinTimeout + t.handedOff() - handedAtStart) }
+	var unwatch func() // set while a timer stands in for the deadline
+	defer func() {
+		if unwatch != nil {
+			unwatch()
+		}
+	}()
 	for len(data) > 0 {
 		hasDeadline := true
 		// Never less than minStdinWait ahead: owing a moment must not
 		// make the write spin.
 		if err := t.stdin.SetWriteDeadline(later(deadline(), time.Now().Add(minStdinWait))); err != nil {
-			hasDeadline = false // a pipe without deadlines (Windows): write as before
+			hasDeadline = false // a pipe without deadlines (Windows): a timer stands in
+			if unwatch == nil {
+				unwatch = t.watchWrite(deadline)
+			}
 		}
 		n, err := t.stdin.Write(data)
 		data = data[n:]
@@ -624,8 +633,7 @@ func (t *stdioTransport) writeAll(data []byte, abandon func() error) error {
 		case err == nil:
 		case hasDeadline && errors.Is(err, os.ErrDeadlineExceeded):
 			if !time.Now().Before(deadline()) {
-				return t.stuck(fmt.Errorf("the server stopped reading its stdin: a message could not be written to it within %s (--stdin-timeout), so it was treated as hung and stopped",
-					t.stdinTimeout))
+				return t.stuck(stdinTimeoutError(t.stdinTimeout))
 			}
 			// Dispatch kept the server waiting meanwhile: it is owed
 			// that time, unless the message is not wanted any more.

@@ -33,9 +33,21 @@ const TokenRefreshMargin = 30 * time.Second
 // TokenFileName is the token file's name in the state directory.
 const TokenFileName = "oauth-tokens.json"
 
-// DefaultTokenFile is where tokens live: $XDG_STATE_HOME/dispatch, else
-// ~/.local/state/dispatch; %LocalAppData%\dispatch on Windows.
+// StateDirEnv names the environment variable that sets dispatch's state
+// directory (the token file's) on every OS: XDG_STATE_HOME means nothing
+// on Windows, and tests must not touch the user's own tokens anywhere.
+const StateDirEnv = "DISPATCH_STATE_DIR"
+
+// DefaultTokenFile is where tokens live: $DISPATCH_STATE_DIR, else
+// $XDG_STATE_HOME/dispatch, else ~/.local/state/dispatch;
+// %LocalAppData%\dispatch on Windows.
 func DefaultTokenFile() (string, error) {
+	if dir := os.Getenv(StateDirEnv); dir != "" {
+		if !filepath.IsAbs(dir) {
+			return "", fmt.Errorf("%s=%s is not an absolute path: give the full path of the state directory", StateDirEnv, dir)
+		}
+		return filepath.Join(dir, TokenFileName), nil
+	}
 	if runtime.GOOS == "windows" {
 		dir, err := os.UserCacheDir() // %LocalAppData%
 		if err != nil {
@@ -48,7 +60,7 @@ func DefaultTokenFile() (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("find the token directory: %w (set XDG_STATE_HOME)", err)
+		return "", fmt.Errorf("find the token directory: %w (set XDG_STATE_HOME or DISPATCH_STATE_DIR)", err)
 	}
 	return filepath.Join(home, ".local", "state", "dispatch", TokenFileName), nil
 }
@@ -261,7 +273,7 @@ func (f *TokenFile) writeLocked(data tokenFileData) error {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write token file: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), f.path); err != nil {
+	if err := replaceFile(tmp.Name(), f.path); err != nil {
 		return fmt.Errorf("write token file: %w", err)
 	}
 	return nil

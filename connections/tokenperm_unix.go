@@ -19,10 +19,10 @@ func checkTokenDir(dir string) error {
 		return fmt.Errorf("token directory: %w", err)
 	}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("token directory %s belongs to another user (uid %d): OAuth tokens are kept only in your own directory; set XDG_STATE_HOME to one", dir, st.Uid)
+		return fmt.Errorf("token directory %s belongs to another user (uid %d): OAuth tokens are kept only in your own directory; set DISPATCH_STATE_DIR or XDG_STATE_HOME to one", dir, st.Uid)
 	}
 	if perm := info.Mode().Perm(); perm&0o022 != 0 {
-		return fmt.Errorf("token directory %s is writable by others (mode %04o): run chmod 700 %s, or set XDG_STATE_HOME to a private directory", dir, perm, dir)
+		return fmt.Errorf("token directory %s is writable by others (mode %04o): run chmod 700 %s, or set DISPATCH_STATE_DIR or XDG_STATE_HOME to a private directory", dir, perm, dir)
 	}
 	return nil
 }

@@ -24,3 +24,6 @@ func reachable() error {
 	}
 	return errors.New("no D-Bus session bus: DBUS_SESSION_BUS_ADDRESS is not set and " + bus + " does not exist")
 }
+
+// fits: a Secret Service has no size limit dispatch's tokens reach.
+func fits(string, string, string) bool { return true }

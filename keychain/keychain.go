@@ -68,6 +68,9 @@ func (k *Keychain) Get(ctx context.Context, account string) (string, error) {
 
 // Set stores secret for account, replacing what was there.
 func (k *Keychain) Set(ctx context.Context, account, secret string) error {
+	if !fits(k.service, account, secret) {
+		return fmt.Errorf("write the keychain: %w", ErrTooLarge)
+	}
 	return k.do(ctx, "write the keychain", func() error {
 		return keyring.Set(k.service, account, secret)
 	})

@@ -7,7 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
-	"unsafe"
+
+	"dispatch/internal/winacl"
 
 	"golang.org/x/sys/windows"
 )
@@ -117,32 +118,4 @@ func ownedByMe(h windows.Handle) bool {
 }
 
 // currentUserSIDs returns the SIDs that own what this process creates.
-func currentUserSIDs() []*windows.SID {
-	token := windows.GetCurrentProcessToken()
-	var sids []*windows.SID
-	if u, err := token.GetTokenUser(); err == nil {
-		sids = append(sids, u.User.Sid)
-	}
-	if o, err := tokenOwner(token); err == nil {
-		sids = append(sids, o)
-	}
-	return sids
-}
-
-// tokenOwner returns the default owner of objects token creates.
-func tokenOwner(token windows.Token) (*windows.SID, error) {
-	n := uint32(64)
-	for {
-		buf := make([]byte, n)
-		err := windows.GetTokenInformation(token, windows.TokenOwner, &buf[0], n, &n)
-		if errors.Is(err, windows.ERROR_INSUFFICIENT_BUFFER) && n > uint32(len(buf)) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read token owner: %w", err)
-		}
-		// TOKEN_OWNER is one pointer to a SID inside buf.
-		owner := (*struct{ Owner *windows.SID })(unsafe.Pointer(&buf[0])).Owner
-		return owner.Copy()
-	}
-}
+func currentUserSIDs() []*windows.SID { return winacl.CurrentUserSIDs() }

@@ -107,8 +107,17 @@ func Open(opts Options) (*Store, error) {
 		if opts.Dir == "" {
 			return nil, errors.New("open spill store: keeping files needs a directory")
 		}
+		_, statErr := os.Stat(opts.Dir)
 		if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 			return nil, fmt.Errorf("open spill store: %w", err)
+		}
+		// A directory of the user's keeps its permissions; one dispatch
+		// created is private as the store's own (its files are in any
+		// case: createSpillFile).
+		if errors.Is(statErr, os.ErrNotExist) {
+			if err := makePrivate(opts.Dir); err != nil {
+				return nil, fmt.Errorf("open spill store: %w", err)
+			}
 		}
 		dir, err := realDir(opts.Dir)
 		if err != nil {
@@ -270,7 +279,7 @@ func (s *Store) create(ctx context.Context, format Format, ext string, size int6
 		return nil, fmt.Errorf("create spill file: %w", err)
 	}
 	path := filepath.Join(s.dir, name)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+	f, err := createSpillFile(path, s.keep)
 	if err != nil {
 		return nil, fmt.Errorf("create spill file: %w", err)
 	}

@@ -49,9 +49,10 @@ func TestOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !fi.IsDir() || fi.Mode().Perm() != 0o700 {
-		t.Errorf("dir mode = %v, want a 0700 directory", fi.Mode())
+	if !fi.IsDir() {
+		t.Errorf("dir mode = %v, want a directory", fi.Mode())
 	}
+	checkPerm(t, "dir", fi, 0o700)
 	wantPrefix := fmt.Sprintf("dispatch-spill-%d-", os.Getpid())
 	if !strings.HasPrefix(filepath.Base(s.Dir()), wantPrefix) {
 		t.Errorf("dir name %q, want prefix %q", filepath.Base(s.Dir()), wantPrefix)
@@ -112,9 +113,7 @@ func TestStore_Create(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fi.Mode().Perm() != 0o600 {
-				t.Errorf("file mode = %v, want 0600", fi.Mode().Perm())
-			}
+			checkPerm(t, "file", fi, 0o600)
 			data, err := os.ReadFile(f.Path)
 			if err != nil || string(data) != tt.content {
 				t.Errorf("content = %q, %v", data, err)
@@ -260,8 +259,10 @@ func TestOpen_createsMissingParent(t *testing.T) {
 	if filepath.Dir(s.Dir()) != parent {
 		t.Errorf("store dir %s is not under %s", s.Dir(), parent)
 	}
-	if fi, err := os.Stat(parent); err != nil || fi.Mode().Perm() != 0o700 {
-		t.Errorf("parent: %v, %v; want a 0700 directory", fi, err)
+	if fi, err := os.Stat(parent); err != nil {
+		t.Errorf("parent: %v", err)
+	} else {
+		checkPerm(t, "parent", fi, 0o700)
 	}
 }
 

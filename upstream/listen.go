@@ -48,6 +48,9 @@ func listenUnix(path string) (net.Listener, error) {
 		return nil, errors.New("unix socket path is empty: give unix:PATH, e.g. unix:$XDG_RUNTIME_DIR/dispatch/sock")
 	}
 	path = filepath.Clean(path)
+	if err := checkSocketPathLength(path); err != nil {
+		return nil, err
+	}
 	if err := privateDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
@@ -73,7 +76,8 @@ func listenUnix(path string) (net.Listener, error) {
 }
 
 // privateDir makes sure dir exists, is a directory owned by this user and
-// has mode 0700, creating it so when missing.
+// closed to others (mode 0700; on Windows an ACL for the user alone),
+// creating it so when missing.
 func privateDir(dir string) error {
 	info, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -83,9 +87,8 @@ func privateDir(dir string) error {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("create the socket's directory %s: %w", dir, err)
 		}
-		// MkdirAll honours the umask; the directory must be exactly 0700.
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("make the socket's directory %s private (0700): %w", dir, err)
+		if err := makeDirPrivate(dir); err != nil {
+			return err
 		}
 		info, err = os.Lstat(dir)
 	}
@@ -98,10 +101,7 @@ func privateDir(dir string) error {
 	if owner, mine := ownedByMe(info); !mine {
 		return fmt.Errorf("socket directory %s belongs to user %d, not to you (%d): put the socket in a directory of your own", dir, owner, os.Getuid())
 	}
-	if perm := info.Mode().Perm(); perm != 0o700 {
-		return fmt.Errorf("socket directory %s has mode %#o, which lets others in: run chmod 700 %s, or use a new directory (dispatch creates it 0700)", dir, perm, dir)
-	}
-	return nil
+	return checkDirPrivate(dir, info)
 }
 
 // topMissing is the outermost directory of dir that does not exist: the

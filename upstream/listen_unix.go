@@ -3,6 +3,7 @@
 package upstream
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"syscall"
@@ -25,4 +26,21 @@ func ownedByMe(info fs.FileInfo) (owner int, mine bool) {
 		return -1, false
 	}
 	return int(st.Uid), int(st.Uid) == os.Getuid()
+}
+
+// makeDirPrivate makes a directory dispatch created exactly 0700: MkdirAll
+// honours the umask.
+func makeDirPrivate(dir string) error {
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("make the socket's directory %s private (0700): %w", dir, err)
+	}
+	return nil
+}
+
+// checkDirPrivate refuses a socket directory others can enter.
+func checkDirPrivate(dir string, info fs.FileInfo) error {
+	if perm := info.Mode().Perm(); perm != 0o700 {
+		return fmt.Errorf("socket directory %s has mode %#o, which lets others in: run chmod 700 %s, or use a new directory (dispatch creates it 0700)", dir, perm, dir)
+	}
+	return nil
 }

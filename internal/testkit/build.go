@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -14,9 +16,13 @@ import (
 const FixturePackage = "dispatch/testdata/fixture"
 
 // Build compiles the Go package pkg (an import path, or a directory
-// relative to the current one) with the go build flags into dir/name and
-// returns the binary's path.
+// relative to the current one) with the go build flags into dir/name
+// (name.exe on Windows) and returns the binary's path.
 func Build(dir, name, pkg string, flags ...string) (string, error) {
+	// go build -o adds no .exe, and Windows runs nothing without one.
+	if runtime.GOOS == "windows" && !strings.HasSuffix(name, ".exe") {
+		name += ".exe"
+	}
 	bin := filepath.Join(dir, name)
 	args := append(append([]string{"build"}, flags...), "-o", bin, pkg)
 	out, err := exec.Command("go", args...).CombinedOutput()
