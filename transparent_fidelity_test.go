@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"dispatch/internal/testkit"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -152,7 +153,7 @@ func TestTransparent_ReadsOfUnlistedURIs(t *testing.T) {
 		}
 		var links string
 		for _, name := range tc.listNames("tools/list", "tools", "name") {
-			if strings.HasSuffix(name, "links") && strings.Contains(name, "second") {
+			if name == "c2__links" { // two servers with no configured names: prefixed by alias
 				links = name
 			}
 		}
@@ -184,4 +185,38 @@ func TestTransparent_CallOfAToolJustAdded(t *testing.T) {
 	if _, errMsg := tc.request("tools/call", map[string]any{"name": "no_such_tool", "arguments": map[string]any{}}); errMsg == "" {
 		t.Errorf("a call of a tool no server has was answered")
 	}
+}
+
+// TestTransparent_SubscriptionsRenewedOnRestart: a server that starts
+// again has a new session that knows no subscription, while the agent's
+// session with dispatch went on: dispatch subscribes again for it. The
+// fixture answers each resources/subscribe with one
+// notifications/resources/updated, so a renewed subscription shows as one
+// more update.
+func TestTransparent_SubscriptionsRenewedOnRestart(t *testing.T) {
+	const updated = "notifications/resources/updated"
+	t.Run("crash", func(t *testing.T) {
+		tc := startDispatch(t, nil, "--no-cache", "--transparent", "--mcp", fixture("--readables", "--subscribable"))
+		if _, errMsg := tc.request("resources/subscribe", map[string]any{"uri": "fixture://read/hello.txt"}); errMsg != "" {
+			t.Fatal(errMsg)
+		}
+		testkit.WaitFor(t, "the first update", 20*time.Second, func() bool { return tc.countNotifications(updated) >= 1 })
+		tc.request("tools/call", map[string]any{"name": "crash", "arguments": map[string]any{}}) // fails: the server is gone
+		tc.callTool("echo", map[string]any{"message": "start again"})
+		testkit.WaitFor(t, "an update after the restart", 20*time.Second, func() bool { return tc.countNotifications(updated) >= 2 })
+	})
+	t.Run("live config", func(t *testing.T) {
+		config := filepath.Join(t.TempDir(), "servers.toml")
+		write := func(name string) {
+			writeConfigAtomically(t, config, fmt.Sprintf("[servers.fx]\ncommand = %q\nargs = [\"--readables\", \"--subscribable\", \"--name\", %q]\n", fixtureBin, name))
+		}
+		write("first")
+		tc := startDispatch(t, nil, "--no-cache", "--transparent", "--config", config, "--config-poll", "100ms")
+		if _, errMsg := tc.request("resources/subscribe", map[string]any{"uri": "fixture://read/hello.txt"}); errMsg != "" {
+			t.Fatal(errMsg)
+		}
+		testkit.WaitFor(t, "the first update", 20*time.Second, func() bool { return tc.countNotifications(updated) >= 1 })
+		write("second") // a changed command line restarts the server
+		testkit.WaitFor(t, "an update from the restarted server", 30*time.Second, func() bool { return tc.countNotifications(updated) >= 2 })
+	})
 }
