@@ -25,9 +25,13 @@ func newAgentArrival() *agentArrival {
 	return &agentArrival{arrived: make(chan struct{})}
 }
 
-// watch has srv report the agent's arrival: after its initialize is handled
-// (capabilities recorded, answer not yet written) or at its first other
-// request.
+// watch has srv report the agent's arrival: at its initialize, or at its
+// first other request (2026-07-28 has no initialize).
+//
+// At initialize the arrival runs before mcp-go handles it, with the
+// capabilities recorded here: mcp-go marks the session initialized as it
+// handles it, and what the arrival lists would then be announced with
+// list_changed notifications written before the initialize answer.
 func (a *agentArrival) watch(srv *server.MCPServer) {
 	hooks := srv.GetHooks()
 	if hooks == nil {
@@ -39,7 +43,10 @@ func (a *agentArrival) watch(srv *server.MCPServer) {
 			a.arrive()
 		}
 	})
-	hooks.AddAfterInitialize(func(context.Context, any, *mcp.InitializeRequest, *mcp.InitializeResult) {
+	hooks.AddBeforeInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest) {
+		if sess, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+			sess.SetClientCapabilities(req.Params.Capabilities)
+		}
 		a.arrive()
 	})
 }

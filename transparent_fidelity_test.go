@@ -45,6 +45,11 @@ func TestTransparent_ServersStartWithTheAgentsCapabilities(t *testing.T) {
 			if got := readLines(t, starts); len(got) != 1 {
 				t.Errorf("the server was initialized %d times (%q), want once", len(got), got)
 			}
+			// Listed before the initialize answer, the first lists are no
+			// change to announce (announced, they came before that answer).
+			if n := tc.countNotifications("notifications/tools/list_changed"); n != 0 {
+				t.Errorf("the agent was sent %d tools/list_changed at start, want none", n)
+			}
 			if strings.Contains(tc.Stderr(), "server starts again") {
 				t.Errorf("a server was started before the agent's initialize:\n%s", tc.Stderr())
 			}
