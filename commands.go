@@ -62,12 +62,20 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 	// catalog cache where it has an entry. With --eager they all start now,
 	// in the background, so the agent's initialize is answered at once; a
 	// request that needs a server still starting waits for it.
+	// Over stdio the agent's capabilities are known at its first request:
+	// servers start after it (see agentArrival).
+	var arrival *agentArrival
+	if listen == nil {
+		arrival = newAgentArrival()
+	}
 	if g.Eager {
 		connectCtx, cancelConnect := context.WithCancel(ctx)
 		connected := make(chan struct{})
 		go func() {
 			defer close(connected)
-			a.conns.ConnectAll(connectCtx)
+			if arrival.wait(connectCtx) {
+				a.conns.ConnectAll(connectCtx)
+			}
 		}()
 		defer func() {
 			cancelConnect()
@@ -89,9 +97,10 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 		srv, runner = httpSrv.MCP(), httpSrv.InSession
 	} else {
 		srv = upstream.NewMCPServer(a.svc, buildVersion(), surface.ServerOptions()...)
+		arrival.watch(srv)
 	}
 	surfaceCtx, stopSurface := context.WithCancel(ctx)
-	following, err := a.startSurface(surfaceCtx, surface, srv, runner)
+	following, err := a.startSurface(surfaceCtx, surface, srv, runner, arrival)
 	if err != nil {
 		stopSurface()
 		return err

@@ -29,19 +29,33 @@ type surfaceRun struct {
 // (a tool the filters deny, a name on several servers) is an error: the
 // configuration is wrong. The others (unknown tool, server unreachable)
 // are warnings, tried again at every change.
-func (a *app) startSurface(ctx context.Context, surface *upstream.Surface, srv *server.MCPServer, runner upstream.SessionRunner) (*surfaceRun, error) {
+func (a *app) startSurface(ctx context.Context, surface *upstream.Surface, srv *server.MCPServer, runner upstream.SessionRunner, arrival *agentArrival) (*surfaceRun, error) {
 	surface.Attach(srv, runner)
 	updated := surface.ResourceUpdated
 	a.resourceUpdated.Store(&updated)
 	run := &surfaceRun{surface: surface, resync: make(chan struct{}, 1), done: make(chan struct{})}
-	got := surface.Sync(ctx)
-	if err := got.FatalExposeProblems(); err != nil {
-		close(run.done)
-		return nil, &usageErr{errors.New("expose: " + err.Error() + "; fix the --expose flag or the server's expose list: expose a tool its tools.allow/deny let through, and write a name found on several servers as c1/TOOL or NAME/TOOL")}
+	var reported string
+	if arrival != nil && surface.Transparent() {
+		// --transparent lists every server's tools, resources and prompts,
+		// which may depend on the capabilities the agent declares: listed
+		// now, they would be a capability-less client's. They are listed
+		// when the agent arrives instead, before its first answer. (With
+		// --expose only, the chosen tools are checked at start: a wrong
+		// --expose is an error before serving.)
+		arrival.atArrival(func() { reported = a.logExposeProblems(surface.Sync(ctx), "") })
+	} else {
+		got := surface.Sync(ctx)
+		if err := got.FatalExposeProblems(); err != nil {
+			close(run.done)
+			return nil, &usageErr{errors.New("expose: " + err.Error() + "; fix the --expose flag or the server's expose list: expose a tool its tools.allow/deny let through, and write a name found on several servers as c1/TOOL or NAME/TOOL")}
+		}
+		reported = a.logExposeProblems(got, "")
 	}
-	reported := a.logExposeProblems(got, "")
 	go func() {
 		defer close(run.done)
+		if !arrival.wait(ctx) {
+			return
+		}
 		for {
 			select {
 			case <-ctx.Done():

@@ -248,28 +248,27 @@ func TestRelay_MirrorsTheAgentsCapabilities(t *testing.T) {
 	}
 }
 
-// TestRelay_EagerServerStartsAgainWithTheAgentsCapabilities has the
-// server started (--eager) and initialized before the agent's initialize,
-// declaring nothing: once the agent declares its capabilities, the server's
-// next use starts it again declaring them.
-func TestRelay_EagerServerStartsAgainWithTheAgentsCapabilities(t *testing.T) {
+// TestRelay_EagerServerStartsWithTheAgentsCapabilities: over stdio,
+// --eager starts the server once the agent's initialize has said what it
+// can answer, so it starts once, declaring the agent's capabilities (it
+// was started before, declaring nothing, and then again).
+func TestRelay_EagerServerStartsWithTheAgentsCapabilities(t *testing.T) {
 	initLog := filepath.Join(t.TempDir(), "initialize.log")
 	agent := &testAgent{}
-	tc := launchDispatch(t, nil, mcp.ProtocolVersion20251125, nil, agent.options(),
+	tc := startDispatchAs(t, nil, agent.options(),
 		"--no-cache", "--eager", "--mcp", fixture("--client-requests", "--log-protocol-version", initLog))
 	testkit.WaitFor(t, "the eager server's initialize", 30*time.Second, func() bool {
 		data, _ := os.ReadFile(initLog)
 		return len(data) > 0
 	})
-	tc.initialize()
 	r := callFixtureTool(tc, "client-capabilities", nil)
 	checkText(t, "capabilities the server saw", r.text(), []string{`"sampling":{}`, `"elicitation":{}`, `"roots":{"listChanged":true}`}, nil)
 	data, err := os.ReadFile(initLog)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(data), "\n"); n != 2 {
-		t.Errorf("the server was initialized %d times, want 2 (eager, then with the agent's capabilities)", n)
+	if n := strings.Count(string(data), "\n"); n != 1 {
+		t.Errorf("the server was initialized %d times, want once, with the agent's capabilities", n)
 	}
 }
 

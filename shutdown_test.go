@@ -95,6 +95,13 @@ func TestShutdown_StopsServersStillStarting(t *testing.T) {
 					}
 				}
 			})
+			if !tt.oneShot {
+				// Over stdio --eager starts servers at the agent's first
+				// request, declaring its capabilities.
+				if _, err := io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"); err != nil {
+					t.Fatal(err)
+				}
+			}
 			testkit.WaitFor(t, "the server to start", 30*time.Second, func() bool {
 				pids = readPIDs(pidFile)
 				return len(pids) == 2

@@ -368,11 +368,15 @@ func toConfigs(section string, names []string, servers map[string]fileServer) ([
 			continue
 		}
 		c, err := server.toConfig(section, name)
+		if err != nil {
+			err = server.maskedError(err)
+		}
 		var bad *PatternError
 		if errors.As(err, &bad) {
-			// Unwrapped, so that LoadFile can still add where it is.
+			// Named inside the error, so that LoadFile can still add
+			// where it is.
 			bad.Server = name
-			return nil, bad
+			return nil, err
 		}
 		if err != nil {
 			return nil, fmt.Errorf("server %q: %w", name, err)
@@ -381,6 +385,28 @@ func toConfigs(section string, names []string, servers map[string]fileServer) ([
 	}
 	return configs, nil
 }
+
+// maskedError is err with the credentials server holds masked. A value
+// found wrong is quoted so the user can find it, and it may be a token
+// pasted in the wrong place: the config is rejected before any Redactor
+// learns its secrets, so err is masked here with what this server's own
+// env, headers, URL and args say is secret, and by credential shape.
+// errors.As still reaches the error inside (LoadFile locates a bad
+// pattern by its raw text).
+func (f fileServer) maskedError(err error) error {
+	r := NewRedactor(ServerConfig{Command: f.Command, Args: f.Args, Env: f.Env, URL: f.URL, Headers: f.Headers})
+	return &maskedConfigError{err: err, redactor: r}
+}
+
+// maskedConfigError is a config error shown through the Redactor of the
+// server it is about.
+type maskedConfigError struct {
+	err      error
+	redactor *Redactor
+}
+
+func (e *maskedConfigError) Error() string { return e.redactor.String(e.err.Error()) }
+func (e *maskedConfigError) Unwrap() error { return e.err }
 
 func parseServersJSON(data []byte) ([]ServerConfig, error) {
 	var doc map[string]json.RawMessage

@@ -253,6 +253,10 @@ type Conn struct {
 	// Added to only under mu while the connection is not closed.
 	background sync.WaitGroup
 
+	// subscribed are the URIs the agents subscribed to, renewed on each
+	// new session (see recordSubscription).
+	subscribed map[string]bool
+
 	hub *relayHub
 	// cacheKey names this connection's catalog in the cache: a server may
 	// offer other tools to clients declaring other capabilities.
@@ -583,6 +587,7 @@ func (c *Conn) ensureOnce(ctx context.Context) (*session, error) {
 		go c.watchExit(sess)
 	}
 	c.log.Info("server ready", "server", info.Name, "version", info.Version, "protocol", info.ProtocolVersion)
+	c.resubscribeLocked(sess)
 	if c.catalog == CatalogCache {
 		// The cache answered for this server until now: confirm its
 		// catalog against the live server, off the caller's path.

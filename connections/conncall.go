@@ -234,7 +234,13 @@ func (c *Conn) request(ctx context.Context, sess *session, method string, params
 		return nil, refusal
 	}
 	if resp.Error != nil {
-		return nil, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: rawData(resp.Error.Data)}
+		// Masked as an answer is: the agent may get it as the server sent
+		// it (see upstream's passServerError).
+		var data json.RawMessage
+		if raw := rawData(resp.Error.Data); raw != nil {
+			data = c.cleanAnswer(raw)
+		}
+		return nil, &RPCError{Code: resp.Error.Code, Message: c.opts.Redactor.MaskAnswerText(resp.Error.Message), Data: data}
 	}
 	if catalogMethods[method] {
 		// Repaired and masked item by item by listPages, which must

@@ -587,6 +587,12 @@ func (c *Conn) capabilitiesChanged(want mcp.ClientCapabilities) {
 		c.loadCachedCatalog()
 	}
 	c.retireIfDeclared(want)
+	if switched && c.opts.OnCatalogChanged != nil {
+		// The lists the agent was given were for other capabilities:
+		// what follows the catalog (the --transparent surface) lists
+		// again, and tells the agent of what changed.
+		c.opts.OnCatalogChanged(c)
+	}
 }
 
 // retireIfDeclared stops the live session if it was started declaring

@@ -73,12 +73,15 @@ func (s *Set) Update(configs []ServerConfig) (Changes, error) {
 		}
 	}
 	var (
-		ch        Changes
-		conns     = make([]*Conn, 0, len(groups))
-		kept      = make(map[*Conn]bool, len(groups))
-		replaced  = make(map[*Conn]bool)
-		created   []*Conn
-		lastAlias = s.lastAlias
+		ch       Changes
+		conns    = make([]*Conn, 0, len(groups))
+		kept     = make(map[*Conn]bool, len(groups))
+		replaced = make(map[*Conn]bool)
+		// successors are the connections restarted under the alias of one
+		// with subscriptions, started once it is retired.
+		successors = make(map[*Conn]*Conn)
+		created    []*Conn
+		lastAlias  = s.lastAlias
 	)
 	for _, g := range groups {
 		if c := oldByID[g.cfg.ID()]; c != nil && c.Config.Name == g.cfg.Name && !kept[c] {
@@ -105,6 +108,9 @@ func (s *Set) Update(configs []ServerConfig) (Changes, error) {
 			alias = "c" + strconv.Itoa(lastAlias)
 		}
 		c := newConn(alias, g.cfg, s.opts, s.hub)
+		if restart && c.inheritSubscriptions(old) {
+			successors[old] = c
+		}
 		created = append(created, c)
 		conns = append(conns, c)
 		if restart {
@@ -133,7 +139,12 @@ func (s *Set) Update(configs []ServerConfig) (Changes, error) {
 	sortByAlias(conns)
 	s.conns, s.byKey, s.lastAlias = conns, byKey, lastAlias
 	for _, c := range retired {
-		s.retirers.Go(func() { s.retire(c) })
+		s.retirers.Go(func() {
+			s.retire(c)
+			if next := successors[c]; next != nil {
+				next.startForSubscriptions()
+			}
+		})
 	}
 	s.mu.Unlock()
 	return ch, nil

@@ -165,7 +165,8 @@ func (s *Service) ReadThrough(ctx context.Context, r SurfaceResource, request mc
 		return nil, err
 	}
 	var result struct {
-		Contents []json.RawMessage `json:"contents"`
+		Meta     map[string]json.RawMessage `json:"_meta"`
+		Contents []json.RawMessage          `json:"contents"`
 	}
 	if err := json.Unmarshal(raw, &result); err != nil {
 		return nil, fmt.Errorf("%s: read %s: server sent an invalid result: %w", conn.Alias, uri, err)
@@ -175,14 +176,61 @@ func (s *Service) ReadThrough(ctx context.Context, r SurfaceResource, request mc
 	for _, item := range result.Contents {
 		out = append(out, rawResourceContents{raw: item})
 	}
+	if meta := resultMeta(result.Meta); meta != nil {
+		// mcp-go's resource handlers return contents only: the result's
+		// _meta rides on the first content (or on one that is not sent,
+		// when there is none) until ReadResultMeta puts it in place.
+		if len(out) == 0 {
+			out = append(out, rawResourceContents{resultMeta: meta})
+		} else {
+			first := out[0].(rawResourceContents)
+			first.resultMeta = meta
+			out[0] = first
+		}
+	}
 	return out, nil
+}
+
+// ReadResultMeta moves the result _meta ReadThrough carried on the
+// contents into result, as the server sent it; mcp-go's after-read hook
+// calls it before the result is written.
+func ReadResultMeta(result *mcp.ReadResourceResult) {
+	if result == nil || len(result.Contents) == 0 {
+		return
+	}
+	first, ok := result.Contents[0].(rawResourceContents)
+	if !ok || first.resultMeta == nil {
+		return
+	}
+	result.Meta = first.resultMeta
+	if first.raw == nil {
+		result.Contents = result.Contents[1:]
+		return
+	}
+	first.resultMeta = nil
+	result.Contents[0] = first
+}
+
+// resultMeta is a server's result _meta for mcp-go to send: each value as
+// the server wrote it (nil when there is none).
+func resultMeta(fields map[string]json.RawMessage) *mcp.Meta {
+	if fields == nil {
+		return nil
+	}
+	meta := &mcp.Meta{AdditionalFields: make(map[string]any, len(fields))}
+	for k, v := range fields {
+		meta.AdditionalFields[k] = v
+	}
+	return meta
 }
 
 // rawResourceContents passes a resource content through verbatim, as
 // rawContent does for a tool's; embedding satisfies mcp.ResourceContents.
+// resultMeta is the read result's _meta (see ReadResultMeta).
 type rawResourceContents struct {
 	mcp.TextResourceContents
-	raw json.RawMessage
+	raw        json.RawMessage
+	resultMeta *mcp.Meta
 }
 
 func (r rawResourceContents) MarshalJSON() ([]byte, error) { return r.raw, nil }
@@ -212,7 +260,8 @@ func (s *Service) GetPromptThrough(ctx context.Context, p SurfacePrompt, request
 		return nil, err
 	}
 	var result struct {
-		Description string `json:"description"`
+		Meta        map[string]json.RawMessage `json:"_meta"`
+		Description string                     `json:"description"`
 		Messages    []struct {
 			Role    mcp.Role        `json:"role"`
 			Content json.RawMessage `json:"content"`
@@ -222,6 +271,7 @@ func (s *Service) GetPromptThrough(ctx context.Context, p SurfacePrompt, request
 		return nil, fmt.Errorf("%s: get prompt %s: server sent an invalid result: %w", conn.Alias, p.Prompt, err)
 	}
 	out := &mcp.GetPromptResult{Description: result.Description, Messages: make([]mcp.PromptMessage, 0, len(result.Messages))}
+	out.Meta = resultMeta(result.Meta)
 	for _, m := range result.Messages {
 		if len(m.Content) == 0 {
 			return nil, fmt.Errorf("%s: get prompt %s: server sent a message without content", conn.Alias, p.Prompt)

@@ -583,7 +583,8 @@ func (s *stdioServer) reply(ctx context.Context, line []byte, id json.RawMessage
 				}
 			}
 		}()
-		resp = s.srv.HandleMessage(ctx, line)
+		ctx, serverErr := withServerErrors(ctx)
+		resp = serverErr.answer(s.srv.HandleMessage(ctx, line))
 	}()
 	if resp != nil {
 		s.write(withExactID(resp, id))

@@ -53,6 +53,7 @@ type Surface struct {
 	templates                                        map[string]dispatch.SurfaceResource // by upstream template
 	resources                                        dispatch.Surface                    // the last one set, for subscriptions
 	exposed                                          map[string]dispatch.SurfaceTool     // the tools listed beside proxy-dispatch, by upstream name
+	lastUnknownRelist                                time.Time                           // see relistForUnknownTool
 	listed                                           atomic.Pointer[listedOrder]         // each kind's order, and the tools' execution, as published; read by the list hooks without mu
 }
 
@@ -63,6 +64,10 @@ func NewSurface(svc *dispatch.Service, opts dispatch.ExposeOptions, log *slog.Lo
 	}
 	return &Surface{svc: svc, opts: opts, log: log}
 }
+
+// Transparent says whether the surface lists every server's tools,
+// resources and prompts (--transparent).
+func (s *Surface) Transparent() bool { return s != nil && s.opts.Transparent }
 
 // ServerOptions are the hooks that list what the surface lists as
 // published (see listedOrder) and the capabilities the MCP server declares
@@ -77,6 +82,18 @@ func (s *Surface) ServerOptions() []server.ServerOption {
 	if !s.opts.Transparent {
 		return []server.ServerOption{server.WithHooks(hooks)}
 	}
+	hooks.AddBeforeCallTool(func(ctx context.Context, _ any, req *mcp.CallToolRequest) {
+		s.relistForUnknownTool(ctx, req.Params.Name)
+	})
+	hooks.AddBeforeReadResource(func(_ context.Context, _ any, req *mcp.ReadResourceRequest) {
+		s.routeUnlisted(req)
+	})
+	hooks.AddAfterListResources(func(_ context.Context, _ any, _ *mcp.ListResourcesRequest, result *mcp.ListResourcesResult) {
+		hideUnlisted(result)
+	})
+	hooks.AddAfterReadResource(func(_ context.Context, _ any, _ *mcp.ReadResourceRequest, result *mcp.ReadResourceResult) {
+		dispatch.ReadResultMeta(result)
+	})
 	hooks.AddBeforeSubscribe(func(ctx context.Context, _ any, req *mcp.SubscribeRequest) {
 		s.subscribe(ctx, req.Params.URI, true)
 	})
@@ -193,7 +210,7 @@ func (s *Surface) syncResources(items []dispatch.SurfaceResource) {
 		s.updateListed(func(l *listedOrder) {
 			l.resources = ranks(list, func(r server.ServerResource) string { return r.Resource.URI })
 		})
-		s.srv.SetResources(list...)
+		s.srv.SetResources(append(list, s.unlistedResource())...)
 	}
 	if sum := checksum(templates); sum != s.templatesSum {
 		s.templatesSum = sum
@@ -236,7 +253,7 @@ func (s *Surface) syncPrompts(prompts []dispatch.SurfacePrompt) {
 				out, err = svc.GetPromptThrough(ctx, p, request)
 				return err
 			})
-			return out, err
+			return out, passServerError(ctx, err)
 		}
 		list = append(list, server.ServerPrompt{Prompt: prompt, Handler: handler})
 		s.prompts[p.Name] = p
@@ -266,7 +283,8 @@ func (c promptCompleter) CompletePromptArgument(ctx context.Context, name string
 	p, ok := c.s.prompts[name]
 	c.s.mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("no prompt named %q", name)
+		// A client's mistake, as the server would answer it: -32602.
+		return nil, passServerError(ctx, &connections.RPCError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf("no prompt named %q", name)})
 	}
 	return c.s.complete(ctx, p.Connection, connections.CompleteRequest{Prompt: p.Prompt, Argument: arg.Name, Value: arg.Value, Context: cctx.Arguments})
 }
@@ -278,7 +296,7 @@ func (c resourceCompleter) CompleteResourceArgument(ctx context.Context, uri str
 	r, ok := c.s.templates[uri]
 	c.s.mu.Unlock()
 	if !ok {
-		return nil, fmt.Errorf("no resource template %q", uri)
+		return nil, passServerError(ctx, &connections.RPCError{Code: mcp.INVALID_PARAMS, Message: fmt.Sprintf("no resource template %q", uri)})
 	}
 	return c.s.complete(ctx, r.Connection, connections.CompleteRequest{URITemplate: r.Original, Argument: arg.Name, Value: arg.Value, Context: cctx.Arguments})
 }
@@ -293,7 +311,7 @@ func (s *Surface) complete(ctx context.Context, alias string, req connections.Co
 	req.Timeout = CompletionTimeout
 	got, err := conn.Complete(dispatch.AgentContext(ctx), req)
 	if err != nil {
-		return nil, err
+		return nil, passServerError(ctx, err)
 	}
 	out := &mcp.Completion{Values: got.Values, HasMore: got.HasMore}
 	if got.Total > 0 {
@@ -369,6 +387,6 @@ func (s *Surface) reader(r dispatch.SurfaceResource) server.ResourceHandlerFunc 
 			out, err = svc.ReadThrough(ctx, r, request)
 			return err
 		})
-		return out, err
+		return out, passServerError(ctx, err)
 	}
 }
