@@ -410,3 +410,12 @@ func isolateState(t *testing.T) string {
 	t.Setenv(connections.StateDirEnv, filepath.Join(state, "dispatch"))
 	return state
 }
+
+// mustJSON encodes v for a test message; an error becomes the text.
+func mustJSON(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	return string(data)
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -148,7 +149,7 @@ func TestServe_SearchSaysWhatAHitDoesNotMatch(t *testing.T) {
 		t.Fatal("no hits for a large document")
 	}
 	for _, h := range partial.Hits {
-		if !contains(h.Unmatched, "delete") {
+		if !slices.Contains(h.Unmatched, "delete") {
 			t.Errorf("hit %s: unmatched %q, want delete listed (no fixture tool deletes)", h.Name, h.Unmatched)
 		}
 	}

@@ -246,14 +246,6 @@ func normalize(t *testing.T, items []json.RawMessage) []any {
 	return out
 }
 
-func mustJSON(v any) string {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err.Error()
-	}
-	return string(data)
-}
-
 // callFixtureDirectly calls a fixture tool without dispatch in between.
 func callFixtureDirectly(t *testing.T, tool string) toolResult {
 	t.Helper()
