@@ -225,7 +225,7 @@ func (s *Service) openArgumentsFile(path, workDir string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("argumentsFile %s: %w", path, err)
 	}
-	roots := s.argumentRoots()
+	scope := s.argumentScope()
 	// The path as given, and as its symlinks resolve now (a link from
 	// outside into a root): either way the open itself stays in the root.
 	candidates := []string{abs}
@@ -236,7 +236,7 @@ func (s *Service) openArgumentsFile(path, workDir string) (*os.File, error) {
 	// outside the roots the answer would tell the agent what exists there.
 	var inside error
 	for _, c := range candidates {
-		for _, root := range roots {
+		for _, root := range scope.roots {
 			rel, ok := relWithin(c, root)
 			if !ok {
 				continue
@@ -247,9 +247,15 @@ func (s *Service) openArgumentsFile(path, workDir string) (*os.File, error) {
 				return nil, usagef("Use a result file of this session: the resultFile of one of its own answers",
 					"argumentsFile %s is in a dispatch result directory but is not one of this session's result files", path)
 			}
+			if dir, bad := s.forbiddenDir(c); bad {
+				return nil, privateDirErr(path, dir)
+			}
 			f, err := safefile.OpenIn(root, rel)
 			switch {
 			case err == nil:
+				if err := s.checkOpenedArgument(f, path); err != nil {
+					return nil, errors.Join(err, f.Close())
+				}
 				return f, nil
 			case errors.Is(err, safefile.ErrNotRegular):
 				return nil, openErr("argumentsFile", path, err)
@@ -266,9 +272,13 @@ func (s *Service) openArgumentsFile(path, workDir string) (*os.File, error) {
 	if inside != nil {
 		return nil, openErr("argumentsFile", path, inside)
 	}
+	if scope.broadDir != "" {
+		return nil, usagef("Start dispatch with --args-dir DIR (repeatable) naming the directories an agent may read arguments from; result files of this dispatch need nothing",
+			"argumentsFile %s: dispatch was started in %s, a filesystem root or home directory, so argumentsFile reads only this dispatch's result files (Claude Desktop starts servers in /)", path, scope.broadDir)
+	}
 	hint := "Use a result file of this dispatch, or start dispatch with --args-dir DIR"
-	if len(roots) > 0 {
-		hint = "Use a result file of this dispatch, a file under " + strings.Join(roots, " or ") + ", or start dispatch with --args-dir DIR"
+	if len(scope.roots) > 0 {
+		hint = "Use a result file of this dispatch, a file under " + strings.Join(scope.roots, " or ") + ", or start dispatch with --args-dir DIR"
 	}
 	return nil, usagef(hint, "argumentsFile %s is outside the directories dispatch may read arguments from", path)
 }
@@ -288,33 +298,6 @@ func openErr(what, path string, err error) error {
 		err = pe.Err
 	}
 	return usagef("", "%s %s: %v", what, path, err)
-}
-
-func (s *Service) argumentRoots() []string {
-	roots := s.opts.ArgumentRoots
-	if len(roots) == 0 {
-		if wd, err := os.Getwd(); err == nil {
-			roots = []string{wd}
-		}
-	}
-	// Each root as spelled and as its symlinks resolve, so that a path
-	// under either spelling is found (on macOS /tmp is /private/tmp).
-	out := make([]string, 0, 2*len(roots))
-	for _, r := range roots {
-		abs, err := filepath.Abs(r)
-		if err != nil {
-			continue
-		}
-		real, err := filepath.EvalSymlinks(abs)
-		if err != nil {
-			continue
-		}
-		out = append(out, real)
-		if abs != real {
-			out = append(out, abs)
-		}
-	}
-	return out
 }
 
 // relWithin returns path relative to root if path is lexically inside it.
