@@ -39,11 +39,40 @@ type ShellClient struct {
 func NewShellClient(socket string) *ShellClient {
 	return &ShellClient{socket: socket, http: &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", socket)
+			return dialSession(ctx, socket)
 		},
 		DisableCompression: true,
 	}}}
+}
+
+// dialSession connects to the session at socket once it is sure the
+// session is the user's own: the socket's owner and directory before, and
+// the listening process's user (where the OS says) after.
+func dialSession(ctx context.Context, socket string) (net.Conn, error) {
+	if err := checkSessionSocket(socket); err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", socket)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPeer(conn); err != nil {
+		conn.Close()
+		return nil, &ForeignSessionError{Socket: socket, Why: err.Error()}
+	}
+	return conn, nil
+}
+
+// ForeignSessionError refuses a session socket that is not the user's
+// own: nothing was sent to it.
+type ForeignSessionError struct {
+	Socket string
+	Why    string
+}
+
+func (e *ForeignSessionError) Error() string {
+	return fmt.Sprintf("refusing the dispatch session at %s (DISPATCH_SESSION or --session): %s; nothing was sent to it. Check the path, or start your own session with eval \"$(dispatch session start --mcp ...)\"", e.Socket, e.Why)
 }
 
 // Socket is the path the client connects to.
@@ -121,6 +150,10 @@ func (c *ShellClient) send(ctx context.Context, method, path string, body any) (
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		var foreign *ForeignSessionError
+		if errors.As(err, &foreign) {
+			return nil, &ShellLinkError{msg: foreign.Error()}
 		}
 		return nil, c.linkError(ctx, err)
 	}
