@@ -63,7 +63,11 @@ func TestShellClient_RefusesForeignSocket(t *testing.T) {
 
 			c := NewShellClient(socket)
 			defer c.Close()
-			_, err = c.Do(context.Background(), dispatch.Request{Action: "call", Tool: "echo", Arguments: []byte(`{"message":"MY-SECRET-ARG"}`)})
+			// Without the check the call waits on a listener that never
+			// answers: the deadline ends it.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err = c.Do(ctx, dispatch.Request{Action: "call", Tool: "echo", Arguments: []byte(`{"message":"MY-SECRET-ARG"}`)})
 			var link *ShellLinkError
 			if !errors.As(err, &link) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "nothing was sent") {
 				t.Fatalf("call to a foreign socket: %v (%T), want a refusal saying %q", err, err, tt.want)
