@@ -154,7 +154,7 @@ func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error)
 		}
 		return s.Call(ctx, s.qualifyTool(ctx, req), hooks)
 	case "readresult":
-		return s.ReadResult(req)
+		return s.ReadResult(ctx, req)
 	case "run":
 		return s.Run(ctx, req)
 	}

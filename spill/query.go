@@ -193,7 +193,10 @@ func checkQueryableContext(ctx context.Context, name string, shape *jsonShaper, 
 // query works on the mapped bytes; everything it returns is copied out.
 func (l Limits) query(path, gjsonPath string, data []byte) (*QueryResult, error) {
 	shape := newJSONShaper(l.MaxKeys)
-	if err := checkQueryable(path, shape, data, " (query works on JSON files only; use grep or read for others)"); err != nil {
+	if err := checkQueryableContext(l.context(), path, shape, data, " (query works on JSON files only; use grep or read for others)"); err != nil {
+		if context.Cause(l.context()) != nil {
+			return nil, fmt.Errorf("query: %w", err)
+		}
 		return nil, badRequest("query: %v", err)
 	}
 	// r may point into data: everything kept is cloned below.
