@@ -1,9 +1,10 @@
+//go:build unix
+
 package main
 
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -36,9 +37,6 @@ func TestArgumentsFile_BroadWorkingDir(t *testing.T) {
 		{"filesystem root", string(filepath.Separator), filepath.Join(outside, "secret.json"), "s3cret-outside"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if runtime.GOOS == "windows" && tt.name == "filesystem root" {
-				t.Skip("the root of a drive is tested on unix only")
-			}
 			tc, _ := startDispatchProc(t, tt.cwd, env, "--no-cache", "--mcp", fixture())
 			refused(t, tc, tt.file, tt.secret)
 			// A missing file gets the same answer: no existence oracle.
