@@ -129,7 +129,9 @@ func guardFault(op, path string, fn func() error) (err error) {
 		if r := recover(); r != nil {
 			if rerr, ok := r.(runtime.Error); ok {
 				if _, fault := rerr.(interface{ Addr() uintptr }); fault {
-					err = fmt.Errorf("%s: %s changed while being read: %v", op, path, rerr)
+					// The runtime's words ("invalid memory address")
+					// would only puzzle the reader; the cause is the file.
+					err = fmt.Errorf("%s: %s changed while being read (it was truncated or rewritten); read it again once whatever writes it is done", op, path)
 					return
 				}
 			}
