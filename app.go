@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -35,7 +36,7 @@ type Globals struct {
 	SpillDir             string        `name:"spill-dir" placeholder:"DIR" help:"Where result files go. Server: the parent of a private per-process directory. One-shot commands: files are written here and kept."`
 	SpillMax             string        `name:"spill-max" default:"1GiB" help:"Total size of result files one dispatch process may keep."`
 	Toon                 bool          `name:"toon" help:"Write object and array results as TOON: always in result files, inline when smaller than compact JSON."`
-	ArgsDir              []string      `name:"args-dir" sep:"none" placeholder:"DIR" help:"Directories argumentsFile may read from, besides dispatch's own result files (default: the working directory). Repeatable."`
+	ArgsDir              []string      `name:"args-dir" sep:"none" placeholder:"DIR" help:"Directories argumentsFile may read from, besides dispatch's own result files (default: the working directory, unless it is a filesystem root or the home directory or above it). Repeatable."`
 	MaxArgsFile          string        `name:"max-args-file" default:"64MiB" help:"Largest argumentsFile (or call's arguments on stdin) accepted."`
 	CacheDir             string        `name:"cache-dir" env:"DISPATCH_CACHE_DIR" placeholder:"DIR" help:"Where tool catalogs are cached (default: dispatch in the platform cache directory: ~/.cache, ~/Library/Caches, %LocalAppData%)."`
 	NoCache              bool          `name:"no-cache" help:"Do not read or write the catalog cache: list and search start every server."`
@@ -213,6 +214,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		Toon:                  g.Toon,
 		Spill:                 store,
 		ArgumentRoots:         g.ArgsDir,
+		PrivateDirs:           g.privateDirs(),
 		TrustPaths:            paths == userPaths,
 		MaxArgumentsFileBytes: maxArgs,
 		RunConcurrency:        g.RunConcurrency,
@@ -220,6 +222,26 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	})
 	return &app{svc: svc, conns: conns, store: store, log: log, redactor: redactor,
 		catalogChanged: catalogChanged, resourceUpdated: resourceUpdated}, nil
+}
+
+// privateDirs are dispatch's own directories, which argumentsFile never
+// reads whatever --args-dir says: the token store's, the catalog cache
+// and the shell sessions'.
+func (g *Globals) privateDirs() []string {
+	var dirs []string
+	if tokens, err := connections.DefaultTokenFile(); err == nil {
+		dirs = append(dirs, filepath.Dir(tokens))
+	}
+	if g.CacheDir != "" {
+		dirs = append(dirs, g.CacheDir)
+	}
+	if cache, err := connections.DefaultCacheDir(); err == nil {
+		dirs = append(dirs, cache)
+	}
+	if sessions := upstream.ShellBasePath(); sessions != "" {
+		dirs = append(dirs, sessions)
+	}
+	return dirs
 }
 
 // logHandler writes log records to stderr in the --log-format.

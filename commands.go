@@ -326,11 +326,11 @@ type ReadresultCmd struct {
 	Path       string `help:"query: gjson path."`
 }
 
-func (c *ReadresultCmd) Run(g *Globals) error {
+func (c *ReadresultCmd) Run(ctx context.Context, g *Globals) error {
 	req := dispatch.Request{Action: "readresult", ResultFile: c.File, Op: c.Op, Lines: c.Lines, FromLine: c.FromLine,
 		ToLine: c.ToLine, Pattern: c.Pattern, Context: c.Context, MaxMatches: c.MaxMatches, MaxBytes: c.MaxBytes,
 		Offset: c.Offset, Path: c.Path}
-	resp, err := dispatch.ReadFile(c.File, req, spillLimits())
+	resp, err := dispatch.ReadFile(c.File, req, spillLimits().WithContext(ctx))
 	if err != nil {
 		return shellError(err)
 	}

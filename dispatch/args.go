@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,11 +27,12 @@ const DefaultMaxArgumentsFileBytes = 64 << 20
 // callArguments assembles a call's arguments: the argumentsFile's object
 // (or the part argumentsPath selects, or the whole file, placed under
 // argumentsKey) as the base, with the keys of arguments overriding it.
-func (s *Service) callArguments(req Request) (json.RawMessage, error) {
+// ctx bounds reading the file: the call's time limit or its cancel.
+func (s *Service) callArguments(ctx context.Context, req Request) (json.RawMessage, error) {
 	if req.ArgumentsFile == "" {
 		return req.Arguments, nil
 	}
-	value, err := s.argumentsFileValue(req)
+	value, err := s.argumentsFileValue(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +61,54 @@ func (s *Service) callArguments(req Request) (json.RawMessage, error) {
 // file's JSON (a TOON file decoded), the part of it argumentsPath selects,
 // or — for a text file with argumentsKey — its text as a JSON string, so
 // that a text result or a document can feed the next call.
-func (s *Service) argumentsFileValue(req Request) (gjson.Result, error) {
+//
+// The open and the read run apart from the caller, which is answered when
+// ctx ends: a read on a stalled mount never returns, and the agent must
+// still get its answer at the call's time limit or cancel. Such a read
+// keeps its goroutine until the kernel gives up; every other read (the
+// scans below check ctx) ends soon after.
+func (s *Service) argumentsFileValue(ctx context.Context, req Request) (gjson.Result, error) {
+	return answerBy(ctx, req.ArgumentsFile, func() (gjson.Result, error) { return s.readArgumentsFile(ctx, req) })
+}
+
+// answerBy runs read apart and returns its value, or an error saying the
+// argumentsFile path was not read once ctx ends, whether or not read has.
+func answerBy(ctx context.Context, path string, read func() (gjson.Result, error)) (gjson.Result, error) {
+	type answer struct {
+		value gjson.Result
+		err   error
+	}
+	done := make(chan answer, 1) // read never waits to hand it over
+	go func() {
+		v, err := read()
+		done <- answer{v, err}
+	}()
+	select {
+	case a := <-done:
+		return a.value, a.err
+	case <-ctx.Done():
+		return gjson.Result{}, usagef("Check that the file is on a disk that answers (a stalled network mount blocks reads), or give a longer timeout for a very large file",
+			"argumentsFile %s: not read before the call ended: %v", path, context.Cause(ctx))
+	}
+}
+
+// MaxArgumentsPathFileBytes bounds the file argumentsPath maps and scans
+// when there is no result store to take --spill-max from: a result file
+// is never larger, and a larger file would cost its whole size in time
+// and file-backed pages before the path is applied.
+const MaxArgumentsPathFileBytes = spill.DefaultMaxBytes
+
+// argumentsPathFileLimit is the largest file argumentsPath reads: the
+// largest result file this dispatch can write (--spill-max).
+func (s *Service) argumentsPathFileLimit() int64 {
+	if s.opts.Spill != nil {
+		return max(s.opts.Spill.MaxBytes(), MaxArgumentsPathFileBytes)
+	}
+	return MaxArgumentsPathFileBytes
+}
+
+// readArgumentsFile is argumentsFileValue's work.
+func (s *Service) readArgumentsFile(ctx context.Context, req Request) (gjson.Result, error) {
 	path := req.ArgumentsFile
 	// Everything below reads the file this open checked, never the name.
 	f, err := s.openArgumentsFile(path, req.WorkDir)
@@ -72,8 +121,11 @@ func (s *Service) argumentsFileValue(req Request) (gjson.Result, error) {
 	selected := selectedFrom(path)
 	if req.ArgumentsPath != "" && ext != ".toon" && ext != ".txt" {
 		// Select from the mapped file: the limit is on what is passed on,
-		// not on the file it is taken from.
-		return selected(spill.Select(f, req.ArgumentsPath, limit))
+		// not on the file it is taken from, which is bounded apart.
+		if err := s.checkScanSize(path, f); err != nil {
+			return gjson.Result{}, err
+		}
+		return selected(spill.SelectContext(ctx, f, req.ArgumentsPath, limit))
 	}
 	data, err := readLimited(path, f, limit)
 	if err != nil {
@@ -174,6 +226,20 @@ func mergeObjects(base, over json.RawMessage) (json.RawMessage, error) {
 	return marshalJSON(b)
 }
 
+// checkScanSize refuses a file too large for argumentsPath to scan, before
+// any byte of it is read.
+func (s *Service) checkScanSize(path string, f *os.File) error {
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("argumentsFile %s: %w", path, err)
+	}
+	if limit := s.argumentsPathFileLimit(); info.Size() > limit {
+		return usagef("Give a smaller file: argumentsPath reads files up to the largest result file (--spill-max), since it checks the whole file before it selects",
+			"argumentsFile %s is %s, larger than the %s argumentsPath reads", path, humanize.IBytes(uint64(info.Size())), humanize.IBytes(uint64(limit)))
+	}
+	return nil
+}
+
 // readLimited reads the opened argumentsFile, refusing one larger than
 // limit.
 func readLimited(path string, f *os.File, limit int64) ([]byte, error) {
@@ -225,7 +291,7 @@ func (s *Service) openArgumentsFile(path, workDir string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("argumentsFile %s: %w", path, err)
 	}
-	roots := s.argumentRoots()
+	scope := s.argumentScope()
 	// The path as given, and as its symlinks resolve now (a link from
 	// outside into a root): either way the open itself stays in the root.
 	candidates := []string{abs}
@@ -236,7 +302,7 @@ func (s *Service) openArgumentsFile(path, workDir string) (*os.File, error) {
 	// outside the roots the answer would tell the agent what exists there.
 	var inside error
 	for _, c := range candidates {
-		for _, root := range roots {
+		for _, root := range scope.roots {
 			rel, ok := relWithin(c, root)
 			if !ok {
 				continue
@@ -247,9 +313,15 @@ func (s *Service) openArgumentsFile(path, workDir string) (*os.File, error) {
 				return nil, usagef("Use a result file of this session: the resultFile of one of its own answers",
 					"argumentsFile %s is in a dispatch result directory but is not one of this session's result files", path)
 			}
+			if dir, bad := s.forbiddenDir(c); bad {
+				return nil, privateDirErr(path, dir)
+			}
 			f, err := safefile.OpenIn(root, rel)
 			switch {
 			case err == nil:
+				if err := s.checkOpenedArgument(f, path); err != nil {
+					return nil, errors.Join(err, f.Close())
+				}
 				return f, nil
 			case errors.Is(err, safefile.ErrNotRegular):
 				return nil, openErr("argumentsFile", path, err)
@@ -266,9 +338,13 @@ func (s *Service) openArgumentsFile(path, workDir string) (*os.File, error) {
 	if inside != nil {
 		return nil, openErr("argumentsFile", path, inside)
 	}
+	if scope.broadDir != "" {
+		return nil, usagef("Start dispatch with --args-dir DIR (repeatable) naming the directories an agent may read arguments from; result files of this dispatch need nothing",
+			"argumentsFile %s: dispatch was started in %s, a filesystem root or home directory, so argumentsFile reads only this dispatch's result files (Claude Desktop starts servers in /)", path, scope.broadDir)
+	}
 	hint := "Use a result file of this dispatch, or start dispatch with --args-dir DIR"
-	if len(roots) > 0 {
-		hint = "Use a result file of this dispatch, a file under " + strings.Join(roots, " or ") + ", or start dispatch with --args-dir DIR"
+	if len(scope.roots) > 0 {
+		hint = "Use a result file of this dispatch, a file under " + strings.Join(scope.roots, " or ") + ", or start dispatch with --args-dir DIR"
 	}
 	return nil, usagef(hint, "argumentsFile %s is outside the directories dispatch may read arguments from", path)
 }
@@ -288,33 +364,6 @@ func openErr(what, path string, err error) error {
 		err = pe.Err
 	}
 	return usagef("", "%s %s: %v", what, path, err)
-}
-
-func (s *Service) argumentRoots() []string {
-	roots := s.opts.ArgumentRoots
-	if len(roots) == 0 {
-		if wd, err := os.Getwd(); err == nil {
-			roots = []string{wd}
-		}
-	}
-	// Each root as spelled and as its symlinks resolve, so that a path
-	// under either spelling is found (on macOS /tmp is /private/tmp).
-	out := make([]string, 0, 2*len(roots))
-	for _, r := range roots {
-		abs, err := filepath.Abs(r)
-		if err != nil {
-			continue
-		}
-		real, err := filepath.EvalSymlinks(abs)
-		if err != nil {
-			continue
-		}
-		out = append(out, real)
-		if abs != real {
-			out = append(out, abs)
-		}
-	}
-	return out
 }
 
 // relWithin returns path relative to root if path is lexically inside it.

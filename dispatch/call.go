@@ -87,7 +87,13 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 		return nil, err
 	}
 	alias = conn.Alias
-	args, err := s.callArguments(req)
+	// The limit covers the tool call only: starting the server, here in
+	// resolveTool or in conn.Call, is bounded by --connect-timeout.
+	timeout, which := s.callLimit(conn, req)
+	// Reading an argumentsFile is part of the call: its limit bounds it.
+	argsCtx, stopArgs := context.WithTimeout(ctx, timeout)
+	args, err := s.callArguments(argsCtx, req)
+	stopArgs()
 	if err != nil {
 		return nil, err
 	}
@@ -96,9 +102,6 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 			"resultToFile needs a spill directory, and this dispatch has none")
 	}
 
-	// The limit covers the tool call only: starting the server, here in
-	// resolveTool or in conn.Call, is bounded by --connect-timeout.
-	timeout, which := s.callLimit(conn, req)
 	// Saving the result is part of the call: the same limit bounds it.
 	saveCtx, stopSave := context.WithDeadline(ctx, time.Now().Add(timeout))
 	defer stopSave()

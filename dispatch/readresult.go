@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,9 +56,11 @@ var opParams = map[string][]string{
 
 // ReadResult answers action readresult. It reads only files this dispatch
 // spilled, unless Options.TrustPaths: any other path is refused.
-func (s *Service) ReadResult(req Request) (*ReadResponse, error) {
+// ctx ends the op early: a cancelled request or an ended run stops it.
+func (s *Service) ReadResult(ctx context.Context, req Request) (*ReadResponse, error) {
+	limits := s.opts.ReadLimits.WithContext(ctx)
 	if s.opts.TrustPaths {
-		return ReadFile(req.ResultFile, req, s.opts.ReadLimits)
+		return ReadFile(req.ResultFile, req, limits)
 	}
 	if s.opts.Spill == nil {
 		return nil, usagef("", "this dispatch keeps no result files, so there is nothing to read")
@@ -72,11 +75,12 @@ func (s *Service) ReadResult(req Request) (*ReadResponse, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readOpened(f, req, s.opts.ReadLimits)
+	return readOpened(f, req, limits)
 }
 
 // ReadFile runs a readresult op on any file, without confinement: the CLI
 // uses it on files the user names. FIFOs and devices are still refused.
+// limits.WithContext bounds it in time.
 func ReadFile(path string, req Request, limits spill.Limits) (*ReadResponse, error) {
 	if err := req.Check(); err != nil { // the CLI comes here directly
 		return nil, err

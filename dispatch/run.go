@@ -281,7 +281,7 @@ func (r *runState) execute(ctx context.Context, p *plannedStep) (any, *stepAnswe
 		if refErr != nil {
 			return x, nil
 		}
-		raw, err := r.svc.resolve(ref, r.answers[d], r.plan[d].name())
+		raw, err := r.svc.resolve(ctx, ref, r.answers[d], r.plan[d].name())
 		if budget -= int64(len(raw)); err == nil && budget < 0 {
 			err = usagef(`Feed large values whole with "argumentsFile":"$ID.resultFile" instead, or raise --max-args-file`,
 				"the references of this step add up to more than %s (--max-args-file)", humanize.IBytes(uint64(r.svc.opts.MaxArgumentsFileBytes)))

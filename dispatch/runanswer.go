@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,7 +104,7 @@ func resourceStepAnswer(r *ResourceResponse) (*stepAnswer, error) {
 // resolve returns the JSON that ref stands for in answer a of step name.
 // A value held in a result file is read from it with argumentsFile's
 // rules and bound (--max-args-file), never whole into memory for a path.
-func (s *Service) resolve(ref stepReference, a *stepAnswer, name string) (json.RawMessage, error) {
+func (s *Service) resolve(ctx context.Context, ref stepReference, a *stepAnswer, name string) (json.RawMessage, error) {
 	if ref.field == "resultFile" {
 		if a.resultFile == "" && a.noFile != "" {
 			return nil, usagef(strings.ReplaceAll(a.noFile[strings.Index(a.noFile, "use "):], "$ID", "$"+name),
@@ -118,7 +119,7 @@ func (s *Service) resolve(ref stepReference, a *stepAnswer, name string) (json.R
 	switch {
 	case a.resultFile != "" && a.value == nil:
 		// argumentsKey lets a text file come back as a JSON string.
-		v, err := s.argumentsFileValue(Request{ArgumentsFile: a.resultFile, ArgumentsPath: ref.path, ArgumentsKey: "value"})
+		v, err := s.argumentsFileValue(ctx, Request{ArgumentsFile: a.resultFile, ArgumentsPath: ref.path, ArgumentsKey: "value"})
 		if err != nil {
 			return nil, fmt.Errorf("%q: %w", ref.text, err)
 		}

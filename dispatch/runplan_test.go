@@ -19,7 +19,7 @@ func TestResolve_KeepsNumbersExact(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s is not a reference", ref)
 		}
-		got, err := svc.resolve(parsed, answer, "s")
+		got, err := svc.resolve(context.Background(), parsed, answer, "s")
 		if err != nil || string(got) != want {
 			t.Errorf("%s = %s (%v), want %s", ref, got, err, want)
 		}

@@ -38,6 +38,10 @@ type Options struct {
 	// ArgumentRoots are the directories argumentsFile may read besides the
 	// spill store's own files (--args-dir).
 	ArgumentRoots []string
+	// PrivateDirs are never read as arguments, whatever ArgumentRoots
+	// say: dispatch's own state (OAuth tokens), catalog cache and session
+	// directories. /proc, /sys and /dev are refused besides.
+	PrivateDirs []string
 	// TrustPaths lets argumentsFile and readresult read any file: for the
 	// CLI, whose user names their own files. The MCP server leaves it off,
 	// confining an agent to its result files and ArgumentRoots.
@@ -150,7 +154,7 @@ func (s *Service) Do(ctx context.Context, req Request, hooks Hooks) (any, error)
 		}
 		return s.Call(ctx, s.qualifyTool(ctx, req), hooks)
 	case "readresult":
-		return s.ReadResult(req)
+		return s.ReadResult(ctx, req)
 	case "run":
 		return s.Run(ctx, req)
 	}

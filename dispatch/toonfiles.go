@@ -3,6 +3,7 @@ package dispatch
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +23,11 @@ const MaxTOONQueryBytes = 256 << 20
 // decodeTOONArguments turns a TOON argumentsFile into JSON.
 func decodeTOONArguments(path string, data []byte) ([]byte, error) {
 	v, err := toon.Decode(data, toon.DefaultDecodeOptions())
-	if err != nil {
+	switch {
+	case errors.Is(err, toon.ErrTooManyValues):
+		return nil, usagef(`Pass the part you need: select it with {"action":"readresult","op":"query"} and give it in "arguments", or have results saved as JSON (start dispatch without --toon), from which argumentsPath reads only the part`,
+			"argumentsFile %s is too large to decode: %v", path, err)
+	case err != nil:
 		return nil, usagef("Give a valid TOON or JSON file", "argumentsFile %s is not valid TOON: %v", path, err)
 	}
 	var buf bytes.Buffer
@@ -50,7 +55,10 @@ func queryFile(f *os.File, query string, limits spill.Limits) (*spill.QueryResul
 		return nil, usagef("Use grep or slice on this file, or restart dispatch without --toon so results are JSON", "query decodes TOON files in memory, and this one is larger than %s", humanize.IBytes(MaxTOONQueryBytes))
 	}
 	v, err := toon.Decode(data, toon.DefaultDecodeOptions())
-	if err != nil {
+	switch {
+	case errors.Is(err, toon.ErrTooManyValues):
+		return nil, usagef("Use grep or slice on this file, or restart dispatch without --toon so results are JSON, which query reads in place", "query decodes TOON files in memory, and this one is too large: %v", err)
+	case err != nil:
 		return nil, fmt.Errorf("query: decode TOON: %w", err)
 	}
 	var js bytes.Buffer

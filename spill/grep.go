@@ -2,6 +2,7 @@ package spill
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 )
@@ -11,8 +12,11 @@ type GrepOptions struct {
 	// Pattern is an RE2 regular expression, matched case-insensitively
 	// against each whole line (without its "\n" or "\r\n"). An invalid
 	// pattern is an error, never a literal search. Lines longer than 64 KiB
-	// are streamed through the matcher, which is slower (about 10 MB/s) and
-	// sees a CRLF line's "\r", so "$" does not match before it there.
+	// are streamed: a pattern of plain words, or one with a literal every
+	// match must hold, is decided by searching for the literal; otherwise
+	// (and on a line holding such a literal) the regexp reads the line,
+	// which is slower (about 10 MB/s) and sees a CRLF line's "\r", so "$"
+	// does not match before it there.
 	Pattern string
 
 	// Context is how many lines to show before and after each match, like
@@ -109,7 +113,10 @@ func (l Limits) Grep(f *os.File, opts GrepOptions) (*GrepResult, error) {
 		return nil, err
 	}
 
-	lr := newLineReader(fromStart(f), l.MaxLineBytes, newLineMatcher(re), 0)
+	matcher := newLineMatcher(re)
+	lr := newLineReader(l.fromStart(f), l.MaxLineBytes, matcher, 0)
+	lr.quick = newLongFilter(matcher, re.String())
+	lr.reread = func(off, n int64) io.Reader { return ctxReader{ctx: l.context(), r: io.NewSectionReader(f, off, n)} }
 	for lr.num < from-1 && lr.skip() {
 	}
 	if lr.num < from-1 {

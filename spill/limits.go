@@ -1,5 +1,11 @@
 package spill
 
+import (
+	"context"
+	"io"
+	"os"
+)
+
 // Default bounds of the readback operations. A zero field in Limits means
 // the matching default.
 const (
@@ -53,6 +59,46 @@ type Limits struct {
 	MaxMatches     int   // Grep matches shown when 0 is asked; default DefaultMaxMatches
 	MaxContext     int   // Grep context lines per side; default DefaultMaxContext
 	MaxKeys        int   // keys listed by Stat; default DefaultMaxKeys
+
+	// ctx ends an operation early (WithContext): its reads and scans
+	// look at it every chunk, so a cancelled request or an ended run
+	// stops a grep of a gigabyte file within milliseconds.
+	ctx context.Context
+}
+
+// WithContext returns l with ctx bounding each operation: once ctx ends,
+// the operation stops reading and returns its cause.
+func (l Limits) WithContext(ctx context.Context) Limits {
+	l.ctx = ctx
+	return l
+}
+
+// context is the operation's context; Background when none was given.
+func (l Limits) context() context.Context {
+	if l.ctx == nil {
+		return context.Background()
+	}
+	return l.ctx
+}
+
+// fromStart reads f from its first byte, wherever its offset is, and
+// fails with the context's cause once it ends.
+func (l Limits) fromStart(f *os.File) io.Reader {
+	return ctxReader{ctx: l.context(), r: fromStart(f)}
+}
+
+// ctxReader fails its next Read once ctx ends. Readers read in
+// readBufSize pieces, so that is how often it looks.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := context.Cause(c.ctx); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // DefaultLimits returns the defaults, spelled out.

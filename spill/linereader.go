@@ -58,6 +58,10 @@ type lineReader struct {
 
 	long longLine
 	err  error
+
+	// quick and reread, when set (Grep), match long lines fast.
+	quick  *longFilter
+	reread rereader
 }
 
 func newLineReader(r io.Reader, keep int, re lineMatcher, startOffset int64) *lineReader {
@@ -91,11 +95,12 @@ func (lr *lineReader) next() bool {
 		return false
 	case errors.Is(err, bufio.ErrBufferFull):
 		lr.account(chunk, false)
-		lr.long.reset(chunk)
 		if lr.re != nil {
-			lr.match = lr.re.MatchReader(&lr.long)
+			lr.match = lr.matchLong(chunk)
+		} else {
+			lr.long.reset(chunk)
+			lr.long.drain()
 		}
-		lr.long.drain()
 		if lr.long.err != nil {
 			lr.err = lr.long.err
 			return false

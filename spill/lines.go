@@ -151,7 +151,7 @@ func (l Limits) lines(op string, f *os.File, from, count int64, badCount bool) (
 		res.Notes = append(res.Notes, fmt.Sprintf("asked for %d lines; at most %d are returned per call (clamped)", count, l.MaxLines))
 		count = int64(l.MaxLines)
 	}
-	lr := newLineReader(fromStart(f), l.MaxLineBytes, nil, 0)
+	lr := newLineReader(l.fromStart(f), l.MaxLineBytes, nil, 0)
 	for lr.num < from-1 && lr.skip() {
 	}
 	if err := lr.Err(); err != nil {

@@ -1,6 +1,7 @@
 package spill
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -74,12 +75,17 @@ func (l Limits) QueryBytes(name string, data []byte, gjsonPath string) (*QueryRe
 // so selecting a small part of a huge file costs only the part; a value
 // larger than maxBytes is refused.
 func Select(f *os.File, gjsonPath string, maxBytes int64) ([]byte, error) {
+	return SelectContext(context.Background(), f, gjsonPath, maxBytes)
+}
+
+// SelectContext is Select that stops checking the file when ctx ends.
+func SelectContext(ctx context.Context, f *os.File, gjsonPath string, maxBytes int64) ([]byte, error) {
 	if err := CheckPath(gjsonPath); err != nil {
 		return nil, badRequest("%v", err)
 	}
 	var raw []byte
 	err := withMapped("select", f, func(data []byte) (err error) {
-		raw, err = selectIn(f.Name(), data, gjsonPath, maxBytes)
+		raw, err = selectIn(ctx, f.Name(), data, gjsonPath, maxBytes)
 		return err
 	})
 	return raw, err
@@ -91,12 +97,12 @@ func SelectBytes(name string, data []byte, gjsonPath string, maxBytes int64) ([]
 	if err := CheckPath(gjsonPath); err != nil {
 		return nil, badRequest("%v", err)
 	}
-	return selectIn(name, data, gjsonPath, maxBytes)
+	return selectIn(context.Background(), name, data, gjsonPath, maxBytes)
 }
 
 // selectIn does Select's work on data; what it returns is a copy.
-func selectIn(name string, data []byte, gjsonPath string, maxBytes int64) ([]byte, error) {
-	if err := checkQueryable(name, newJSONShaper(1), data, ""); err != nil {
+func selectIn(ctx context.Context, name string, data []byte, gjsonPath string, maxBytes int64) ([]byte, error) {
+	if err := checkQueryableContext(ctx, name, newJSONShaper(1), data, ""); err != nil {
 		return nil, err
 	}
 	r, err := getPath(data, gjsonPath, maxBytes, "argumentsPath")
@@ -123,7 +129,9 @@ func guardFault(op, path string, fn func() error) (err error) {
 		if r := recover(); r != nil {
 			if rerr, ok := r.(runtime.Error); ok {
 				if _, fault := rerr.(interface{ Addr() uintptr }); fault {
-					err = fmt.Errorf("%s: %s changed while being read: %v", op, path, rerr)
+					// The runtime's words ("invalid memory address")
+					// would only puzzle the reader; the cause is the file.
+					err = fmt.Errorf("%s: %s changed while being read (it was truncated or rewritten); read it again once whatever writes it is done", op, path)
 					return
 				}
 			}
@@ -138,7 +146,43 @@ func guardFault(op, path string, fn func() error) (err error) {
 // data through shape, which the caller may use afterwards; notJSON is
 // added to the message for invalid JSON.
 func checkQueryable(name string, shape *jsonShaper, data []byte, notJSON string) error {
-	shape.write(data)
+	return checkQueryableContext(context.Background(), name, shape, data, notJSON)
+}
+
+// startsJSONValue reports whether the first byte past leading white space
+// can begin a JSON value.
+func startsJSONValue(data []byte) bool {
+	for _, c := range data {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{', '[', '"', '-', 't', 'f', 'n', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// scanChunkBytes is how much of a file a scan reads between looks at its
+// context: small enough to stop within milliseconds of a cancel.
+const scanChunkBytes = 4 << 20
+
+// checkQueryableContext is checkQueryable that stops when ctx ends. Data
+// that cannot start a JSON value (a NUL, binary) is refused before the
+// whole of it is scanned.
+func checkQueryableContext(ctx context.Context, name string, shape *jsonShaper, data []byte, notJSON string) error {
+	if !startsJSONValue(data) {
+		return badRequest("%s is not valid JSON%s", name, notJSON)
+	}
+	for rest := data; len(rest) > 0; {
+		if err := context.Cause(ctx); err != nil {
+			return fmt.Errorf("check %s: %w", name, err)
+		}
+		n := min(len(rest), scanChunkBytes)
+		shape.write(rest[:n])
+		rest = rest[n:]
+	}
 	if shape.maxDepth > MaxQueryDepth {
 		return badRequest("%s nests deeper than %d levels; use grep or read instead", name, MaxQueryDepth)
 	}
@@ -151,7 +195,10 @@ func checkQueryable(name string, shape *jsonShaper, data []byte, notJSON string)
 // query works on the mapped bytes; everything it returns is copied out.
 func (l Limits) query(path, gjsonPath string, data []byte) (*QueryResult, error) {
 	shape := newJSONShaper(l.MaxKeys)
-	if err := checkQueryable(path, shape, data, " (query works on JSON files only; use grep or read for others)"); err != nil {
+	if err := checkQueryableContext(l.context(), path, shape, data, " (query works on JSON files only; use grep or read for others)"); err != nil {
+		if context.Cause(l.context()) != nil {
+			return nil, fmt.Errorf("query: %w", err)
+		}
 		return nil, badRequest("query: %v", err)
 	}
 	// r may point into data: everything kept is cloned below.

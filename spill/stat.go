@@ -53,7 +53,7 @@ func (l Limits) Stat(f *os.File) (*StatInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := fromStart(f)
+	r := l.fromStart(f)
 
 	info := &StatInfo{Path: path, Bytes: fi.Size(), Size: humanBytes(fi.Size()), Tokens: EstimateTokens(fi.Size())}
 	format, known := formatFromExt(path)

@@ -1,6 +1,7 @@
 package toon
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -13,9 +14,12 @@ import (
 type DecodeError struct {
 	Line int
 	Msg  string
+	err  error // what errors.Is finds (ErrTooManyValues), if anything
 }
 
 func (e *DecodeError) Error() string { return fmt.Sprintf("toon: line %d: %s", e.Line, e.Msg) }
+
+func (e *DecodeError) Unwrap() error { return e.err }
 
 // Decode parses a TOON document (spec 3.3) into a Value.
 //
@@ -40,7 +44,7 @@ func Decode(data []byte, opts DecodeOptions) (Value, error) {
 	if !utf8.ValidString(src) {
 		src = strings.ToValidUTF8(src, "\uFFFD")
 	}
-	d := decoder{cfg: cfg, sc: scanner{src: src, indent: cfg.indent, strict: cfg.strict}}
+	d := decoder{cfg: cfg, sc: scanner{src: src, indent: cfg.indent, strict: cfg.strict}, budget: cfg.maxValues}
 	v, err := d.root()
 	if d.sc.err != nil {
 		// A line that failed the indentation checks stops the scan early;
@@ -117,11 +121,11 @@ func (s *scanner) peek() (line, bool) {
 				ws++
 			}
 			if strings.IndexByte(raw[:ws], '\t') >= 0 {
-				s.err = &DecodeError{s.num, "tabs are not allowed in indentation in strict mode"}
+				s.err = &DecodeError{Line: s.num, Msg: "tabs are not allowed in indentation in strict mode"}
 				return line{}, false
 			}
 			if spaces%s.indent != 0 {
-				s.err = &DecodeError{s.num, fmt.Sprintf("indentation must be an exact multiple of %d, but found %d spaces", s.indent, spaces)}
+				s.err = &DecodeError{Line: s.num, Msg: fmt.Sprintf("indentation must be an exact multiple of %d, but found %d spaces", s.indent, spaces)}
 				return line{}, false
 			}
 		}
@@ -162,6 +166,23 @@ type decoder struct {
 	sc     scanner
 	mem    arena
 	tokens []string // scratch for splitting rows
+	// budget is how many more values the document may decode to
+	// (DecodeOptions.MaxValues), spent before each is made.
+	budget int
+}
+
+// ErrTooManyValues is wrapped by the DecodeError of a document that would
+// decode to more than DecodeOptions.MaxValues values.
+var ErrTooManyValues = errors.New("too many values")
+
+// spend takes n values from the budget, or refuses the document.
+func (d *decoder) spend(n, num int) error {
+	if n > d.budget {
+		return &DecodeError{Line: num, err: ErrTooManyValues,
+			Msg: fmt.Sprintf("the document decodes to more than %d values (toon.DecodeOptions.MaxValues), each costing tens of bytes of memory however short its text", d.cfg.maxValues)}
+	}
+	d.budget -= n
+	return nil
 }
 
 func errAt(num int, format string, args ...any) *DecodeError {
@@ -241,6 +262,9 @@ func (d *decoder) rootValue(first line) (Value, error) {
 // keyValue decodes one "key: value", "key:" or "key[N]…:" line (and any
 // lines nested under it) at baseDepth into ob.
 func (d *decoder) keyValue(l line, baseDepth int, ob *decodedObject) error {
+	if err := d.spend(1, l.num); err != nil {
+		return err
+	}
 	h, ok, err := parseArrayHeader(l.content, d.cfg.strict)
 	if err != nil {
 		return wrapAt(l.num, err)
@@ -331,6 +355,10 @@ func (d *decoder) checkCount(got, want int, what string, num int) error {
 }
 
 func (d *decoder) inlineArray(h arrayHeader, hl line) (Value, error) {
+	// Counted before the split: the tokens alone cost 16 bytes each.
+	if err := d.spend(strings.Count(h.inline, string(h.delim))+1, hl.num); err != nil {
+		return Value{}, err
+	}
 	tokens := splitDelimited(h.inline, h.delim)
 	elems := make([]Value, len(tokens))
 	for i, tok := range tokens {
@@ -367,6 +395,9 @@ func (d *decoder) tabularArray(h arrayHeader, baseDepth int, hl line) (Value, er
 		d.sc.advance()
 		d.tokens = appendSplit(d.tokens[:0], l.content, h.delim)
 		tokens := d.tokens
+		if err := d.spend(len(tokens)+1, l.num); err != nil {
+			return Value{}, err
+		}
 		if err := d.checkCount(len(tokens), len(h.fields), "tabular row values", l.num); err != nil {
 			return Value{}, err
 		}
@@ -460,6 +491,9 @@ func (d *decoder) listArray(h arrayHeader, baseDepth int, hl line) (Value, error
 		}
 		if first == 0 {
 			first = l.num
+		}
+		if err := d.spend(1, l.num); err != nil {
+			return Value{}, err
 		}
 		v, err := d.listItem(itemDepth)
 		if err != nil {

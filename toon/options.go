@@ -45,7 +45,18 @@ type DecodeOptions struct {
 	// ExpandPaths is ModeOff ("off", also "") or ModeSafe ("safe"), which
 	// splits unquoted dotted keys into nested objects (§13.4).
 	ExpandPaths string
+	// MaxValues bounds the values one document decodes to (array
+	// elements, object members, tabular cells); 0 means
+	// DefaultMaxDecodeValues. A decoded value costs tens of bytes however
+	// short its text ("1," is two bytes), so this bounds memory where the
+	// file's size cannot.
+	MaxValues int
 }
+
+// DefaultMaxDecodeValues is the default DecodeOptions.MaxValues: 4 Mi
+// values, about 300 MB of decoded memory at most (a dense "1,1,1,…" file
+// decoded whole cost about 80 bytes per value).
+const DefaultMaxDecodeValues = 4 << 20
 
 // DefaultDecodeOptions returns the spec's default decoder options: 2-space
 // indent, strict mode on, no path expansion.
@@ -94,13 +105,20 @@ func (o EncodeOptions) config() (encodeConfig, error) {
 
 // decodeConfig is DecodeOptions with defaults applied and values checked.
 type decodeConfig struct {
-	indent int
-	strict bool
-	expand bool
+	indent    int
+	strict    bool
+	expand    bool
+	maxValues int
 }
 
 func (o DecodeOptions) config() (decodeConfig, error) {
-	c := decodeConfig{indent: o.Indent, strict: o.Strict}
+	c := decodeConfig{indent: o.Indent, strict: o.Strict, maxValues: o.MaxValues}
+	switch {
+	case c.maxValues == 0:
+		c.maxValues = DefaultMaxDecodeValues
+	case c.maxValues < 0:
+		return c, fmt.Errorf("toon: invalid MaxValues %d: must not be negative", o.MaxValues)
+	}
 	switch {
 	case c.indent == 0:
 		c.indent = 2

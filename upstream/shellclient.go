@@ -10,9 +10,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"dispatch/dispatch"
@@ -39,11 +41,40 @@ type ShellClient struct {
 func NewShellClient(socket string) *ShellClient {
 	return &ShellClient{socket: socket, http: &http.Client{Transport: &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, "unix", socket)
+			return dialSession(ctx, socket)
 		},
 		DisableCompression: true,
 	}}}
+}
+
+// dialSession connects to the session at socket once it is sure the
+// session is the user's own: the socket's owner and directory before, and
+// the listening process's user (where the OS says) after.
+func dialSession(ctx context.Context, socket string) (net.Conn, error) {
+	if err := checkSessionSocket(socket); err != nil {
+		return nil, err
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", socket)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPeer(conn); err != nil {
+		conn.Close()
+		return nil, &ForeignSessionError{Socket: socket, Why: err.Error()}
+	}
+	return conn, nil
+}
+
+// ForeignSessionError refuses a session socket that is not the user's
+// own: nothing was sent to it.
+type ForeignSessionError struct {
+	Socket string
+	Why    string
+}
+
+func (e *ForeignSessionError) Error() string {
+	return fmt.Sprintf("refusing the dispatch session at %s (DISPATCH_SESSION or --session): %s; nothing was sent to it. Check the path, or start your own session with eval \"$(dispatch session start --mcp ...)\"", e.Socket, e.Why)
 }
 
 // Socket is the path the client connects to.
@@ -68,6 +99,14 @@ func staleSessionError(socket string, err error) error {
 	return &ShellLinkError{msg: fmt.Sprintf("dispatch session at %s: %v", socket, err)}
 }
 
+// inFlightError explains a session that ended after it was sent the
+// request and before it answered: unlike a session found gone, this one
+// may have run the call, so its effects may have happened.
+func inFlightError(socket string, err error) error {
+	return &ShellLinkError{msg: fmt.Sprintf(
+		"the dispatch session at %s ended while this request was in flight (%v): it may have run, so a call's effects may have happened though its answer was lost; check before running it again. Start a new session with eval \"$(dispatch session start --mcp ...)\", or unset DISPATCH_SESSION (or give --no-session) to run without one", socket, err)}
+}
+
 // sessionGone reports an error that means no process listens on the
 // socket any more.
 func sessionGone(err error) bool {
@@ -79,7 +118,10 @@ func sessionGone(err error) bool {
 // ("server closed idle connection", EOF, a reset), which says nothing of
 // whether the session is still there; one fresh dial tells a session that
 // has ended from one that broke this request.
-func (c *ShellClient) linkError(ctx context.Context, err error) error {
+func (c *ShellClient) linkError(ctx context.Context, err error, sent bool) error {
+	if sent {
+		return inFlightError(c.socket, err)
+	}
 	if !sessionGone(err) {
 		var d net.Dialer
 		conn, dialErr := d.DialContext(ctx, "unix", c.socket)
@@ -99,8 +141,20 @@ func (c *ShellClient) post(ctx context.Context, path string, body any, out any) 
 		return err
 	}
 	defer resp.Body.Close()
-	return decodeBounded(resp.Body, out)
+	if err := decodeBounded(resp.Body, out); err != nil {
+		var read *answerReadError
+		if errors.As(err, &read) && ctx.Err() == nil {
+			return inFlightError(c.socket, read.err)
+		}
+		return err
+	}
+	return nil
 }
+
+// answerReadError is an answer cut off on the way.
+type answerReadError struct{ err error }
+
+func (e *answerReadError) Error() string { return "session: read answer: " + e.err.Error() }
 
 // send makes a request; a session that is gone is a stale-session error.
 func (c *ShellClient) send(ctx context.Context, method, path string, body any) (*http.Response, error) {
@@ -117,12 +171,22 @@ func (c *ShellClient) send(ctx context.Context, method, path string, body any) (
 		return nil, fmt.Errorf("session: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	// Whether the session got the whole request: if it did, an ending
+	// session may have run it.
+	var sent atomic.Bool
+	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteRequest: func(info httptrace.WroteRequestInfo) { sent.Store(info.Err == nil) },
+	}))
 	resp, err := c.http.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, c.linkError(ctx, err)
+		var foreign *ForeignSessionError
+		if errors.As(err, &foreign) {
+			return nil, &ShellLinkError{msg: foreign.Error()}
+		}
+		return nil, c.linkError(ctx, err, sent.Load())
 	}
 	if resp.StatusCode != http.StatusOK {
 		defer resp.Body.Close()
@@ -136,7 +200,7 @@ func (c *ShellClient) send(ctx context.Context, method, path string, body any) (
 func decodeBounded(r io.Reader, out any) error {
 	data, err := io.ReadAll(io.LimitReader(r, maxShellAnswerBytes+1))
 	if err != nil {
-		return fmt.Errorf("session: read answer: %w", err)
+		return &answerReadError{err}
 	}
 	if len(data) > maxShellAnswerBytes {
 		return fmt.Errorf("session: answer larger than %d MiB; start the session with a --threshold so large results go to files", maxShellAnswerBytes>>20)
@@ -258,10 +322,12 @@ func (c *ShellClient) Run(ctx context.Context, steps []json.RawMessage, timeout 
 			return err
 		}
 	}
-	if err := lines.Err(); err != nil {
+	if err := lines.Err(); err != nil && ctx.Err() == nil {
+		return inFlightError(c.socket, err)
+	} else if err != nil {
 		return fmt.Errorf("session: read run answer: %w", err)
 	}
-	return &ShellLinkError{msg: "dispatch session ended before the run did"}
+	return inFlightError(c.socket, errors.New("the run's answer stopped before its end"))
 }
 
 // Status asks the session what dispatch session status shows.

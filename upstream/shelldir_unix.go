@@ -18,10 +18,7 @@ import (
 // dispatch-UID in the temporary directory. It must be the user's own and
 // closed to others: in a shared /tmp, another user may have made it first.
 func ShellBaseDir() (string, error) {
-	base := filepath.Join(os.TempDir(), "dispatch-"+strconv.Itoa(os.Getuid()))
-	if runtime := os.Getenv("XDG_RUNTIME_DIR"); runtime != "" && filepath.IsAbs(runtime) {
-		base = filepath.Join(runtime, "dispatch")
-	}
+	base := ShellBasePath()
 	if err := os.Mkdir(base, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return "", fmt.Errorf("session directory %s: %w", base, err)
 	}
@@ -39,6 +36,14 @@ func ShellBaseDir() (string, error) {
 		return "", fmt.Errorf("session directory %s is open to other users (mode %o); chmod 700 it", base, info.Mode().Perm())
 	}
 	return base, nil
+}
+
+// ShellBasePath is where ShellBaseDir is, without making or checking it.
+func ShellBasePath() string {
+	if runtime := os.Getenv("XDG_RUNTIME_DIR"); runtime != "" && filepath.IsAbs(runtime) {
+		return filepath.Join(runtime, "dispatch")
+	}
+	return filepath.Join(os.TempDir(), "dispatch-"+strconv.Itoa(os.Getuid()))
 }
 
 // NewShellDir makes a fresh 0700 directory for one session and locks
