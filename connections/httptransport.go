@@ -37,6 +37,9 @@ type httpRoundTripper struct {
 	nesting nestingGuard
 	// ids are the surrogates of the server's request ids (serverids.go).
 	ids serverIDs
+	// sseRequests, for a legacy SSE server, answers its requests
+	// (sserequests.go).
+	sseRequests *sseServerRequests
 
 	mu         sync.Mutex
 	lastStatus int
@@ -61,7 +64,7 @@ func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	if resp.StatusCode < 400 {
 		guardNesting(resp, &rt.nesting)
-		swapServerIDs(resp, &rt.ids)
+		swapServerIDs(resp, &rt.ids, rt.sseRequests)
 		return resp, nil
 	}
 	peek, readErr := io.ReadAll(io.LimitReader(resp.Body, sessionBodyPeek))
