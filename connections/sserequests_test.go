@@ -7,10 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
 )
 
 // legacySSEServer is an MCP server of the 2024-11-05 HTTP+SSE transport,
@@ -201,5 +204,148 @@ func TestConn_LegacySSEServerCancelsItsRequest(t *testing.T) {
 		if cancelled != i+1 {
 			t.Errorf("after cancelling id %s the agent saw %d cancellations, want %d", id, cancelled, i+1)
 		}
+	}
+}
+
+// sseAnswers is a legacy SSE server's message endpoint that records the
+// answers POSTed to it, as they came.
+type sseAnswers struct {
+	posted chan string
+	srv    *httptest.Server
+}
+
+// newTestSSERequests answers requests as a legacy SSE session would,
+// POSTing to an sseAnswers through the session's client, whose surrogate
+// ids are ids. Its handler answers {"method": METHOD}, but holds a
+// request of method "hold" until it is cancelled or times out.
+func newTestSSERequests(t *testing.T) (*sseServerRequests, *serverIDs, *sseAnswers) {
+	answers := &sseAnswers{posted: make(chan string, 4*MaxServerRequests)}
+	answers.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Error(err)
+		}
+		answers.posted <- string(body)
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	t.Cleanup(answers.srv.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	client, rt := newHTTPClient(nil)
+	requests := newSSEServerRequests(ctx, client, map[string]string{"X-Test": "1"}, 10*time.Second)
+	requests.endpoint = func() *url.URL {
+		u, err := url.Parse(answers.srv.URL + "/message?sessionId=s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	requests.setHandler(func(ctx context.Context, req transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+		if req.Method == "hold" {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"method":"`+req.Method+`"}`)), nil
+	})
+	return requests, &rt.ids, answers
+}
+
+// next is the next answer posted, or "" when none comes within a while.
+func (a *sseAnswers) next(wait time.Duration) string {
+	select {
+	case body := <-a.posted:
+		return body
+	case <-time.After(wait):
+		return ""
+	}
+}
+
+// On a legacy SSE server's stream every request is taken out (mcp-go
+// never sees it) and answered to its id as written; answers,
+// notifications and the endpoint pass byte for byte; however the stream
+// is cut into reads. A request whose id comes after more than
+// MaxHeldServerEvent is taken too: over legacy SSE it is held up to
+// MaxHeldSSERequest.
+func TestSSEIDBody_TakesLegacyRequestsOut(t *testing.T) {
+	bigParams := `{"blob":"` + strings.Repeat("x", MaxHeldServerEvent) + `"}`
+	for _, tc := range []struct {
+		name, in, passes string
+		answers          []string
+	}{
+		{"endpoint", "event: endpoint\ndata: /message?sessionId=s1\n\n", "event: endpoint\ndata: /message?sessionId=s1\n\n", nil},
+		{"answer", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n", nil},
+		{"notification", "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":7}}\r\n\r\n",
+			"data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":7}}\r\n\r\n", nil},
+		{"ping", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}\n\n", "",
+			[]string{`{"jsonrpc":"2.0","id":7,"result":{}}`}},
+		{"id last, on a second data line", "event: message\r\ndata:{\"method\":\"roots/list\",\r\ndata:  \"id\" : -0 }\r\n\r\n", "",
+			[]string{`{"jsonrpc":"2.0","id":-0,"result":{"method":"roots/list"}}`}},
+		{"id past MaxHeldServerEvent", "data: {\"method\":\"sampling/createMessage\",\"params\":" + bigParams + ",\"id\":\"a<b\"}\n\n", "",
+			[]string{`{"jsonrpc":"2.0","id":"a<b","result":{"method":"sampling/createMessage"}}`}},
+		{"a request between answers",
+			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"roots/list\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n",
+			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n",
+			[]string{`{"jsonrpc":"2.0","id":2,"result":{"method":"roots/list"}}`}},
+		{"stream ends in the request", "data: {\"id\":1.0,\"method\":\"ping\"}", "", []string{`{"jsonrpc":"2.0","id":1.0,"result":{}}`}},
+	} {
+		for _, chunk := range []int{1, 13, 4096, len(tc.in)} {
+			if chunk == 1 && len(tc.in) > 1<<16 {
+				continue
+			}
+			requests, ids, answers := newTestSSERequests(t)
+			body := &sseIDBody{ReadCloser: io.NopCloser(&chunkReader{data: []byte(tc.in), chunk: chunk}), ids: ids, requests: requests, lineStart: true}
+			got, err := io.ReadAll(body)
+			if err != nil || string(got) != tc.passes {
+				t.Errorf("%s, read %d bytes at a time: passed on (%v)\n%.300q\nwant\n%.300q", tc.name, chunk, err, got, tc.passes)
+			}
+			for _, want := range tc.answers {
+				if got := answers.next(5 * time.Second); got != want {
+					t.Errorf("%s, read %d bytes at a time: answered %s, want %s", tc.name, chunk, got, want)
+				}
+			}
+			if extra := answers.next(20 * time.Millisecond); extra != "" {
+				t.Errorf("%s, read %d bytes at a time: answered %s too", tc.name, chunk, extra)
+			}
+		}
+	}
+}
+
+// A legacy SSE server has at most MaxServerRequests requests relayed at
+// once: the next is refused at once with an error naming the limit, a
+// ping is still answered; a request over MaxHeldSSERequest is refused
+// naming that limit, and an event still undecided past it is dropped.
+func TestSSEServerRequests_Bounded(t *testing.T) {
+	requests, ids, answers := newTestSSERequests(t)
+	var stream strings.Builder
+	for i := range MaxServerRequests + 1 {
+		fmt.Fprintf(&stream, "data: {\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"hold\"}\n\n", i)
+	}
+	stream.WriteString("data: {\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"ping\"}\n\n")
+	huge := strings.Repeat("x", MaxHeldSSERequest)
+	fmt.Fprintf(&stream, "data: {\"jsonrpc\":\"2.0\",\"id\":\"big\",\"method\":\"sampling/createMessage\",\"params\":{\"blob\":%q}}\n\n", huge)
+	fmt.Fprintf(&stream, "data: {\"jsonrpc\":\"2.0\",\"params\":{\"blob\":%q},\"id\":\"late\",\"method\":\"roots/list\"}\n\n", huge)
+	body := &sseIDBody{ReadCloser: io.NopCloser(strings.NewReader(stream.String())), ids: ids, requests: requests, lineStart: true}
+	got, err := io.ReadAll(body)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("passed on %d bytes (%v), want none", len(got), err)
+	}
+	want := map[string]string{
+		fmt.Sprint(MaxServerRequests): "MaxServerRequests",
+		`"p"`:                         `"result":{}`,
+		`"big"`:                       "MaxHeldSSERequest",
+	}
+	for range len(want) {
+		answer := answers.next(5 * time.Second)
+		var msg struct{ ID json.RawMessage }
+		if err := json.Unmarshal([]byte(answer), &msg); err != nil {
+			t.Fatalf("answer %q: %v", answer, err)
+		}
+		if w, ok := want[string(msg.ID)]; !ok || !strings.Contains(answer, w) {
+			t.Errorf("answered %.300s; want the answers to ids %v", answer, want)
+		}
+		delete(want, string(msg.ID))
+	}
+	if extra := answers.next(50 * time.Millisecond); extra != "" {
+		t.Errorf("answered %.300s too (the held requests must wait, the undecided event be dropped)", extra)
 	}
 }
