@@ -256,7 +256,7 @@ func (b *sseIDBody) takeRequest(start, end int, replacement []byte, decided, ok 
 	switch {
 	case !decided:
 		b.dropping = true
-	case isServerRequest(b.data):
+	case mayBeSwapped(b.data) && isServerRequest(b.data):
 		b.capturing = true
 		if ok {
 			b.data = append(b.data[:start], append(replacement, b.data[end:]...)...)
