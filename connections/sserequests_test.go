@@ -245,6 +245,10 @@ func newTestSSERequests(t *testing.T) (*sseServerRequests, *serverIDs, *sseAnswe
 			<-ctx.Done()
 			return nil, ctx.Err()
 		}
+		if req.Method == "params-size" {
+			params, _ := req.Params.(json.RawMessage)
+			return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(fmt.Sprintf(`{"size":%d}`, len(params)))), nil
+		}
 		return transport.NewJSONRPCResultResponse(req.ID, json.RawMessage(`{"method":"`+req.Method+`"}`)), nil
 	})
 	return requests, &rt.ids, answers
@@ -286,6 +290,8 @@ func TestSSEIDBody_TakesLegacyRequestsOut(t *testing.T) {
 			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"roots/list\"}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n",
 			"data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n",
 			[]string{`{"jsonrpc":"2.0","id":2,"result":{"method":"roots/list"}}`}},
+		{"taken while its data lines go on", "data: {\"id\":3,\"method\":\"params-size\",\"params\":{\"a\":\"" + strings.Repeat("y", 2000) + "\",\ndata: \"b\":1}}\n\n", "",
+			[]string{`{"jsonrpc":"2.0","id":3,"result":{"size":2015}}`}},
 		{"stream ends in the request", "data: {\"id\":1.0,\"method\":\"ping\"}", "", []string{`{"jsonrpc":"2.0","id":1.0,"result":{}}`}},
 	} {
 		for _, chunk := range []int{1, 13, 4096, len(tc.in)} {
