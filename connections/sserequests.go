@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -61,6 +62,18 @@ type sseServerRequests struct {
 
 	handlerMu sync.RWMutex // guards handler and log
 	handler   transport.RequestHandler
+
+	// inFlight ends a request being answered when the server cancels it.
+	// A request is entered before its goroutine starts, so that a
+	// cancellation right behind it on the stream is not missed.
+	inFlightMu sync.Mutex
+	inFlight   map[string]inFlightRequest // by requestIDKey
+	seq        uint64
+}
+
+type inFlightRequest struct {
+	seq    uint64
+	cancel context.CancelCauseFunc
 }
 
 func newSSEServerRequests(ctx context.Context, client *http.Client, headers map[string]string, timeout time.Duration) *sseServerRequests {
@@ -73,6 +86,7 @@ func newSSEServerRequests(ctx context.Context, client *http.Client, headers map[
 		endpoint:     func() *url.URL { return nil },
 		requestSlots: make(chan struct{}, MaxServerRequests),
 		refusalSlots: make(chan struct{}, MaxServerRequests),
+		inFlight:     map[string]inFlightRequest{},
 	}
 }
 
@@ -135,7 +149,8 @@ func (r *sseServerRequests) take(data []byte, whole bool) {
 	}
 	select {
 	case r.requestSlots <- struct{}{}:
-		go r.serve(req)
+		ctx, forget := r.track(req.ID)
+		go r.serve(ctx, forget, req)
 	default:
 		r.refuse(transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, fmt.Sprintf(
 			"dispatch is busy: %d requests of this server already wait for their answer (MaxServerRequests); %s was not relayed: send it again once one is answered",
@@ -151,9 +166,10 @@ func (r *sseServerRequests) dropped() {
 // serve answers req with the handler's answer, or an error one when the
 // handler failed or took longer than the timeout, and gives its slot
 // back. A request the server cancelled gets no answer.
-func (r *sseServerRequests) serve(req transport.JSONRPCRequest) {
+func (r *sseServerRequests) serve(ctx context.Context, forget func(), req transport.JSONRPCRequest) {
 	defer func() { <-r.requestSlots }()
-	ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
+	defer forget()
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	r.handlerMu.RLock()
 	h := r.handler
@@ -165,8 +181,47 @@ func (r *sseServerRequests) serve(req transport.JSONRPCRequest) {
 			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
 		}
 	}
-	if resp != nil {
+	if resp != nil && !errors.Is(context.Cause(ctx), errServerCancelled) {
 		r.post(resp)
+	}
+}
+
+// track is the context of the request with id, which ends when the
+// server cancels it, until forget is called.
+func (r *sseServerRequests) track(id mcp.RequestId) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(r.ctx)
+	key := requestIDKey(id)
+	r.inFlightMu.Lock()
+	r.seq++
+	entry := inFlightRequest{seq: r.seq, cancel: cancel}
+	r.inFlight[key] = entry
+	r.inFlightMu.Unlock()
+	return ctx, func() {
+		r.inFlightMu.Lock()
+		if r.inFlight[key].seq == entry.seq {
+			delete(r.inFlight, key)
+		}
+		r.inFlightMu.Unlock()
+		cancel(nil)
+	}
+}
+
+// cancelled ends the request a notifications/cancelled of the server
+// names, if it is being answered: it gets no answer.
+func (r *sseServerRequests) cancelled(n mcp.JSONRPCNotification) {
+	raw, err := json.Marshal(n.Params.AdditionalFields["requestId"])
+	if err != nil {
+		return
+	}
+	var id mcp.RequestId
+	if json.Unmarshal(raw, &id) != nil {
+		return
+	}
+	r.inFlightMu.Lock()
+	entry, ok := r.inFlight[requestIDKey(id)]
+	r.inFlightMu.Unlock()
+	if ok {
+		entry.cancel(errServerCancelled)
 	}
 }
 
@@ -230,6 +285,19 @@ type sseTransport struct {
 }
 
 func (t *sseTransport) SetRequestHandler(h transport.RequestHandler) { t.requests.setHandler(h) }
+
+// SetNotificationHandler passes the server's notifications to h, a
+// cancellation of one of its requests ending that request first.
+func (t *sseTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
+	t.SSE.SetNotificationHandler(func(n mcp.JSONRPCNotification) {
+		if n.Method == string(mcp.MethodNotificationCancelled) {
+			t.requests.cancelled(n)
+		}
+		if h != nil {
+			h(n)
+		}
+	})
+}
 
 // isServerRequest reports whether data, one whole message or the start
 // of one, is a request: a method and a non-null id at its top level, and

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // legacySSEServer is an MCP server of the 2024-11-05 HTTP+SSE transport,
@@ -25,7 +26,8 @@ import (
 // tools/call itself, as the client wrote it), and answers the call with
 // "answered to id ID with ANSWER", the client's answer as it came ("no
 // answer" when none came). With cancel it cancels the request once the
-// agent has been asked, and the answer then expected is none.
+// agent has been asked, with now right behind the request; the answer
+// then expected is none.
 type legacySSEServer struct {
 	asked  chan struct{} // the agent was asked (idAgent)
 	events chan string   // the data of events to send on the stream
@@ -112,6 +114,7 @@ func (s *legacySSEServer) ask(ctx context.Context, call wireMessage) {
 			ID     string `json:"id"`
 			Method string `json:"method"`
 			Cancel bool   `json:"cancel"`
+			Now    bool   `json:"now"`
 		} `json:"arguments"`
 	}
 	if err := json.Unmarshal(call.Params, &p); err != nil {
@@ -122,8 +125,13 @@ func (s *legacySSEServer) ask(ctx context.Context, call wireMessage) {
 	if id == "call" {
 		id = string(call.ID)
 	}
-	s.events <- fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":{}}`, id, a.Method)
+	request := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":{}}`, id, a.Method)
 	wait := 5 * time.Second
+	if a.Now {
+		// One write: the client reads the cancellation with its request.
+		request += "\n\nevent: message\ndata: " + fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"test"}}`, id)
+	}
+	s.events <- request
 	if a.Cancel {
 		select {
 		case <-s.asked:
@@ -131,6 +139,9 @@ func (s *legacySSEServer) ask(ctx context.Context, call wireMessage) {
 		}
 		s.events <- fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%s,"reason":"test"}}`, id)
 		wait = time.Second // a cancelled request gets no answer
+	}
+	if a.Now {
+		wait = 3 * time.Second // longer than slowAgent takes to answer
 	}
 	text := "no answer"
 	select {
@@ -354,4 +365,63 @@ func TestSSEServerRequests_Bounded(t *testing.T) {
 	if extra := answers.next(50 * time.Millisecond); extra != "" {
 		t.Errorf("answered %.300s too (the held requests must wait, the undecided event be dropped)", extra)
 	}
+}
+
+// A cancellation right behind its request on the stream reaches it
+// too: the agent's request is cancelled and the server gets no answer.
+// Before, the request might not be tracked yet when its cancellation
+// was read, and the agent kept being asked.
+func TestConn_LegacySSEServerCancelsItsRequestAtOnce(t *testing.T) {
+	_, url := startLegacySSEServer(t)
+	c := testConn(t, ServerConfig{Name: "legacy", Transport: TransportSSE, URL: url})
+	agent := &slowAgent{}
+	ctx := WithUpstream(context.Background(), agent)
+	const requests = 5
+	for i := range requests {
+		args, err := json.Marshal(map[string]any{"id": fmt.Sprint(100 + i), "method": "roots/list", "now": true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := c.Call(ctx, CallRequest{Tool: "ask", Arguments: args, Timeout: 20 * time.Second})
+		if err != nil || !strings.Contains(string(raw), "no answer") {
+			t.Errorf("request %d cancelled at once: %s (%v), want no answer", i, raw, err)
+		}
+	}
+	if asked, cancelled := agent.counts(); cancelled != asked {
+		t.Errorf("the agent was asked %d times and saw %d cancellations, want all cancelled", asked, cancelled)
+	}
+}
+
+// slowAgent answers roots/list after a second, unless the request is
+// cancelled first; it counts both.
+type slowAgent struct {
+	mu               sync.Mutex
+	asked, cancelled int
+}
+
+func (a *slowAgent) ClientCapabilities() mcp.ClientCapabilities {
+	return (&idAgent{}).ClientCapabilities()
+}
+
+func (a *slowAgent) RequestClient(ctx context.Context, _ string, _ json.RawMessage) (json.RawMessage, error) {
+	a.mu.Lock()
+	a.asked++
+	a.mu.Unlock()
+	select {
+	case <-ctx.Done():
+		a.mu.Lock()
+		a.cancelled++
+		a.mu.Unlock()
+		return nil, ctx.Err()
+	case <-time.After(time.Second):
+		return json.RawMessage(`{"roots":[]}`), nil
+	}
+}
+
+func (a *slowAgent) NotifyClient(string, any) bool { return true }
+
+func (a *slowAgent) counts() (asked, cancelled int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.asked, a.cancelled
 }
