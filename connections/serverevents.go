@@ -245,6 +245,9 @@ func (b *sseIDBody) endEvent() {
 	}
 	if b.capturing || b.dropping {
 		b.held, b.data, b.spans = b.held[:0], b.data[:0], b.spans[:0]
+		if cap(b.data) > MaxHeldServerEvent {
+			b.data = nil // a large request's memory is not kept for the session's life
+		}
 	}
 	b.passing, b.looked, b.capturing, b.over, b.dropping = false, 0, false, false, false
 }
