@@ -676,6 +676,9 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	if bidirectional, ok := sess.transport.(transport.BidirectionalInterface); ok {
 		bidirectional.SetRequestHandler(c.serveServerRequest)
 	}
+	if sse, ok := sess.transport.(*sseTransport); ok {
+		sse.requests.setLog(c.log)
+	}
 
 	version := c.Config.ProtocolVersion
 	if version == "" {

@@ -35,6 +35,9 @@ type httpRoundTripper struct {
 	limits  httpLimits
 	// ids are the surrogates of the server's request ids (serverids.go).
 	ids serverIDs
+	// sseRequests, for a legacy SSE server, answers its requests
+	// (sserequests.go).
+	sseRequests *sseServerRequests
 
 	mu         sync.Mutex
 	lastStatus int
@@ -66,7 +69,7 @@ func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 		}
 		// Outside the size and depth guards: the ids are swapped in what
 		// they let through.
-		swapServerIDs(resp, &rt.ids)
+		swapServerIDs(resp, &rt.ids, rt.sseRequests)
 		return resp, nil
 	}
 	// Only the start of an error answer is read (mcp-go would read it all).

@@ -22,10 +22,11 @@ const MaxHeldServerEvent = 1 << 20
 // spaced so cost at most twice the scan of the whole.
 const heldLookStep = 512
 
-// swapServerIDs passes an SSE answer's events through an sseIDBody.
-func swapServerIDs(resp *http.Response, ids *serverIDs) {
+// swapServerIDs passes an SSE answer's events through an sseIDBody;
+// requests, set for a legacy SSE server, takes the server's requests out.
+func swapServerIDs(resp *http.Response, ids *serverIDs, requests *sseServerRequests) {
 	if mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mediaType == "text/event-stream" {
-		resp.Body = &sseIDBody{ReadCloser: resp.Body, ids: ids, lineStart: true}
+		resp.Body = &sseIDBody{ReadCloser: resp.Body, ids: ids, requests: requests, lineStart: true}
 	}
 }
 
@@ -38,6 +39,11 @@ func swapServerIDs(resp *http.Response, ids *serverIDs) {
 type sseIDBody struct {
 	io.ReadCloser
 	ids *serverIDs
+	// requests, set for a legacy SSE server's stream, answers the
+	// server's requests (sserequests.go): none passes on to mcp-go,
+	// whose SSE client would take one for the answer to its own request
+	// of the same id.
+	requests *sseServerRequests
 
 	chunk []byte // read buffer
 	out   []byte // ready for the reader, from off
@@ -50,6 +56,10 @@ type sseIDBody struct {
 	data    []byte     // while undecided: its data so far
 	spans   []dataSpan // where each data line's value is in held and data
 	looked  int        // len(data) at the last look
+	// With requests: the event is a request, its data kept (up to
+	// MaxHeldSSERequest, over: past it) and nothing of it passed on; or
+	// it is dropped, undecided past MaxHeldSSERequest.
+	capturing, over, dropping bool
 
 	// The line being read.
 	lineStart bool   // the next byte starts a line
@@ -95,7 +105,7 @@ func (b *sseIDBody) take(p []byte) {
 		if nl >= 0 {
 			line = p[:nl]
 		}
-		if over := len(b.held) + len(line) - MaxHeldServerEvent; !b.passing && over > 0 {
+		if over := len(b.held) + len(line) - b.holdLimit(); b.undecided() && over > 0 {
 			// Held up to the limit and a byte past it, which decides.
 			k := len(line) - over + 1
 			b.takeLine(line[:k])
@@ -113,13 +123,16 @@ func (b *sseIDBody) take(p []byte) {
 		}
 		p = p[nl+1:]
 	}
-	if !b.passing && len(b.data) >= b.looked+heldLookStep && len(b.data) >= 2*b.looked {
+	if b.undecided() && len(b.data) >= b.looked+heldLookStep && len(b.data) >= 2*b.looked {
 		b.look(false)
 	}
 }
 
 // emit passes p on, or holds it with the event.
 func (b *sseIDBody) emit(p []byte) {
+	if b.capturing || b.dropping {
+		return
+	}
 	if b.passing {
 		b.out = append(b.out, p...)
 	} else {
@@ -132,7 +145,7 @@ func (b *sseIDBody) takeLine(part []byte) {
 	if b.blank && len(bytes.Trim(part, "\r")) > 0 {
 		b.blank = false
 	}
-	if b.passing {
+	if b.passing || b.dropping {
 		b.emit(part)
 		return
 	}
@@ -165,7 +178,21 @@ func (b *sseIDBody) takeLine(part []byte) {
 		}
 	}
 	b.emit(part)
+	if b.capturing && len(b.data)+len(part) > MaxHeldSSERequest {
+		part, b.over = part[:max(0, MaxHeldSSERequest-len(b.data))], true
+	}
 	b.data = append(b.data, part...)
+}
+
+// undecided is true while the event is held to decide what it is.
+func (b *sseIDBody) undecided() bool { return !b.passing && !b.capturing && !b.dropping }
+
+// holdLimit is how much of an undecided event is held.
+func (b *sseIDBody) holdLimit() int {
+	if b.requests != nil {
+		return MaxHeldSSERequest
+	}
+	return MaxHeldServerEvent
 }
 
 // look decides the event held, if its data so far (final: all of it)
@@ -173,7 +200,10 @@ func (b *sseIDBody) takeLine(part []byte) {
 func (b *sseIDBody) look(final bool) {
 	b.looked = len(b.data)
 	start, end, replacement, decided, ok := b.ids.swapEvent(b.data, final)
-	if !decided && !final && len(b.held) <= MaxHeldServerEvent {
+	if !decided && !final && len(b.held) <= b.holdLimit() {
+		return
+	}
+	if b.requests != nil && b.takeRequest(start, end, replacement, decided, ok) {
 		return
 	}
 	rawStart, rawEnd, inOneLine := b.rawSpan(start, end)
@@ -204,10 +234,41 @@ func (b *sseIDBody) rawSpan(start, end int) (rawStart, rawEnd int, inOneLine boo
 // endEvent passes on what is held of the event that just ended, and
 // starts following the next.
 func (b *sseIDBody) endEvent() {
-	if !b.passing {
+	if b.undecided() {
 		b.look(true)
 	}
-	b.passing, b.looked = false, 0
+	switch {
+	case b.capturing:
+		b.requests.take(b.data, !b.over)
+	case b.dropping:
+		b.requests.dropped()
+	}
+	if b.capturing || b.dropping {
+		b.held, b.data, b.spans = b.held[:0], b.data[:0], b.spans[:0]
+		if cap(b.data) > MaxHeldServerEvent {
+			b.data = nil // a large request's memory is not kept for the session's life
+		}
+	}
+	b.passing, b.looked, b.capturing, b.over, b.dropping = false, 0, false, false, false
+}
+
+// takeRequest keeps the event held from mcp-go when it is a request (its
+// id changed to its surrogate if it has one), or undecided; it says
+// whether it did.
+func (b *sseIDBody) takeRequest(start, end int, replacement []byte, decided, ok bool) bool {
+	switch {
+	case !decided:
+		b.dropping = true
+	case mayBeSwapped(b.data) && isServerRequest(b.data):
+		b.capturing = true
+		if ok {
+			b.data = append(b.data[:start], append(replacement, b.data[end:]...)...)
+		}
+	default:
+		return false
+	}
+	b.held = b.held[:0] // spans stay: they join the data lines that follow
+	return true
 }
 
 // scannedMember is where one top-level member of a message is: seen,

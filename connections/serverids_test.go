@@ -430,5 +430,17 @@ func BenchmarkSSEIDBody(b *testing.B) {
 				}
 			}
 		})
+		// A legacy SSE server's stream, where requests are taken out.
+		b.Run(tc.name+"/legacy sse body", func(b *testing.B) {
+			b.SetBytes(int64(len(stream)))
+			var ids serverIDs
+			requests := newSSEServerRequests(context.Background(), http.DefaultClient, nil, time.Second)
+			for b.Loop() {
+				body := &sseIDBody{ReadCloser: io.NopCloser(bytes.NewReader(stream)), ids: &ids, requests: requests, lineStart: true}
+				if _, err := io.Copy(io.Discard, body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

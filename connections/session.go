@@ -91,7 +91,13 @@ func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, 
 			transport.WithHeaders(cfg.Headers),
 			transport.WithSSELogger(slog.New(slog.DiscardHandler)),
 		}
-		sess.transport, err = transport.NewSSE(cfg.URL, sseOpts...)
+		var sse *transport.SSE
+		if sse, err = transport.NewSSE(cfg.URL, sseOpts...); err == nil {
+			requests := newSSEServerRequests(ctx, httpClient, cfg.Headers, stdioOpts.requestTimeout)
+			requests.endpoint = sse.GetEndpoint
+			sess.http.sseRequests = requests
+			sess.transport = &sseTransport{SSE: sse, requests: requests}
+		}
 	default:
 		err = fmt.Errorf("unknown transport %q", cfg.Transport)
 	}
