@@ -136,7 +136,7 @@ func (c *Conn) attribute() attribution {
 		a.users++
 		a.up, a.call, a.callsEnded = up, nil, nil
 		if n := len(calls.inFlight); n > 0 {
-			a.call, a.callsEnded = calls.inFlight[n-1].ctx, endedOf(calls.inFlight)
+			a.call, a.callsEnded = calls.inFlight[n-1].ctx, calls.endedFor(now)
 			fliers++
 			flying, flyingAt = up, calls.inFlight[0].started
 		} else if calls.ended.After(lastEnded) {
@@ -146,7 +146,7 @@ func (c *Conn) attribute() attribution {
 	if a.users > 1 && fliers == 1 && lastEnded.Before(flyingAt) {
 		a.users, a.up = 1, flying
 		calls := c.callers[flying].inFlight
-		a.call, a.callsEnded = calls[len(calls)-1].ctx, endedOf(calls)
+		a.call, a.callsEnded = calls[len(calls)-1].ctx, c.callers[flying].endedFor(now)
 	}
 	if a.users != 1 {
 		a.up, a.call, a.callsEnded = nil, nil, nil
@@ -154,10 +154,18 @@ func (c *Conn) attribute() attribution {
 	return a
 }
 
-// endedOf is the ended channel of each of calls.
-func endedOf(calls []trackedCall) []<-chan struct{} {
-	ended := make([]<-chan struct{}, len(calls))
-	for i, call := range calls {
+// endedFor is what a request arriving at now may end with: the ended
+// channel of each call in flight, the calls it may belong to. None when a
+// call of the session on this server ended within AttributionWindow: the
+// request may trail that call (a server asks once its tool has answered),
+// and its relay then keeps --server-request-timeout rather than ending
+// with an unrelated call still in flight.
+func (calls *callerCalls) endedFor(now time.Time) []<-chan struct{} {
+	if !calls.ended.IsZero() && now.Sub(calls.ended) <= AttributionWindow {
+		return nil
+	}
+	ended := make([]<-chan struct{}, len(calls.inFlight))
+	for i, call := range calls.inFlight {
 		ended[i] = call.ended
 	}
 	return ended

@@ -61,3 +61,37 @@ func TestAskAgent_EndsWithTheCallsItCameDuring(t *testing.T) {
 		t.Fatal("the request did not end with the calls it came during")
 	}
 }
+
+// TestAskAgent_TrailingRequestOutlivesAnUnrelatedCall: a server may ask
+// for sampling a moment after its tool answered. A request arriving while
+// another call of the same session runs on that server, with one of its
+// calls ended within AttributionWindow, may trail the ended call: it must
+// not end with the unrelated call still in flight (it keeps
+// --server-request-timeout), or the agent's user is cut off mid-answer.
+func TestAskAgent_TrailingRequestOutlivesAnUnrelatedCall(t *testing.T) {
+	up := heldUpstream{asked: make(chan struct{}, 1)}
+	c := newConn("c1", ServerConfig{Command: "unused"}, Options{Logger: slog.New(slog.DiscardHandler)}, &relayHub{up: namedUpstream("default")})
+	asker := c.trackCaller(WithUpstream(context.Background(), up))
+	asker() // the tool that will ask has answered
+	unrelated := c.trackCaller(WithUpstream(context.Background(), up))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	answered := make(chan *RPCError, 1)
+	go func() {
+		_, refusal := c.askAgent(ctx, string(mcp.MethodSamplingCreateMessage), json.RawMessage(`{"messages":[],"maxTokens":1}`))
+		answered <- refusal
+	}()
+	select {
+	case <-up.asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the agent was never asked")
+	}
+	unrelated()
+	select {
+	case r := <-answered:
+		t.Fatalf("the request ended with an unrelated call of its session, while it may trail the call that ended before: %v", r)
+	case <-time.After(300 * time.Millisecond):
+	}
+	cancel()
+	<-answered
+}
