@@ -14,9 +14,9 @@ import (
 	"time"
 )
 
-// badIDs are ids JSON-RPC 2.0 does not allow: it allows a string, a
-// number or null.
-var badIDs = []string{`{}`, `{"a":1}`, `[1]`, `[]`, `true`, `false`}
+// badIDs are ids an MCP request may not have: it must be a string or a
+// number (JSON-RPC 2.0 allows null too; MCP does not).
+var badIDs = []string{`{}`, `{"a":1}`, `[1]`, `[]`, `true`, `false`, `null`}
 
 // badIDCall is a tools/call of the serial fixture's echo, which its
 // --serial-log records as "call <id> <message>".

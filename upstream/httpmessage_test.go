@@ -34,15 +34,15 @@ func TestParsePosted(t *testing.T) {
 	}
 }
 
-// TestValidRequestID: JSON-RPC 2.0 allows a string, a number or null (or
-// no id: a notification); anything else is refused, saying what it was.
+// TestValidRequestID: MCP allows a string or a number (or no id: a
+// notification); anything else, null too, is refused, saying what it was.
 func TestValidRequestID(t *testing.T) {
-	for _, id := range []string{``, `1`, `-0`, `1e400`, `"x"`, `""`, `null`, ` 7`} {
+	for _, id := range []string{``, `1`, `-0`, `1e400`, `"x"`, `""`, ` 7`} {
 		if !validRequestID(json.RawMessage(id)) {
 			t.Errorf("validRequestID(%s) = false, want true", id)
 		}
 	}
-	for id, kind := range map[string]string{`{}`: "an object", `{"a":1}`: "an object", `[1]`: "an array", `[]`: "an array", `true`: "a boolean", `false`: "a boolean"} {
+	for id, kind := range map[string]string{`{}`: "an object", `{"a":1}`: "an object", `[1]`: "an array", `[]`: "an array", `true`: "a boolean", `false`: "a boolean", `null`: "null"} {
 		if validRequestID(json.RawMessage(id)) {
 			t.Errorf("validRequestID(%s) = true, want false", id)
 		}

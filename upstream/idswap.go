@@ -22,11 +22,13 @@ import (
 // under a surrogate, and its answer is given the agent's id again, byte
 // for byte.
 
-// validRequestID reports whether id, a message's "id" as sent (empty
-// when it has none), is one JSON-RPC 2.0 allows: a string, a number or
-// null. A request with another (an object, an array, a boolean) is
-// answered with invalidIDAnswer and never run, over stdio and HTTP alike:
-// mcp-go served it, and its answer went to an id no agent can match.
+// validRequestID reports whether id, a request's "id" as sent (empty
+// when it has none: a notification), is one MCP allows: a string or a
+// number. JSON-RPC 2.0 also allows null, but MCP says a request's id
+// must not be null, and mcp-go took such a request for a notification:
+// it was run and never answered, so the agent waited for ever. A request
+// with any other id (null, an object, an array, a boolean) is answered
+// with -32600 Invalid Request and never run, over stdio and HTTP alike.
 func validRequestID(id json.RawMessage) bool {
 	id = bytes.TrimSpace(id)
 	if len(id) == 0 {
@@ -36,7 +38,7 @@ func validRequestID(id json.RawMessage) bool {
 	case c == '"', c == '-', c >= '0' && c <= '9':
 		return true
 	}
-	return string(id) == "null"
+	return false
 }
 
 // invalidIDText says why a request with an id validRequestID refuses was
@@ -51,8 +53,10 @@ func invalidIDText(id json.RawMessage) string {
 		}
 	case gjson.True, gjson.False:
 		kind = "a boolean"
+	case gjson.Null:
+		kind = "null"
 	}
-	return "Invalid Request: this request's id is " + kind + ", and a JSON-RPC 2.0 id must be a string or a number; it was not run. Send it again with a string or integer id."
+	return "Invalid Request: this request's id is " + kind + ", and an MCP request's id must be a string or a number; it was not run. Send it again with a string or integer id."
 }
 
 // surrogatePrefix starts every surrogate id. An agent's own id that
