@@ -212,7 +212,9 @@ func renderCall(w io.Writer, r *dispatch.CallResponse, data func(string) string,
 		}
 		if err := json.Unmarshal(item, &text); err == nil && text.Type == "text" {
 			if !exact {
-				fmt.Fprintln(w, data(strings.TrimRight(text.Text, "\n")))
+				// A text's last line break may be a Windows server's CR LF:
+				// on a terminal it is the line break printed, not a \u000d.
+				fmt.Fprintln(w, data(strings.TrimSuffix(strings.TrimRight(text.Text, "\n"), "\r")))
 				continue
 			}
 			io.WriteString(w, text.Text)

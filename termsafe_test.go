@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"dispatch/dispatch"
 )
 
 // TestEscapeControls is the rule for text a server wrote reaching a
@@ -105,5 +108,19 @@ func TestIsCygwinPtyName(t *testing.T) {
 		if got := isCygwinPtyName(name); got != want {
 			t.Errorf("isCygwinPtyName(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestRenderCall_TerminalKeepsNoTrailingCR: a Windows server's text ends
+// in CR LF; on a terminal that is its line break, printed as one, where
+// the CR used to show as \u000d after the last row.
+func TestRenderCall_TerminalKeepsNoTrailingCR(t *testing.T) {
+	var b strings.Builder
+	resp := &dispatch.CallResponse{Content: []json.RawMessage{json.RawMessage(`{"type":"text","text":"row1\r\nrow2\r\n"}`)}}
+	if err := renderCall(&b, resp, func(s string) string { return escapeControls(s, true) }, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); strings.Contains(got, `\u000d`) || !strings.HasSuffix(got, "row2\n") {
+		t.Errorf("terminal output = %q, want the rows with their line breaks and no \\u000d", got)
 	}
 }

@@ -30,7 +30,10 @@ var ErrBatchArgument = errors.New("argument cannot be passed to a Windows batch 
 // isBatchFile reports whether path names a file that Windows runs with
 // cmd.exe.
 func isBatchFile(path string) bool {
-	switch strings.ToLower(filepath.Ext(path)) {
+	// Windows drops trailing dots and spaces from a file name, so
+	// "server.cmd." and "server.bat " run as batch files too (Rust's
+	// BatBadBut fix trims them the same way).
+	switch strings.ToLower(filepath.Ext(strings.TrimRight(path, ". "))) {
 	case ".cmd", ".bat":
 		return true
 	}

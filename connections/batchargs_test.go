@@ -81,7 +81,7 @@ func TestBatchCommandLine_RefusesWhatCannotBePassed(t *testing.T) {
 }
 
 func TestIsBatchFile(t *testing.T) {
-	for path, want := range map[string]bool{`C:\npm\npx.cmd`: true, `x.BAT`: true, `node.exe`: false, `npx`: false, `a.cmd.exe`: false} {
+	for path, want := range map[string]bool{`C:\npm\npx.cmd`: true, `x.BAT`: true, `node.exe`: false, `npx`: false, `a.cmd.exe`: false, `server.cmd.`: true, `server.bat `: true, `server.cmd. . `: true, `server.exe.`: false} {
 		if got := isBatchFile(path); got != want {
 			t.Errorf("isBatchFile(%q) = %v", path, got)
 		}
