@@ -76,7 +76,9 @@ func TestArgumentsFile_PrivateDirs(t *testing.T) {
 	if err := os.Symlink(tokens, filepath.Join(home, "link.json")); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"HOME=" + home, "XDG_STATE_HOME=", "XDG_CACHE_HOME=", "XDG_RUNTIME_DIR=" + runtimeDir}
+	// The test run's DISPATCH_STATE_DIR (helpers_test.go) is cleared: the
+	// token file here is the one a user without it has.
+	env := []string{"HOME=" + home, "XDG_STATE_HOME=", "XDG_CACHE_HOME=", "XDG_RUNTIME_DIR=" + runtimeDir, "DISPATCH_STATE_DIR="}
 	tc, _ := startDispatchProc(t, home, env, "--cache-dir", cache, "--args-dir", home, "--mcp", fixture())
 	for _, file := range []string{tokens, "link.json", filepath.Join(cache, "catalogs", "x.json"),
 		filepath.Join(runtimeDir, "dispatch", "x.json"), filepath.Join(home, ".cache", "dispatch", "x.json"),
