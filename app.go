@@ -215,6 +215,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 		Spill:                 store,
 		ArgumentRoots:         g.ArgsDir,
 		PrivateDirs:           g.privateDirs(),
+		PrivateFiles:          g.privateFiles(),
 		TrustPaths:            paths == userPaths,
 		MaxArgumentsFileBytes: maxArgs,
 		RunConcurrency:        g.RunConcurrency,
@@ -242,6 +243,18 @@ func (g *Globals) privateDirs() []string {
 		dirs = append(dirs, sessions)
 	}
 	return dirs
+}
+
+// privateFiles are dispatch's own files that argumentsFile never reads,
+// whatever path reaches them: the --config files, whose credentials a
+// prompt-injected agent would otherwise hand to a tool in clear, and the
+// token file.
+func (g *Globals) privateFiles() []string {
+	files := append([]string(nil), g.Config...)
+	if tokens, err := connections.DefaultTokenFile(); err == nil {
+		files = append(files, tokens)
+	}
+	return files
 }
 
 // logHandler writes log records to stderr in the --log-format.

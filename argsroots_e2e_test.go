@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,5 +91,35 @@ func TestArgumentsFile_PrivateDirs(t *testing.T) {
 				t.Errorf("refusal shows the token: %s", text)
 			}
 		})
+	}
+}
+
+// TestArgumentsFile_ConfigFilesRefused: dispatch's config file sits in the
+// project directory dispatch starts in, with the servers' credentials in
+// it. An agent naming it as argumentsFile would hand them to a tool in
+// clear (the answer back is masked, hiding the leak); it is refused by
+// identity, so a hard link or another spelling is refused too.
+func TestArgumentsFile_ConfigFilesRefused(t *testing.T) {
+	work := t.TempDir()
+	config := filepath.Join(work, "servers.toml")
+	writeFile(t, config, fmt.Sprintf("[servers.c1]\ncommand = %q\nenv = { FIXTURE_API_KEY = \"sk-config-s3cret\" }\n", fixtureBin))
+	if err := os.Link(config, filepath.Join(work, "copy.toml")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(work, "mine.txt"), "my own words")
+	env := []string{"DISPATCH_STATE_DIR="}
+	tc, _ := startDispatchProc(t, work, env, "--no-cache", "--config", config)
+	for _, file := range []string{"servers.toml", config, "copy.toml", "./sub/../servers.toml"} {
+		t.Run(file, func(t *testing.T) {
+			text := tc.mustError(map[string]any{"action": "call", "tool": "echo", "argumentsFile": file, "argumentsKey": "message"},
+				"dispatch's own servers.toml", "never read as arguments")
+			if strings.Contains(text, "s3cret") {
+				t.Errorf("refusal shows the config: %s", text)
+			}
+		})
+	}
+	r := tc.mustOK(map[string]any{"action": "call", "tool": "echo", "argumentsFile": "mine.txt", "argumentsKey": "message"})
+	if r.text() != "my own words" {
+		t.Errorf("echo fed a file of the working directory = %q, want its words", r.text())
 	}
 }

@@ -41,19 +41,49 @@ func (s *Service) argumentScope() argumentScope {
 // directory or a directory holding it.
 func tooBroadForDefault(dir string) bool {
 	dir = resolvedDir(dir)
-	if filepath.Dir(dir) == dir {
+	// Compared by identity too: a bind mount of / (containers mount the
+	// host at /host) is the root under another name.
+	if filepath.Dir(dir) == dir || sameDir(dir, string(filepath.Separator)) {
 		return true
+	}
+	for _, homes := range homesDirs() {
+		// Every user's home, whoever runs dispatch (root's home is /root).
+		if sameDir(dir, homes) {
+			return true
+		}
 	}
 	home, err := os.UserHomeDir()
 	if err != nil || home == "" {
 		return false
 	}
 	home = resolvedDir(home)
-	if home == dir {
+	if home == dir || sameDir(dir, home) {
 		return true
 	}
 	_, within := relWithin(home, dir)
 	return within
+}
+
+// homesDirs are the directories that hold users' homes.
+func homesDirs() []string {
+	switch runtime.GOOS {
+	case "windows":
+		return nil
+	case "darwin":
+		return []string{"/Users"}
+	}
+	return []string{"/home"}
+}
+
+// sameDir reports whether a and b are one directory (device and inode),
+// however each is reached.
+func sameDir(a, b string) bool {
+	ai, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	bi, err := os.Stat(b)
+	return err == nil && os.SameFile(ai, bi)
 }
 
 // resolvedDirs returns each directory as spelled and as its symlinks
@@ -137,6 +167,10 @@ func resolvedDirsOrSpelled(dirs []string) []string {
 // in a forbidden directory (a symlink swapped after the path checks) or on
 // the proc or sys filesystem wherever it is mounted.
 func (s *Service) checkOpenedArgument(f *os.File, path string) error {
+	if private := s.privateFileOf(f); private != "" {
+		return usagef("Name a file of your own: dispatch's config files and token file are never read as arguments (the credentials they hold would reach a tool in clear), whatever path or link reaches them",
+			"argumentsFile %s is dispatch's own %s, which argumentsFile never reads", path, private)
+	}
 	if where := openedFilePath(f); where != "" {
 		if dir, bad := s.forbiddenDir(where); bad {
 			return privateDirErr(path, dir)
@@ -151,4 +185,24 @@ func (s *Service) checkOpenedArgument(f *os.File, path string) error {
 func privateDirErr(path, dir string) error {
 	return usagef("Name a file of your own: dispatch's token, cache and session directories and /proc, /sys and /dev are never read as arguments, whatever --args-dir says",
 		"argumentsFile %s is in %s, which argumentsFile never reads", path, dir)
+}
+
+// privateFileOf names the private file (Options.PrivateFiles) that f is,
+// by device and inode, so that a hard link, a bind mount or another
+// spelling of a config or token file is refused as the file itself;
+// "" when it is none of them.
+func (s *Service) privateFileOf(f *os.File) string {
+	if len(s.opts.PrivateFiles) == 0 {
+		return ""
+	}
+	opened, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	for _, p := range s.opts.PrivateFiles {
+		if info, err := os.Stat(p); err == nil && os.SameFile(info, opened) {
+			return filepath.Base(p)
+		}
+	}
+	return ""
 }

@@ -340,7 +340,7 @@ func (s *Service) openArgumentsFile(path, workDir string) (*os.File, error) {
 	}
 	if scope.broadDir != "" {
 		return nil, usagef("Start dispatch with --args-dir DIR (repeatable) naming the directories an agent may read arguments from; result files of this dispatch need nothing",
-			"argumentsFile %s: dispatch was started in %s, a filesystem root or home directory, so argumentsFile reads only this dispatch's result files (Claude Desktop starts servers in /)", path, scope.broadDir)
+			"argumentsFile %s: dispatch was started in %s, a filesystem root or home directory (or one holding homes), so argumentsFile reads only this dispatch's result files (Claude Desktop starts servers in /)", path, scope.broadDir)
 	}
 	hint := "Use a result file of this dispatch, or start dispatch with --args-dir DIR"
 	if len(scope.roots) > 0 {

@@ -42,6 +42,11 @@ type Options struct {
 	// say: dispatch's own state (OAuth tokens), catalog cache and session
 	// directories. /proc, /sys and /dev are refused besides.
 	PrivateDirs []string
+	// PrivateFiles are files never read as arguments, found by identity
+	// (device and inode) whatever the path, link or mount that reaches
+	// them: dispatch's config files (the credentials they hold would go
+	// to a downstream tool in clear) and its token file.
+	PrivateFiles []string
 	// TrustPaths lets argumentsFile and readresult read any file: for the
 	// CLI, whose user names their own files. The MCP server leaves it off,
 	// confining an agent to its result files and ArgumentRoots.
@@ -85,6 +90,15 @@ func New(conns *connections.Set, opts Options) *Service {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if !opts.TrustPaths {
+		for _, root := range opts.ArgumentRoots {
+			if tooBroadForDefault(root) {
+				// Named on purpose, so honoured; but said once, since an agent
+				// may then feed any file under it (keys, ~/.ssh) to a tool.
+				opts.Logger.Warn("--args-dir names a filesystem root or home directory: an agent may feed any file under it (keys, ~/.ssh, other projects' secrets) to a tool; dispatch's config and token files, its cache and session directories and /proc, /sys and /dev stay refused. Name the project directories instead.", "dir", root)
+			}
+		}
 	}
 	return &Service{conns: conns, opts: opts, log: opts.Logger,
 		index: &indexCache{}, parsed: &toolDefCache{}, links: &linkMemory{}}
