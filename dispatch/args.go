@@ -133,7 +133,13 @@ func (s *Service) readArgumentsFile(ctx context.Context, req Request) (gjson.Res
 	}
 	switch trimmed := bytes.TrimSpace(data); {
 	case ext == ".toon":
+		select {
+		case s.toonDecodes <- struct{}{}:
+		case <-ctx.Done():
+			return gjson.Result{}, fmt.Errorf("argumentsFile %s: waiting to decode TOON (%d at once, MaxConcurrentTOONDecodes): %w", path, MaxConcurrentTOONDecodes, context.Cause(ctx))
+		}
 		decoded, err := decodeTOONArguments(path, data)
+		<-s.toonDecodes
 		if err != nil {
 			return gjson.Result{}, err
 		}

@@ -78,7 +78,16 @@ type Service struct {
 	// links remembers the resource URIs each connection returned, to read
 	// them from it later.
 	links *linkMemory
+	// toonDecodes holds a slot per TOON argumentsFile being decoded
+	// (MaxConcurrentTOONDecodes), shared by every session.
+	toonDecodes chan struct{}
 }
+
+// MaxConcurrentTOONDecodes bounds the TOON argumentsFiles decoded at once
+// across all sessions: one decode may take about 200 MB
+// (toon.DefaultMaxDecodeValues), and an agent may send --max-in-flight
+// calls together.
+const MaxConcurrentTOONDecodes = 2
 
 // New returns a Service over conns.
 func New(conns *connections.Set, opts Options) *Service {
@@ -101,7 +110,8 @@ func New(conns *connections.Set, opts Options) *Service {
 		}
 	}
 	return &Service{conns: conns, opts: opts, log: opts.Logger,
-		index: &indexCache{}, parsed: &toolDefCache{}, links: &linkMemory{}}
+		index: &indexCache{}, parsed: &toolDefCache{}, links: &linkMemory{},
+		toonDecodes: make(chan struct{}, MaxConcurrentTOONDecodes)}
 }
 
 // ForSession returns a Service over the same connections and caches whose

@@ -179,7 +179,7 @@ var ErrTooManyValues = errors.New("too many values")
 func (d *decoder) spend(n, num int) error {
 	if n > d.budget {
 		return &DecodeError{Line: num, err: ErrTooManyValues,
-			Msg: fmt.Sprintf("the document decodes to more than %d values (toon.DecodeOptions.MaxValues), each costing tens of bytes of memory however short its text", d.cfg.maxValues)}
+			Msg: fmt.Sprintf("the document decodes to more than %d values (array elements, object members, table cells; the MaxValues bound): each costs tens of bytes of memory however short its text; decode a smaller part, or keep the data as JSON", d.cfg.maxValues)}
 	}
 	d.budget -= n
 	return nil
