@@ -24,9 +24,10 @@ const heldLookStep = 512
 
 // swapServerIDs passes an SSE answer's events through an sseIDBody;
 // requests, set for a legacy SSE server, takes the server's requests out.
+// What mcp-go reads has each event's data on one line (sseDataJoinBody).
 func swapServerIDs(resp *http.Response, ids *serverIDs, requests *sseServerRequests) {
 	if mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mediaType == "text/event-stream" {
-		resp.Body = &sseIDBody{ReadCloser: resp.Body, ids: ids, requests: requests, lineStart: true}
+		resp.Body = newSSEDataJoinBody(&sseIDBody{ReadCloser: resp.Body, ids: ids, requests: requests, lineStart: true})
 	}
 }
 
