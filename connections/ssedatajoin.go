@@ -192,9 +192,10 @@ func (b *sseDataJoinBody) endLine() {
 	}
 }
 
-// passData passes the event's data on as one line.
+// passData passes the event's data on as one line, unless it is a
+// message both request and answer (bothRequestAndAnswer).
 func (b *sseDataJoinBody) passData() {
-	if len(b.data) > 0 {
+	if len(b.data) > 0 && !bothRequestAndAnswer(b.data) {
 		b.out = append(append(append(b.out, "data: "...), b.data...), '\n')
 	}
 	b.data = b.data[:0]
@@ -217,4 +218,18 @@ func (b *sseDataJoinBody) endStream() {
 		}
 	}
 	b.passData()
+}
+
+// bothRequestAndAnswer reports whether data, an event's data, is a
+// message with a "method" and a "result" or "error" at its top level,
+// which JSON-RPC allows no message. It is dropped: sseIDBody takes it for
+// an answer, and gives it no surrogate id, but mcp-go's streamable HTTP
+// client serves it as a request, and its legacy SSE client takes it for
+// the answer to its own request of that id. One with the id
+// "dispatch-srv-N" had mcp-go's answer to it go to the server under the
+// id of the request still pending under that surrogate, which was then
+// forgotten.
+func bothRequestAndAnswer(data []byte) bool {
+	m := scanMembers(data, "method", "result", "error")
+	return m.members[0].seen && (m.members[1].seen || m.members[2].seen)
 }

@@ -133,6 +133,8 @@ func TestSSEDataJoinBody(t *testing.T) {
 		{"a field cut off", "data: a\nevent: x", "data: a\n"},
 		{"a comment cut off", "data: a\n: x", ": x\ndata: a\n"},
 		{"a data line with a tab and a CR", "data: a\tb\rc\r\r\n\n", "data: a\tb\rc\n\n"},
+		{"both request and answer", "data: {\"method\":\"ping\",\ndata:\"id\":1,\"result\":{}}\n\ndata: {\"\\u006dethod\":\"x\",\"error\":{}}\n\n", "\n\n"},
+		{"a method in the result", "data: {\"id\":1,\"result\":{\"method\":1}}\n\n", "data: {\"id\":1,\"result\":{\"method\":1}}\n\n"},
 	} {
 		for _, chunk := range []int{1, 2, 7, len(tc.in)} {
 			body := newSSEDataJoinBody(io.NopCloser(&chunkReader{data: []byte(tc.in), chunk: chunk}))
