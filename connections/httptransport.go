@@ -38,6 +38,9 @@ type httpRoundTripper struct {
 	// sseRequests, for a legacy SSE server, answers its requests
 	// (sserequests.go).
 	sseRequests *sseServerRequests
+	// sseURL, for a legacy SSE server, is its SSE URL, whose origin all
+	// the session's requests must go to (sseendpoint.go).
+	sseURL *url.URL
 
 	mu         sync.Mutex
 	lastStatus int
@@ -56,6 +59,12 @@ func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper, limits httpLi
 }
 
 func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := refuseOtherOrigin(rt.sseURL, req); err != nil {
+		if req.Body != nil {
+			req.Body.Close() // a RoundTripper closes the body it was given
+		}
+		return nil, err
+	}
 	req = rt.ids.restoreAnswerID(req)
 	sent := sniffRequest(req)
 	resp, err := rt.base.RoundTrip(req)
