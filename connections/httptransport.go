@@ -41,6 +41,9 @@ type httpRoundTripper struct {
 	// sseURL, for a legacy SSE server, is its SSE URL, whose origin all
 	// the session's requests must go to (sseendpoint.go).
 	sseURL *url.URL
+	// refusalSlots holds a token per refusal of a server's request being
+	// posted (serveridsfull.go).
+	refusalSlots chan struct{}
 
 	mu         sync.Mutex
 	lastStatus int
@@ -54,7 +57,7 @@ func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper, limits httpLi
 	if wrap != nil {
 		base = wrap(base)
 	}
-	rt := &httpRoundTripper{base: base, limits: limits}
+	rt := &httpRoundTripper{base: base, limits: limits, refusalSlots: make(chan struct{}, MaxServerRequests)}
 	return &http.Client{Transport: rt, CheckRedirect: redirectsStayHome}, rt
 }
 
@@ -78,7 +81,7 @@ func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 		}
 		// Outside the size and depth guards: the ids are swapped in what
 		// they let through.
-		swapServerIDs(resp, &rt.ids, rt.sseRequests)
+		swapServerIDs(resp, &rt.ids, rt.sseRequests, rt.refuserFor(resp))
 		return resp, nil
 	}
 	// Only the start of an error answer is read (mcp-go would read it all).
