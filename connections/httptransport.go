@@ -38,6 +38,12 @@ type httpRoundTripper struct {
 	// sseRequests, for a legacy SSE server, answers its requests
 	// (sserequests.go).
 	sseRequests *sseServerRequests
+	// sseURL, for a legacy SSE server, is its SSE URL, whose origin all
+	// the session's requests must go to (sseendpoint.go).
+	sseURL *url.URL
+	// refusalSlots holds a token per refusal of a server's request being
+	// posted (serveridsfull.go).
+	refusalSlots chan struct{}
 
 	mu         sync.Mutex
 	lastStatus int
@@ -51,11 +57,17 @@ func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper, limits httpLi
 	if wrap != nil {
 		base = wrap(base)
 	}
-	rt := &httpRoundTripper{base: base, limits: limits}
+	rt := &httpRoundTripper{base: base, limits: limits, refusalSlots: make(chan struct{}, MaxServerRequests)}
 	return &http.Client{Transport: rt, CheckRedirect: redirectsStayHome}, rt
 }
 
 func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := refuseOtherOrigin(rt.sseURL, req); err != nil {
+		if req.Body != nil {
+			req.Body.Close() // a RoundTripper closes the body it was given
+		}
+		return nil, err
+	}
 	req = rt.ids.restoreAnswerID(req)
 	sent := sniffRequest(req)
 	resp, err := rt.base.RoundTrip(req)
@@ -69,7 +81,7 @@ func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 		}
 		// Outside the size and depth guards: the ids are swapped in what
 		// they let through.
-		swapServerIDs(resp, &rt.ids, rt.sseRequests)
+		swapServerIDs(resp, &rt.ids, rt.sseRequests, rt.refuserFor(resp))
 		return resp, nil
 	}
 	// Only the start of an error answer is read (mcp-go would read it all).

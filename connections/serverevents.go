@@ -24,9 +24,11 @@ const heldLookStep = 512
 
 // swapServerIDs passes an SSE answer's events through an sseIDBody;
 // requests, set for a legacy SSE server, takes the server's requests out.
-func swapServerIDs(resp *http.Response, ids *serverIDs, requests *sseServerRequests) {
+// refuse answers a request refused as no surrogate id is free. What
+// mcp-go reads has each event's data on one line (sseDataJoinBody).
+func swapServerIDs(resp *http.Response, ids *serverIDs, requests *sseServerRequests, refuse func(answer []byte)) {
 	if mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mediaType == "text/event-stream" {
-		resp.Body = &sseIDBody{ReadCloser: resp.Body, ids: ids, requests: requests, lineStart: true}
+		resp.Body = newSSEDataJoinBody(&sseIDBody{ReadCloser: resp.Body, ids: ids, requests: requests, refuse: refuse, lineStart: true})
 	}
 }
 
@@ -60,6 +62,10 @@ type sseIDBody struct {
 	// MaxHeldSSERequest, over: past it) and nothing of it passed on; or
 	// it is dropped, undecided past MaxHeldSSERequest.
 	capturing, over, dropping bool
+	// refusing: the event is a request refused, as no surrogate id is
+	// free (maxServerIDSwaps), with refuse; nothing of it passes on.
+	refusing bool
+	refuse   func(answer []byte)
 
 	// The line being read.
 	lineStart bool   // the next byte starts a line
@@ -130,7 +136,7 @@ func (b *sseIDBody) take(p []byte) {
 
 // emit passes p on, or holds it with the event.
 func (b *sseIDBody) emit(p []byte) {
-	if b.capturing || b.dropping {
+	if b.capturing || b.dropping || b.refusing {
 		return
 	}
 	if b.passing {
@@ -145,7 +151,7 @@ func (b *sseIDBody) takeLine(part []byte) {
 	if b.blank && len(bytes.Trim(part, "\r")) > 0 {
 		b.blank = false
 	}
-	if b.passing || b.dropping {
+	if b.passing || b.dropping || b.refusing {
 		b.emit(part)
 		return
 	}
@@ -185,7 +191,9 @@ func (b *sseIDBody) takeLine(part []byte) {
 }
 
 // undecided is true while the event is held to decide what it is.
-func (b *sseIDBody) undecided() bool { return !b.passing && !b.capturing && !b.dropping }
+func (b *sseIDBody) undecided() bool {
+	return !b.passing && !b.capturing && !b.dropping && !b.refusing
+}
 
 // holdLimit is how much of an undecided event is held.
 func (b *sseIDBody) holdLimit() int {
@@ -199,8 +207,17 @@ func (b *sseIDBody) holdLimit() int {
 // says enough: it passes on, its id changed if need be.
 func (b *sseIDBody) look(final bool) {
 	b.looked = len(b.data)
-	start, end, replacement, decided, ok := b.ids.swapEvent(b.data, final)
+	start, end, replacement, decided, ok, refusal := b.ids.swapEvent(b.data, final)
 	if !decided && !final && len(b.held) <= b.holdLimit() {
+		return
+	}
+	if refusal != nil {
+		// No surrogate free: the request is answered here, not passed on.
+		b.refusing = true
+		b.held, b.data, b.spans = b.held[:0], b.data[:0], b.spans[:0]
+		if b.refuse != nil {
+			b.refuse(refusal)
+		}
 		return
 	}
 	if b.requests != nil && b.takeRequest(start, end, replacement, decided, ok) {
@@ -249,7 +266,7 @@ func (b *sseIDBody) endEvent() {
 			b.data = nil // a large request's memory is not kept for the session's life
 		}
 	}
-	b.passing, b.looked, b.capturing, b.over, b.dropping = false, 0, false, false, false
+	b.passing, b.looked, b.capturing, b.over, b.dropping, b.refusing = false, 0, false, false, false, false
 }
 
 // takeRequest keeps the event held from mcp-go when it is a request (its

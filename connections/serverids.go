@@ -3,6 +3,7 @@ package connections
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -30,10 +31,22 @@ const serverSurrogatePrefix = "dispatch-srv-"
 // under a surrogate (transport.JSONRPCResponse's fields, in order).
 const surrogateAnswerHead = `{"jsonrpc":"2.0","id":"` + serverSurrogatePrefix
 
-// maxServerIDSwaps bounds the surrogates remembered per session. One is
-// forgotten when its answer is posted; a request never answered (the
-// server cancelled it) is forgotten once this many newer ones came.
+// maxServerIDSwaps bounds the surrogates remembered per session: those
+// of the server's requests pending, each forgotten when its answer is
+// posted or the server cancels it. A pending request is never forgotten
+// (its answer would go to the server under the surrogate): past the
+// bound a new request that needs a surrogate is refused (serverIDsFull).
+// dispatch answers most requests at once (past MaxServerRequests, with
+// an error), so only a server that asks this many at once, never
+// cancelling them, meets it.
 const maxServerIDSwaps = 256
+
+// serverIDsFullCode and serverIDsFullMessage are the error dispatch
+// answers a request with when maxServerIDSwaps requests wait already.
+const (
+	serverIDsFullCode    = -32603 // internal error, as for MaxServerRequests
+	serverIDsFullMessage = "dispatch is busy: 256 requests of this server with ids mcp-go cannot keep exactly already wait for their answer (maxServerIDSwaps); send it again once one is answered or cancelled"
+)
 
 // maxPlainIDBytes bounds the ids given to mcp-go as they came.
 const maxPlainIDBytes = 128
@@ -52,21 +65,27 @@ type serverID struct {
 }
 
 // surrogateFor returns the surrogate, as JSON, of exact, a request id as
-// the server wrote it.
-func (s *serverIDs) surrogateFor(exact []byte) []byte {
+// the server wrote it; ok is false when maxServerIDSwaps are pending.
+func (s *serverIDs) surrogateFor(exact []byte) (surrogate []byte, ok bool) {
 	key := serverIDKey(exact)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.byNum == nil {
 		s.byNum, s.byKey = map[uint64]serverID{}, map[string]uint64{}
 	}
-	s.next++
-	if old, ok := s.byNum[s.next-maxServerIDSwaps]; ok && s.next > maxServerIDSwaps {
-		s.forget(s.next-maxServerIDSwaps, old)
+	if len(s.byNum) >= maxServerIDSwaps {
+		return nil, false
 	}
+	s.next++
 	s.byNum[s.next] = serverID{exact: append([]byte(nil), exact...), key: key}
 	s.byKey[key] = s.next
-	return surrogateJSON(s.next)
+	return surrogateJSON(s.next), true
+}
+
+// serverIDsFull is the error answer, as JSON, to a request with id exact
+// refused as maxServerIDSwaps are pending.
+func serverIDsFull(exact []byte) []byte {
+	return fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%q}}`, exact, serverIDsFullCode, serverIDsFullMessage)
 }
 
 func surrogateJSON(n uint64) []byte {
@@ -80,15 +99,18 @@ func (s *serverIDs) forget(n uint64, id serverID) {
 	}
 }
 
-// surrogateOf is the surrogate, as JSON, of a request id the server
-// wrote, while one is remembered.
-func (s *serverIDs) surrogateOf(exact []byte) ([]byte, bool) {
+// cancelled is the surrogate, as JSON, of a request id the server wrote
+// and now cancels, while one is remembered; it is forgotten, as the
+// server expects no answer (one dispatch sends all the same goes to it
+// under the surrogate, which it ignores as an id it never sent).
+func (s *serverIDs) cancelled(exact []byte) ([]byte, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n, ok := s.byKey[serverIDKey(exact)]
 	if !ok {
 		return nil, false
 	}
+	s.forget(n, s.byNum[n])
 	return surrogateJSON(n), true
 }
 
@@ -209,45 +231,50 @@ func (s *serverIDs) restoreAnswerID(req *http.Request) *http.Request {
 // data[start:end] is to be replaced by replacement: a request's id that
 // needs one by a surrogate, or a cancellation's requestId by the
 // surrogate of the request it names. An answer (a "result" or "error"
-// member) is decided as it starts.
-func (s *serverIDs) swapEvent(data []byte, final bool) (start, end int, replacement []byte, decided, ok bool) {
+// member) is decided as it starts. A request that needs a surrogate when
+// none is free is to be refused: ok is false and refusal is the answer.
+func (s *serverIDs) swapEvent(data []byte, final bool) (start, end int, replacement []byte, decided, ok bool, refusal []byte) {
 	if final && !mayBeSwapped(data) {
-		return 0, 0, nil, true, false
+		return 0, 0, nil, true, false, nil
 	}
 	m := scanMembers(data, "id", "method", "params", "result", "error")
 	id, method, params := m.members[0], m.members[1], m.members[2]
 	switch {
 	case m.members[3].seen || m.members[4].seen:
-		return 0, 0, nil, true, false
+		return 0, 0, nil, true, false, nil
 	case method.complete() && id.complete():
 	case !final && !m.done:
-		return 0, 0, nil, false, false
+		return 0, 0, nil, false, false, nil
 	}
 	if !method.complete() {
-		return 0, 0, nil, true, false
+		return 0, 0, nil, true, false, nil
 	}
 	if id.complete() && string(data[id.start:id.end]) != "null" {
 		exact := data[id.start:id.end]
 		if !needsSurrogate(exact) {
-			return 0, 0, nil, true, false
+			return 0, 0, nil, true, false, nil
 		}
-		return id.start, id.end, s.surrogateFor(exact), true, true
+		surrogate, free := s.surrogateFor(exact)
+		if !free {
+			return 0, 0, nil, true, false, serverIDsFull(exact)
+		}
+		return id.start, id.end, surrogate, true, true, nil
 	}
 	if string(data[method.start:method.end]) != `"notifications/cancelled"` || !params.complete() {
-		return 0, 0, nil, true, false
+		return 0, 0, nil, true, false, nil
 	}
 	p := data[params.start:params.end]
 	requestID := scanMembers(p, "requestId").members[0]
 	if !requestID.complete() {
-		return 0, 0, nil, true, false
+		return 0, 0, nil, true, false, nil
 	}
 	exact := p[requestID.start:requestID.end]
 	if !needsSurrogate(exact) {
-		return 0, 0, nil, true, false
+		return 0, 0, nil, true, false, nil
 	}
-	surrogate, known := s.surrogateOf(exact)
+	surrogate, known := s.cancelled(exact)
 	if !known {
-		return 0, 0, nil, true, false
+		return 0, 0, nil, true, false, nil
 	}
-	return params.start + requestID.start, params.start + requestID.end, surrogate, true, true
+	return params.start + requestID.start, params.start + requestID.end, surrogate, true, true, nil
 }

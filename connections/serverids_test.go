@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -320,7 +321,7 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 // bodies are sent untouched.
 func TestServerIDs_RestoreAnswerID(t *testing.T) {
 	var ids serverIDs
-	surrogate := ids.surrogateFor([]byte(`"a<b"`))
+	surrogate, _ := ids.surrogateFor([]byte(`"a<b"`))
 	post := func(body string) *http.Request {
 		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
 		if err != nil {
@@ -353,17 +354,39 @@ func TestServerIDs_RestoreAnswerID(t *testing.T) {
 	}
 }
 
-// At most maxServerIDSwaps surrogates are remembered.
-func TestServerIDs_Bounded(t *testing.T) {
+// The surrogates of pending requests are kept however many others came
+// and went; past maxServerIDSwaps pending, a new request gets none, until
+// one is answered or cancelled.
+func TestServerIDs_BoundedByPending(t *testing.T) {
 	var ids serverIDs
-	for i := 0; i < 3*maxServerIDSwaps; i++ {
-		ids.surrogateFor([]byte(fmt.Sprintf("%d.0", i)))
+	first, _ := ids.surrogateFor([]byte(`1.0`))
+	for i := 0; i < 3*maxServerIDSwaps; i++ { // each answered at once
+		surrogate, ok := ids.surrogateFor([]byte(fmt.Sprintf("%d.5", i)))
+		if !ok {
+			t.Fatalf("request %d refused with one pending", i)
+		}
+		n, _ := strconv.ParseUint(strings.Trim(string(surrogate), `"`+serverSurrogatePrefix), 10, 64)
+		ids.answered(n)
+	}
+	if got, ok := ids.answered(1); !ok || string(got) != `1.0` || string(first) != `"dispatch-srv-1"` {
+		t.Errorf("the pending request's id was forgotten: %s %v", got, ok)
+	}
+	for i := 0; i < maxServerIDSwaps; i++ {
+		if _, ok := ids.surrogateFor([]byte(fmt.Sprintf("%d.0", i))); !ok {
+			t.Fatalf("request %d of %d refused", i+1, maxServerIDSwaps)
+		}
+	}
+	if _, ok := ids.surrogateFor([]byte(`"one too many<"`)); ok {
+		t.Errorf("%d requests pending and one more given a surrogate", maxServerIDSwaps+1)
+	}
+	if _, ok := ids.cancelled([]byte(`0.0`)); !ok {
+		t.Fatal("a pending request's cancellation not swapped")
+	}
+	if _, ok := ids.surrogateFor([]byte(`"one more<"`)); !ok {
+		t.Error("refused after a request was cancelled")
 	}
 	if len(ids.byNum) != maxServerIDSwaps || len(ids.byKey) != maxServerIDSwaps {
 		t.Errorf("%d and %d surrogates remembered, want %d", len(ids.byNum), len(ids.byKey), maxServerIDSwaps)
-	}
-	if _, ok := ids.surrogateOf([]byte(fmt.Sprintf("%d.0", 3*maxServerIDSwaps-1))); !ok {
-		t.Error("the newest surrogate was forgotten")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,6 +97,7 @@ func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, 
 			requests := newSSEServerRequests(ctx, httpClient, cfg.Headers, stdioOpts.requestTimeout)
 			requests.endpoint = sse.GetEndpoint
 			sess.http.sseRequests = requests
+			sess.http.sseURL, err = url.Parse(cfg.URL)
 			sess.transport = &sseTransport{SSE: sse, requests: requests}
 		}
 	default:

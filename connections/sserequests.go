@@ -242,14 +242,31 @@ func (r *sseServerRequests) refuse(resp *transport.JSONRPCResponse) {
 // own bound, not the request's, which may have expired: no request
 // dispatch took goes unanswered while the session lives.
 func (r *sseServerRequests) post(resp *transport.JSONRPCResponse) {
-	endpoint := r.endpoint()
-	if endpoint == nil {
-		r.logger().Warn("a legacy SSE server's request was not answered: it announced no message endpoint")
-		return
-	}
 	body, err := json.Marshal(resp)
 	if err != nil {
 		r.logger().Warn("answer a legacy SSE server's request", "error", err.Error())
+		return
+	}
+	r.postRaw(body)
+}
+
+// refuseRaw posts body, an answer as JSON, as refuse does.
+func (r *sseServerRequests) refuseRaw(body []byte) {
+	select {
+	case r.refusalSlots <- struct{}{}:
+		go func() {
+			defer func() { <-r.refusalSlots }()
+			r.postRaw(body)
+		}()
+	case <-r.ctx.Done():
+	}
+}
+
+// postRaw sends body, an answer as JSON, as post does.
+func (r *sseServerRequests) postRaw(body []byte) {
+	endpoint := r.endpoint()
+	if endpoint == nil {
+		r.logger().Warn("a legacy SSE server's request was not answered: it announced no message endpoint")
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.ctx, sseAnswerTimeout)
