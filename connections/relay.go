@@ -71,6 +71,9 @@ const AttributionWindow = 2 * time.Second
 type callerCalls struct {
 	inFlight []trackedCall
 	ended    time.Time
+	// lastEnd is when any of its calls last ended, others still in flight
+	// or not: a request soon after may trail that call (endedFor).
+	lastEnd time.Time
 }
 
 // trackedCall is a call in flight: its context carries what a server's
@@ -161,7 +164,7 @@ func (c *Conn) attribute() attribution {
 // and its relay then keeps --server-request-timeout rather than ending
 // with an unrelated call still in flight.
 func (calls *callerCalls) endedFor(now time.Time) []<-chan struct{} {
-	if !calls.ended.IsZero() && now.Sub(calls.ended) <= AttributionWindow {
+	if !calls.lastEnd.IsZero() && now.Sub(calls.lastEnd) <= AttributionWindow {
 		return nil
 	}
 	ended := make([]<-chan struct{}, len(calls.inFlight))
@@ -238,8 +241,9 @@ func (c *Conn) untrackCall(mark callerMark) {
 				break
 			}
 		}
+		calls.lastEnd = time.Now()
 		if len(calls.inFlight) == 0 {
-			calls.ended = time.Now()
+			calls.ended = calls.lastEnd
 		}
 	}
 	c.callersMu.Unlock()

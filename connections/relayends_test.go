@@ -71,9 +71,11 @@ func TestAskAgent_EndsWithTheCallsItCameDuring(t *testing.T) {
 func TestAskAgent_TrailingRequestOutlivesAnUnrelatedCall(t *testing.T) {
 	up := heldUpstream{asked: make(chan struct{}, 1)}
 	c := newConn("c1", ServerConfig{Command: "unused"}, Options{Logger: slog.New(slog.DiscardHandler)}, &relayHub{up: namedUpstream("default")})
+	// The unrelated call began first and runs on: the session never has
+	// no call in flight (review 15 found the first fix missed this).
+	unrelated := c.trackCaller(WithUpstream(context.Background(), up))
 	asker := c.trackCaller(WithUpstream(context.Background(), up))
 	asker() // the tool that will ask has answered
-	unrelated := c.trackCaller(WithUpstream(context.Background(), up))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	answered := make(chan *RPCError, 1)
