@@ -36,9 +36,13 @@ type sseDataJoinBody struct {
 	io.ReadCloser
 
 	chunk []byte // read buffer
-	out   []byte // ready for the reader, from off
-	off   int
-	err   error // the stream's, once out is drained
+	out   []byte // being written, then ready for the reader
+	// queue is what is ready for the reader, in order, from qoff of its
+	// first: an event's joined data goes there as it is, not copied into
+	// out (a large event would be held twice).
+	queue [][]byte
+	qoff  int
+	err   error // the stream's, once all is read
 
 	data []byte // the event's data lines so far, joined
 
@@ -72,8 +76,24 @@ func newSSEDataJoinBody(body io.ReadCloser) *sseDataJoinBody {
 }
 
 func (b *sseDataJoinBody) Read(p []byte) (int, error) {
-	for b.off == len(b.out) && b.err == nil {
-		b.out, b.off = b.out[:0], 0
+	for {
+		if len(b.queue) > 0 {
+			seg := b.queue[0]
+			n := copy(p, seg[b.qoff:])
+			b.qoff += n
+			if b.qoff == len(seg) {
+				b.queue[0] = nil // a large event's data is not kept once read
+				b.queue, b.qoff = b.queue[1:], 0
+			}
+			return n, nil
+		}
+		if len(b.out) > 0 {
+			b.queue, b.out = append(b.queue, b.out), nil
+			continue
+		}
+		if b.err != nil || len(p) == 0 {
+			return 0, b.err
+		}
 		if b.chunk == nil {
 			b.chunk = make([]byte, 32<<10)
 		}
@@ -84,12 +104,6 @@ func (b *sseDataJoinBody) Read(p []byte) (int, error) {
 			b.endStream()
 		}
 	}
-	n := copy(p, b.out[b.off:])
-	b.off += n
-	if b.off == len(b.out) && b.err != nil {
-		return n, b.err
-	}
-	return n, nil
 }
 
 // take follows p, the stream's next bytes.
@@ -196,7 +210,10 @@ func (b *sseDataJoinBody) endLine() {
 // message both request and answer (bothRequestAndAnswer).
 func (b *sseDataJoinBody) passData() {
 	if len(b.data) > 0 && !bothRequestAndAnswer(b.data) {
-		b.out = append(append(append(b.out, "data: "...), b.data...), '\n')
+		// The data is handed to the reader, not copied.
+		b.queue = append(b.queue, append(b.out, "data: "...), b.data)
+		b.out, b.data = []byte{'\n'}, nil
+		return
 	}
 	b.data = b.data[:0]
 	if cap(b.data) > joinedDataKeep {
