@@ -117,6 +117,16 @@ func (s *Service) readArgumentsFile(ctx context.Context, req Request) (gjson.Res
 	}
 	defer f.Close()
 	limit := s.opts.MaxArgumentsFileBytes
+	// What this call may hold while it reads and prepares the file counts
+	// against every session's calls together (ArgumentsReadFactor).
+	charge := limit
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		charge = min(info.Size(), limit)
+	}
+	if err := s.argumentBytes.acquire(ctx, charge); err != nil {
+		return gjson.Result{}, fmt.Errorf("argumentsFile %s: waiting for other calls' argumentsFiles to be read (at most %d × --max-args-file at once, ArgumentsReadFactor): %w", path, ArgumentsReadFactor, err)
+	}
+	defer s.argumentBytes.release(charge)
 	ext := strings.ToLower(filepath.Ext(f.Name()))
 	selected := selectedFrom(path)
 	if req.ArgumentsPath != "" && ext != ".toon" && ext != ".txt" {

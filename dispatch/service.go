@@ -81,6 +81,9 @@ type Service struct {
 	// toonDecodes holds a slot per TOON argumentsFile being decoded
 	// (MaxConcurrentTOONDecodes), shared by every session.
 	toonDecodes chan struct{}
+	// argumentBytes bounds the argumentsFile bytes all sessions read at
+	// once (ArgumentsReadFactor).
+	argumentBytes *byteBudget
 }
 
 // MaxConcurrentTOONDecodes bounds the TOON argumentsFiles decoded at once
@@ -111,7 +114,8 @@ func New(conns *connections.Set, opts Options) *Service {
 	}
 	return &Service{conns: conns, opts: opts, log: opts.Logger,
 		index: &indexCache{}, parsed: &toolDefCache{}, links: &linkMemory{},
-		toonDecodes: make(chan struct{}, MaxConcurrentTOONDecodes)}
+		toonDecodes:   make(chan struct{}, MaxConcurrentTOONDecodes),
+		argumentBytes: newByteBudget(ArgumentsReadFactor * opts.MaxArgumentsFileBytes)}
 }
 
 // ForSession returns a Service over the same connections and caches whose
