@@ -413,17 +413,24 @@ func (c *Conn) trackServerRequest(ctx context.Context, id mcp.RequestId) (contex
 	}
 }
 
+// cancelledRequestID is the id of the request a server's
+// notifications/cancelled names; false when it names none readable.
+func cancelledRequestID(n mcp.JSONRPCNotification) (mcp.RequestId, bool) {
+	var id mcp.RequestId
+	raw, err := json.Marshal(n.Params.AdditionalFields["requestId"])
+	if err != nil || json.Unmarshal(raw, &id) != nil {
+		return id, false
+	}
+	return id, true
+}
+
 // errServerCancelled ends the relay of a request its server cancelled.
 var errServerCancelled = errors.New("the server cancelled its request")
 
 // serverCancelled ends the relay of a request the server cancelled.
 func (c *Conn) serverCancelled(n mcp.JSONRPCNotification) {
-	raw, err := json.Marshal(n.Params.AdditionalFields["requestId"])
-	if err != nil {
-		return
-	}
-	var id mcp.RequestId
-	if json.Unmarshal(raw, &id) != nil {
+	id, ok := cancelledRequestID(n)
+	if !ok {
 		return
 	}
 	c.serverReqMu.Lock()

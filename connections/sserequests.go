@@ -209,12 +209,8 @@ func (r *sseServerRequests) track(id mcp.RequestId) (context.Context, func()) {
 // cancelled ends the request a notifications/cancelled of the server
 // names, if it is being answered: it gets no answer.
 func (r *sseServerRequests) cancelled(n mcp.JSONRPCNotification) {
-	raw, err := json.Marshal(n.Params.AdditionalFields["requestId"])
-	if err != nil {
-		return
-	}
-	var id mcp.RequestId
-	if json.Unmarshal(raw, &id) != nil {
+	id, ok := cancelledRequestID(n)
+	if !ok {
 		return
 	}
 	r.inFlightMu.Lock()
