@@ -305,7 +305,7 @@ func firstLetter(s string) int {
 }
 
 func isRelated(a, b string) bool {
-	for _, r := range related()[a] {
+	for _, r := range relatedTo(a) {
 		if r == b {
 			return true
 		}
@@ -344,7 +344,7 @@ func (ix *Index) expand(c *concept) {
 		if strings.Contains(t, "_") {
 			continue
 		}
-		for _, r := range related()[t] {
+		for _, r := range relatedTo(t) {
 			offer(r, ix.m.related)
 		}
 		if len(t) < minAffixLen {
@@ -451,7 +451,7 @@ func opposedTerms(concepts []concept) map[string]bool {
 			continue
 		}
 		for _, l := range c.labels {
-			for _, o := range opposite()[stem(l)] {
+			for _, o := range oppositeTo(stem(l)) {
 				if out == nil {
 					out = map[string]bool{}
 				}

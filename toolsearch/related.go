@@ -1,6 +1,9 @@
 package toolsearch
 
-import "sync"
+import (
+	"slices"
+	"strings"
+)
 
 // abbreviations are rewritten into their full words before a query is
 // scored; the abbreviation itself is kept as an equal alternative of the
@@ -228,12 +231,15 @@ var fileExtensions = map[string]string{
 	"zip": "archive", "gz": "archive", "tar": "archive",
 }
 
-// related maps a stem to the stems of its related words. Built on first
-// use, not at package init: every dispatch command links this package, and
-// stemming the tables cost about 1 ms of each process start (6% of a warm
-// one-shot command's CPU), searched or not.
-var related = sync.OnceValue(func() map[string][]string { return buildRelated(relatedGroups, oneWay) })
+// relatedTo returns the stems of the words related to stem t. The table
+// it reads, related_table.go, is buildRelated(relatedGroups, oneWay)
+// written out by TestRelatedTables: stemming the groups on each run cost a
+// warm one-shot search about 1 ms (6% of its CPU) and 100 page faults, and
+// a static table costs nothing at all to load.
+func relatedTo(t string) []string { return lookupStems(relatedTable[:], t) }
 
+// buildRelated builds the related table from the groups as written, for
+// TestRelatedTables.
 func buildRelated(groups [][]string, directed map[string][]string) map[string][]string {
 	sets := map[string]map[string]bool{}
 	addEdge := func(a, b string) {
@@ -293,9 +299,25 @@ var oppositeGroups = [][2][]string{
 	{{"subscribe"}, {"unsubscribe"}},
 }
 
-// opposite maps a stem to the stems of opposite intent (built on first
-// use, like related).
-var opposite = sync.OnceValue(func() map[string][]string { return buildOpposite(oppositeGroups) })
+// oppositeTo returns the stems of opposite intent to stem t, from
+// buildOpposite(oppositeGroups) written out as for relatedTo.
+func oppositeTo(t string) []string { return lookupStems(oppositeTable[:], t) }
+
+// stemList is a stem and the stems it maps to, an entry of a table sorted
+// by stem.
+type stemList struct {
+	stem  string
+	stems []string
+}
+
+// lookupStems returns the stems table maps t to, or nil.
+func lookupStems(table []stemList, t string) []string {
+	i, found := slices.BinarySearchFunc(table, t, func(e stemList, t string) int { return strings.Compare(e.stem, t) })
+	if !found {
+		return nil
+	}
+	return table[i].stems
+}
 
 func buildOpposite(groups [][2][]string) map[string][]string {
 	out := map[string][]string{}
