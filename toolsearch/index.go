@@ -39,11 +39,14 @@ const (
 )
 
 // posting is one tool that contains a term.
+//
+// tf comes first so that the struct packs into 16 bytes, not 24: an index
+// holds one per term of every tool.
 type posting struct {
-	doc int32
 	// tf is the saturated, field-weighted, length-normalized term frequency
 	// of BM25F: tf' × (k1+1) / (tf' + k1).
-	tf float64
+	tf  float64
+	doc int32
 	// slot is the term's position among the tool's name terms, -1 if the
 	// term is not in the name.
 	slot int32

@@ -93,12 +93,19 @@ func LoadIndex(data []byte) (*Index, error) {
 		return nil, fmt.Errorf("%w: saved with another ranking model", ErrIndexFormat)
 	}
 	n := r.count(4)
-	ix := &Index{m: defaultModel, docs: make([]Doc, n), terms: map[string]*termEntry{}}
+	ix := &Index{m: defaultModel, docs: make([]Doc, n)}
 	for i := range ix.docs {
 		ix.docs[i] = Doc{Connection: r.str(), Kind: r.str(), Name: r.str(), URI: r.str()}
 	}
 	nterms := r.count(3)
 	terms := make([]string, nterms)
+	// One allocation for all the entries and few for all the postings,
+	// not one of each per term: a warm search loads the whole index, and
+	// its time went to allocating and faulting in fresh memory.
+	entries := make([]termEntry, nterms)
+	ix.terms = make(map[string]*termEntry, nterms)
+	ix.vocab = make([]string, 0, nterms)
+	var posts postingSlab
 	type rawPosting struct {
 		term int
 		at   int // index in the term's posts
@@ -111,8 +118,9 @@ func LoadIndex(data []byte) (*Index, error) {
 			r.fail("terms out of order")
 		}
 		terms[i] = t
-		e := &termEntry{idf: r.float()}
-		e.posts = make([]posting, r.count(3))
+		e := &entries[i]
+		e.idf = r.float()
+		e.posts = posts.take(r.count(3))
 		for j := range e.posts {
 			doc := r.uint()
 			if doc >= uint64(n) || (j > 0 && int32(doc) <= e.posts[j-1].doc) {
@@ -181,6 +189,25 @@ func LoadIndex(data []byte) (*Index, error) {
 		return nil, r.err
 	}
 	return ix, nil
+}
+
+// slabItems is how many postings or doc numbers LoadIndex allocates at
+// once: lists are short (a term is in a few tools), and one allocation
+// each was most of LoadIndex's count.
+const slabItems = 4096
+
+// postingSlab hands out posting lists from shared chunks.
+type postingSlab struct{ free []posting }
+
+// take returns a list of n postings, full length, that no other list
+// shares: its capacity ends where it does.
+func (s *postingSlab) take(n int) []posting {
+	if n > cap(s.free)-len(s.free) {
+		s.free = make([]posting, 0, max(n, slabItems))
+	}
+	at := len(s.free)
+	s.free = s.free[:at+n]
+	return s.free[at : at+n : at+n]
 }
 
 type indexWriter struct{ buf []byte }
@@ -303,10 +330,17 @@ func (r *indexReader) model() model {
 }
 
 func (r *indexReader) docMap(n int) map[string][]int {
-	m := map[string][]int{}
-	for k := r.count(2); k > 0 && r.err == nil; k-- {
+	keys := r.count(2)
+	m := make(map[string][]int, keys)
+	var slab []int
+	for k := keys; k > 0 && r.err == nil; k-- {
 		key := r.str()
-		docs := make([]int, r.count(1))
+		count := r.count(1)
+		if count > cap(slab)-len(slab) {
+			slab = make([]int, 0, max(count, slabItems))
+		}
+		docs := slab[len(slab) : len(slab)+count : len(slab)+count]
+		slab = slab[:len(slab)+count]
 		for i := range docs {
 			d := r.uint()
 			if r.err == nil && d >= uint64(n) {
