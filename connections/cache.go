@@ -11,6 +11,7 @@ import (
 	"sort"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 
@@ -116,7 +117,9 @@ func decodeCacheEntry(data []byte) (CacheEntry, error) {
 	if !rawjson.NestingWithin(data, MaxAnswerNesting) || !gjson.ValidBytes(data) {
 		return entry, errors.New("decode catalog: invalid JSON")
 	}
-	top := gjson.ParseBytes(data)
+	// A view of data, not ParseBytes, which copies it: the definitions
+	// returned are slices of data, which nothing writes to once read.
+	top := gjson.Parse(unsafe.String(unsafe.SliceData(data), len(data)))
 	if !top.IsObject() {
 		return entry, errors.New("decode catalog: not an object")
 	}
