@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 )
 
 // An index is saved so that a one-shot search in a new process can answer
@@ -80,8 +81,12 @@ func (ix *Index) MarshalBinary() ([]byte, error) {
 // LoadIndex decodes an index saved by MarshalBinary. Anything that is not
 // exactly such an index, of this version and ranking model, is an error
 // wrapping ErrIndexFormat.
+//
+// The index keeps data: its terms and names are strings that point into
+// it, not a copy (a warm search loads the whole index, and copying it
+// cost a tenth of the load), so data must not change afterwards.
 func LoadIndex(data []byte) (*Index, error) {
-	r := &indexReader{buf: data, all: string(data)}
+	r := &indexReader{buf: data, all: unsafe.String(unsafe.SliceData(data), len(data))}
 	if !strings.HasPrefix(string(data[:min(len(data), len(persistMagic))]), persistMagic) {
 		return nil, fmt.Errorf("%w: not a search index", ErrIndexFormat)
 	}
@@ -249,8 +254,8 @@ func modelNumbers(m model) []float64 {
 // err; every later read returns zero values.
 type indexReader struct {
 	buf []byte
-	// all is the whole input as one string: every string read is a slice
-	// of it, one allocation instead of one per term.
+	// all is the whole input as one string, sharing its bytes: every
+	// string read is a slice of it, no allocation at all.
 	all string
 	err error
 }
