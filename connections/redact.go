@@ -479,8 +479,12 @@ func argSecrets(args []string) []string {
 	for i, arg := range args {
 		// URLs first, wherever they sit in the argument (--url=https://...,
 		// DSN=postgres://...): the "=" of a URL's query is not a flag's.
-		for _, u := range urlInArg().FindAllString(arg, -1) {
-			found = append(found, urlSecrets(u)...)
+		// Most arguments hold no URL: the regexp only runs on one that
+		// has the "://" every match needs.
+		if strings.Contains(arg, "://") {
+			for _, u := range urlInArg().FindAllString(arg, -1) {
+				found = append(found, urlSecrets(u)...)
+			}
 		}
 		found = append(found, connStringSecrets(arg)...)
 		next := ""

@@ -47,9 +47,10 @@ func groupConfigs(configs []ServerConfig, r *Redactor) ([]serverGroup, error) {
 			return nil, fmt.Errorf("server %s: %w", displayName(cfg, len(groups)+1), err)
 		}
 		r.Learn(cfg)
-		i, dup := byID[cfg.ID()]
+		id := cfg.ID() // a JSON encoding and a hash: once
+		i, dup := byID[id]
 		if !dup {
-			byID[cfg.ID()] = len(groups)
+			byID[id] = len(groups)
 			groups = append(groups, serverGroup{cfg: cfg})
 			i = len(groups) - 1
 		} else {
