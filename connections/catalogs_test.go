@@ -312,3 +312,50 @@ func serveLoopback(t *testing.T, h http.Handler) string {
 	})
 	return "http://" + l.Addr().String()
 }
+
+// TestConn_CatalogsAtHand: a connection says its catalogs answer without a
+// server only once every one of them is known: not before a listing, not
+// with one side still unlisted, and yes from the cache in a new process's
+// connection, which must then not start the server to answer.
+func TestConn_CatalogsAtHand(t *testing.T) {
+	srv := startCatalogServer(t, 0, fullCatalog, server.WithResourceCapabilities(false, true), server.WithPromptCapabilities(true))
+	cache, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c := newTestConn(t, catalogConfig(srv.url), cache)
+	if c.CatalogsAtHand() {
+		t.Fatal("at hand before anything was listed")
+	}
+	if _, err := c.Tools(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	// Listing tools also lists the declared sides (fillSides) and saves
+	// the entry; all four are known then.
+	for _, list := range []func(context.Context, bool) ([]json.RawMessage, error){c.Resources, c.ResourceTemplates, c.Prompts} {
+		if _, err := list(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !c.CatalogsAtHand() {
+		t.Fatal("not at hand after every catalog was listed")
+	}
+	lists := srv.count("tools/list")
+
+	warm := newTestConn(t, catalogConfig(srv.url), cache)
+	if !warm.CatalogsAtHand() {
+		t.Fatal("a connection loaded from the cache: not at hand")
+	}
+	for _, list := range []func(context.Context, bool) ([]json.RawMessage, error){warm.Tools, warm.Resources, warm.ResourceTemplates, warm.Prompts} {
+		if _, err := list(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := srv.count("tools/list"); got != lists {
+		t.Errorf("answering from a catalog at hand listed tools again (%d lists, want %d)", got, lists)
+	}
+	if got := srv.count("initialize"); got != 1 {
+		t.Errorf("server initialized %d times, want 1: the warm connection started it", got)
+	}
+}

@@ -27,6 +27,12 @@ func rawToolCatalogs(ctx context.Context, conns []*connections.Conn, refresh boo
 	out := make([]rawToolCatalog, len(conns))
 	var wg sync.WaitGroup
 	for i, c := range conns {
+		if tools, ok := c.ToolsAtHand(); ok && !refresh {
+			// In memory already: no goroutine to wait for (see
+			// Conn.CatalogsAtHand).
+			out[i] = rawToolCatalog{conn: c, tools: tools}
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

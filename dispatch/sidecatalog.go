@@ -97,7 +97,7 @@ type sideCatalog struct {
 // resourceCatalogs fetches the resources and templates of conns
 // concurrently; a server that cannot be reached contributes its error.
 func resourceCatalogs(ctx context.Context, conns []*connections.Conn, refresh bool) []sideCatalog {
-	return eachConn(conns, func(c *connections.Conn) sideCatalog {
+	return eachConn(conns, refresh, func(c *connections.Conn) sideCatalog {
 		cat := sideCatalog{conn: c}
 		resources, err := c.Resources(ctx, refresh)
 		if err != nil {
@@ -120,7 +120,7 @@ func resourceCatalogs(ctx context.Context, conns []*connections.Conn, refresh bo
 
 // promptCatalogs fetches the prompts of conns concurrently.
 func promptCatalogs(ctx context.Context, conns []*connections.Conn, refresh bool) []sideCatalog {
-	return eachConn(conns, func(c *connections.Conn) sideCatalog {
+	return eachConn(conns, refresh, func(c *connections.Conn) sideCatalog {
 		cat := sideCatalog{conn: c}
 		prompts, err := c.Prompts(ctx, refresh)
 		if err != nil {
@@ -136,10 +136,16 @@ func promptCatalogs(ctx context.Context, conns []*connections.Conn, refresh bool
 	})
 }
 
-func eachConn(conns []*connections.Conn, fetch func(*connections.Conn) sideCatalog) []sideCatalog {
+// eachConn fetches a catalog of every conn, concurrently where a server
+// must be asked: one whose catalogs are at hand answers inline.
+func eachConn(conns []*connections.Conn, refresh bool, fetch func(*connections.Conn) sideCatalog) []sideCatalog {
 	out := make([]sideCatalog, len(conns))
 	var wg sync.WaitGroup
 	for i, c := range conns {
+		if !refresh && c.CatalogsAtHand() {
+			out[i] = fetch(c)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
