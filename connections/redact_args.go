@@ -56,7 +56,7 @@ func flagValueSecrets(arg, next string) (found []string, ok bool) {
 			return nil, true
 		}
 		return []string{value}, true
-	case secretName().MatchString(strings.TrimLeft(name, "-")):
+	case isSecretName(strings.TrimLeft(name, "-")):
 		return []string{value}, true
 	}
 	return nil, false
@@ -213,7 +213,7 @@ func connStringSecrets(arg string) []string {
 	var found []string
 	for _, m := range connPair().FindAllStringSubmatch(arg, -1) {
 		name, value := strings.TrimSpace(m[1]), strings.TrimSpace(m[2])
-		if value == "" || !secretName().MatchString(name) {
+		if value == "" || !isSecretName(name) {
 			continue
 		}
 		found = append(found, value)
