@@ -246,6 +246,25 @@ var secretEnvName = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)(key|token|secret|passw|pwd|auth|credential|cookie|session|private)`)
 })
 
+// secretEnvWords are secretEnvName's words, lower case.
+var secretEnvWords = []string{"key", "token", "secret", "passw", "pwd", "auth", "credential", "cookie", "session", "private"}
+
+// isSecretEnvName reports whether secretEnvName matches name, without the
+// regexp for an ASCII name, as isSecretName does: it is asked of every
+// variable of the environment at every start.
+func isSecretEnvName(name string) bool {
+	lower, ok := asciiLower(name)
+	if !ok {
+		return secretEnvName().MatchString(name)
+	}
+	for _, w := range secretEnvWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // notSecretEnv are variables whose names match secretEnvName but which
 // every shell sets to a path: PWD and OLDPWD are working directories, not
 // passwords, and masking them turned every path under the working
@@ -272,7 +291,7 @@ func (r *Redactor) LearnEnviron(environ []string) {
 	notCredentials := map[string]bool{}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if ok && (secretEnvName().MatchString(name) || credentialWords(name)) && !notSecretEnv[strings.ToUpper(name)] &&
+		if ok && (isSecretEnvName(name) || credentialWords(name)) && !notSecretEnv[strings.ToUpper(name)] &&
 			!notSecretEnvShape().MatchString(name) && len(strings.TrimSpace(value)) >= minEnvSecretLen {
 			found = append(found, value)
 			if !credentialEnv(name) {

@@ -46,6 +46,23 @@ func TestSecretNameAndShapeMatchTheirRegexps(t *testing.T) {
 		}
 	}
 
+	envNames := []string{"HOME", "PATH", "GITHUB_TOKEN", "api_key", "MyPassword", "DB_PWD", "X_AUTH", "CREDENTIALS", "COOKIE_JAR",
+		"SESSION_ID", "PRIVATE", "monkey", "KEYS", "pass", "passw", "\u212aEY", "\u017fECRET", "tökén"}
+	const envAlphabet = "KEYTOKENSCRTPAWDUHILVkeytokenscrtpawduhilv_\u212a\u017f"
+	for range 20000 {
+		var b strings.Builder
+		runes := []rune(envAlphabet)
+		for range rng.IntN(12) {
+			b.WriteRune(runes[rng.IntN(len(runes))])
+		}
+		envNames = append(envNames, b.String())
+	}
+	for _, name := range envNames {
+		if got, want := isSecretEnvName(name), secretEnvName().MatchString(name); got != want {
+			t.Errorf("isSecretEnvName(%q) = %v, the regexp says %v", name, got, want)
+		}
+	}
+
 	values := []string{"", "s", "sk", "sk-", "sk-abcdefgh", "sk-abcdefg", "sk_live_abcdefgh", "sk_test_abc", "ghp_0123456789abcdef",
 		"gho_0123456789abcde", "github_pat_0123456789abcdef", "glpat-0123456789abcdef", "xoxb-12345678", "xoxz-12345678",
 		"AKIA0123456789AB", "AKIA01234567890a", "AIza01234567890123456789", "eyJabcdefgh.abcdefgh.sig", "eyJabcdefgh.abcdefg.",
