@@ -129,7 +129,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	}
 	threshold, err := parseSizeFlag("--threshold", g.Threshold)
 	if err != nil {
-		return nil, &usageErr{fmt.Errorf("%w, or 0 to never save results to files", err)}
+		return nil, &usageErr{fmt.Errorf("%w (0 never saves results to files)", err)}
 	}
 	spillMax, err := parseLimitFlag("--spill-max", g.SpillMax, "it bounds the result files of one process")
 	if err != nil {

@@ -68,7 +68,11 @@ func TestCLI_StartupFlags(t *testing.T) {
 		{"--spill-dir is a file", []string{"--mcp", fx, "--spill-dir", notDir, "list"}, exitUsage, "",
 			[]string{"--spill-dir " + notDir + ":", "not a directory", "give a directory dispatch can create"}, nil},
 		{"--threshold abc", []string{"--mcp", fx, "--threshold", "abc", "list"}, exitUsage, "",
-			[]string{`--threshold: parse size "abc": want a byte count like 51200, 50KiB`, "or 0 to never save"}, []string{"strconv", `parsing ""`}},
+			[]string{`--threshold: parse size "abc": want a byte count like 51200, 50KiB`, "(0 never saves results to files)"}, []string{"strconv", `parsing ""`}},
+		// A value too large is the error, not the --spill-dir a valid one
+		// would need (which said so first, and left the value unmentioned).
+		{"--threshold too large in a one-shot call", []string{"--mcp", fx, "--threshold", "99999999999999999999", "call", "echo", "message=hi"}, exitUsage, "",
+			[]string{`--threshold: parse size "99999999999999999999": too large (0 never saves results to files)`}, []string{"needs --spill-dir", ", or 0"}},
 		{"--threshold 0 in a one-shot call", []string{"--mcp", fx, "--threshold", "0", "call", "echo", "message=hi"}, exitOK, "hi\n", nil, nil},
 		{"--threshold 0B in a one-shot call", []string{"--mcp", fx, "--threshold", "0B", "call", "echo", "message=hi"}, exitOK, "hi\n", nil, nil},
 		{"--threshold 1KiB still needs --spill-dir", []string{"--mcp", fx, "--threshold", "1KiB", "call", "echo", "message=hi"}, exitUsage, "",

@@ -306,6 +306,9 @@ func (g *Globals) checkOneShotThreshold(given, toFile bool) error {
 	if g.SpillDir != "" || toFile || !given {
 		return nil
 	}
+	if _, err := spill.ParseSize(g.Threshold); err != nil {
+		return nil // what is wrong with the value comes first, from newApp
+	}
 	return &usageErr{errors.New("--threshold needs --spill-dir DIR in a one-shot call: without it a result file would be deleted when the command ends, so the whole result is printed; add --spill-dir DIR to keep large results there, or -o FILE to save this one")}
 }
 

@@ -133,7 +133,7 @@ func readOpened(f *os.File, req Request, limits spill.Limits) (*ReadResponse, er
 		out, err = limits.Tail(f, lines)
 	case "slice":
 		if req.FromLine == 0 {
-			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"slice","fromLine":100,"toLine":150}`, "slice needs \"fromLine\" (1-based)")
+			return nil, usagef(`Example: {"action":"readresult","resultFile":"...","op":"slice","fromLine":100,"toLine":150}`, "slice needs \"fromLine\", the first line to show: 1 or more (lines are numbered from 1)")
 		}
 		to := req.ToLine
 		if to == 0 {

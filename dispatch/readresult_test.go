@@ -50,6 +50,9 @@ func TestReadFile_SliceRangeErrorsNameParameters(t *testing.T) {
 		{2, 1, `"toLine" (1) is before "fromLine" (2)`},
 		{-1, 3, `"fromLine" must be at least 1 (lines are numbered from 1), got -1`},
 		{-4, 0, `"fromLine" must be at least 1`},
+		// 0 is a fromLine left out too (JSON cannot tell them apart
+		// here): the message must fit both, not say it is missing.
+		{0, 3, `slice needs "fromLine", the first line to show: 1 or more`},
 		{2, 2, ""},
 		{5, 0, ""}, // toLine left out: the default count
 	}
