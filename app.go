@@ -119,7 +119,7 @@ func (g *Globals) newApp(mode storeMode, paths pathPolicy) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	maxMessage, err := parseSizeFlag("--max-message", g.MaxMessage)
+	maxMessage, err := parseLimitFlag("--max-message", g.MaxMessage, "it bounds every message a server sends")
 	if err != nil {
 		return nil, err
 	}

@@ -73,6 +73,9 @@ func TestCLI_StartupFlags(t *testing.T) {
 		// would need (which said so first, and left the value unmentioned).
 		{"--threshold too large in a one-shot call", []string{"--mcp", fx, "--threshold", "99999999999999999999", "call", "echo", "message=hi"}, exitUsage, "",
 			[]string{`--threshold: parse size "99999999999999999999": too large (0 never saves results to files)`}, []string{"needs --spill-dir", ", or 0"}},
+		// 0 would have meant the default, unsaid; the other bounds refuse it.
+		{"--max-message 0", []string{"--mcp", fx, "--max-message", "0", "list"}, exitUsage, "",
+			[]string{"--max-message must be more than 0"}, nil},
 		{"--threshold 0 in a one-shot call", []string{"--mcp", fx, "--threshold", "0", "call", "echo", "message=hi"}, exitOK, "hi\n", nil, nil},
 		{"--threshold 0B in a one-shot call", []string{"--mcp", fx, "--threshold", "0B", "call", "echo", "message=hi"}, exitOK, "hi\n", nil, nil},
 		{"--threshold 1KiB still needs --spill-dir", []string{"--mcp", fx, "--threshold", "1KiB", "call", "echo", "message=hi"}, exitUsage, "",
