@@ -155,7 +155,7 @@ func (a *asyncCall) answered(resp *transport.JSONRPCResponse, err error) {
 	case err != nil:
 		a.finish(nil, nil, false, err)
 	case resp.Error != nil:
-		a.finish(nil, nil, false, &RPCError{Code: resp.Error.Code, Message: resp.Error.Message, Data: rawData(resp.Error.Data)})
+		a.finish(nil, nil, false, a.conn.serverError(resp.Error))
 	default: // the server needs input
 		a.inputRounds(resp.Result)
 	}

@@ -96,9 +96,5 @@ func cutValue(s string) string {
 	if len(s) <= MaxCompletionValueBytes {
 		return s
 	}
-	cut := MaxCompletionValueBytes
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
+	return textStart(s, MaxCompletionValueBytes) + "…"
 }

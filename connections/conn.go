@@ -704,6 +704,7 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 		} else {
 			err = explainInitErr(c.Config, sess, err)
 		}
+		err = c.opts.Redactor.boundErr(err)
 		// Give a dying process a moment to flush stderr, which usually
 		// says why it died.
 		sess.waitExit(200 * time.Millisecond)

@@ -234,13 +234,7 @@ func (c *Conn) request(ctx context.Context, sess *session, method string, params
 		return nil, refusal
 	}
 	if resp.Error != nil {
-		// Masked as an answer is: the agent may get it as the server sent
-		// it (see upstream's passServerError).
-		var data json.RawMessage
-		if raw := rawData(resp.Error.Data); raw != nil {
-			data = c.cleanAnswer(raw)
-		}
-		return nil, &RPCError{Code: resp.Error.Code, Message: c.opts.Redactor.MaskAnswerText(resp.Error.Message), Data: data}
+		return nil, c.serverError(resp.Error)
 	}
 	if catalogMethods[method] {
 		// Repaired and masked item by item by listPages, which must
