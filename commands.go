@@ -390,8 +390,30 @@ func (g *Globals) callToFile(ctx context.Context, build requestBuilder, path str
 		}
 	}()
 	return g.withRequest(ctx, build, func(a core, resp any) (any, error) {
-		return a.savePayload(ctx, resp.(*dispatch.CallResponse), path)
+		call := resp.(*dispatch.CallResponse)
+		if call.IsError {
+			return nil, g.toolErrorNotSaved(call, path, created)
+		}
+		return a.savePayload(ctx, call, path)
 	})
+}
+
+// toolErrorNotSaved reports a tool's isError answer to call -o as the
+// failed call it is: its text would otherwise replace the data of an
+// existing file, or sit in a new one passing for a result. The answer goes
+// to stderr, as every failure's message does, so that stdout, which holds
+// the summary of a saved result, stays empty.
+func (g *Globals) toolErrorNotSaved(call *dispatch.CallResponse, path string, created bool) error {
+	left := ", which is as it was"
+	if created {
+		left = ""
+	}
+	failed := fmt.Errorf("%w (above); nothing was saved to %s%s", &dispatch.ToolError{Tool: call.Tool}, path, left)
+	if err := g.render(os.Stderr, call); err != nil {
+		// Still the tool's failure (exit 1), with why its text is missing.
+		return errors.Join(failed, fmt.Errorf("print the error tool %s returned: %w", call.Tool, err))
+	}
+	return failed
 }
 
 // checkResultFile makes sure -o PATH can be written, creating it when it
