@@ -159,6 +159,29 @@ func TestCLI_ResultFileToolError(t *testing.T) {
 	}
 }
 
+// read -o keeps the promise call -o makes: a read that fails leaves an
+// existing file as it was. A blob that is not base64 is found before the
+// file is opened, not half-way through writing over it.
+func TestCLI_ReadResultFileBadBlobKeepsExisting(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "old.png")
+	writeFile(t, existing, "old\n")
+	fresh := filepath.Join(dir, "new.png")
+	for _, out := range []string{fresh, existing} {
+		_, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture("--readables"), "read", "fixture://read/hostile/bad-blob", "-o", out)
+		if code == exitOK {
+			t.Errorf("-o %s: exit 0 for a blob that is not base64", out)
+		}
+		checkText(t, "stderr", stderr, []string{"is not base64", "nothing was written to " + out}, nil)
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("a failed read left %s behind (stat: %v)", fresh, err)
+	}
+	if data, err := os.ReadFile(existing); err != nil || string(data) != "old\n" {
+		t.Errorf("a failed read changed %s: %q, %v", existing, data, err)
+	}
+}
+
 // A one-shot call prints the full result: structured content that the
 // text only summarizes is printed too, as indented JSON; text that holds
 // it already is not followed by a copy.
