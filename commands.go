@@ -245,10 +245,8 @@ func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Meta != "" {
-		if err := json.Unmarshal([]byte(c.Meta), &req.Meta); err != nil {
-			return &usageErr{fmt.Errorf("--meta must be a JSON object: %w", err)}
-		}
+	if req.Meta, err = metaFlag(c.Meta); err != nil {
+		return err
 	}
 	build := func(ctx context.Context, a core) (dispatch.Request, error) {
 		if len(pairs) == 0 {
@@ -273,6 +271,26 @@ func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 		return g.callToFile(ctx, build, c.ResultToFile)
 	}
 	return g.withRequest(ctx, build, func(_ core, resp any) (any, error) { return resp, nil })
+}
+
+// metaFlag is --meta's JSON object, kept as written: its numbers reach
+// the server with every digit (decoded, they would be float64s), and 1e400
+// goes on as it does in the arguments. "" and null are no meta.
+func metaFlag(value string) (json.RawMessage, error) {
+	if value == "" {
+		return nil, nil
+	}
+	var meta json.RawMessage
+	if err := json.Unmarshal([]byte(value), &meta); err != nil {
+		return nil, &usageErr{fmt.Errorf(`--meta must be a JSON object, such as --meta '{"key": "value"}': %w`, err)}
+	}
+	switch meta[0] {
+	case '{':
+		return meta, nil
+	case 'n':
+		return nil, nil
+	}
+	return nil, &usageErr{fmt.Errorf(`--meta must be a JSON object, such as --meta '{"key": "value"}', not %s`, value)}
 }
 
 // inputSchema is the input schema of req's tool, to type NAME=VALUE words.
