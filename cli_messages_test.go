@@ -132,6 +132,63 @@ func TestCLI_ResultFileCheckedFirst(t *testing.T) {
 	}
 }
 
+// A tool's isError is a failed call for -o as much as a crash is: the
+// error text must not replace the data in an existing file, nor be left
+// in a new one passing for a result. It goes to stderr, so stdout stays
+// empty, as it does for any other failure of call -o.
+func TestCLI_ResultFileToolError(t *testing.T) {
+	fx := fixture()
+	for _, asJSON := range []bool{false, true} {
+		dir := t.TempDir()
+		existing := filepath.Join(dir, "old.json")
+		writeFile(t, existing, "old\n")
+		fresh := filepath.Join(dir, "new.json")
+		for _, out := range []string{fresh, existing} {
+			args := []string{"--no-cache", "--mcp", fx, "call", "fail", "message=the tool says no", "-o", out}
+			if asJSON {
+				args = append([]string{"--json"}, args...)
+			}
+			stdout, stderr, code := runCLI(t, "", args...)
+			if code != exitToolError {
+				t.Errorf("%v: exit %d, want %d; stderr:\n%s", args, code, exitToolError, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("%v: stdout = %q, want nothing (no result was saved)", args, stdout)
+			}
+			checkText(t, "stderr", stderr, []string{"the tool says no", "tool fail returned an error", "nothing was saved to " + out}, nil)
+		}
+		if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+			t.Errorf("a tool error left %s behind (stat: %v)", fresh, err)
+		}
+		if data, err := os.ReadFile(existing); err != nil || string(data) != "old\n" {
+			t.Errorf("a tool error changed %s: %q, %v", existing, data, err)
+		}
+	}
+}
+
+// read -o keeps the promise call -o makes: a read that fails leaves an
+// existing file as it was. A blob that is not base64 is found before the
+// file is opened, not half-way through writing over it.
+func TestCLI_ReadResultFileBadBlobKeepsExisting(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "old.png")
+	writeFile(t, existing, "old\n")
+	fresh := filepath.Join(dir, "new.png")
+	for _, out := range []string{fresh, existing} {
+		_, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture("--readables"), "read", "fixture://read/hostile/bad-blob", "-o", out)
+		if code == exitOK {
+			t.Errorf("-o %s: exit 0 for a blob that is not base64", out)
+		}
+		checkText(t, "stderr", stderr, []string{"is not base64", "nothing was written to " + out}, nil)
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("a failed read left %s behind (stat: %v)", fresh, err)
+	}
+	if data, err := os.ReadFile(existing); err != nil || string(data) != "old\n" {
+		t.Errorf("a failed read changed %s: %q, %v", existing, data, err)
+	}
+}
+
 // A one-shot call prints the full result: structured content that the
 // text only summarizes is printed too, as indented JSON; text that holds
 // it already is not followed by a copy.

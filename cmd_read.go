@@ -74,10 +74,9 @@ func (g *Globals) readOrGet(ctx context.Context, k *kong.Context, req dispatch.R
 	if err := g.checkOneShotThreshold(flagGiven(k, "threshold") && !thresholdNever(g.Threshold), toFile != ""); err != nil {
 		return err
 	}
-	if meta != "" {
-		if err := json.Unmarshal([]byte(meta), &req.Meta); err != nil {
-			return &usageErr{fmt.Errorf("--meta must be a JSON object: %w", err)}
-		}
+	var err error
+	if req.Meta, err = metaFlag(meta); err != nil {
+		return err
 	}
 	build := func(context.Context, core) (dispatch.Request, error) { return req, nil }
 	if toFile == "" {

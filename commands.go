@@ -245,10 +245,8 @@ func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 	if err != nil {
 		return err
 	}
-	if c.Meta != "" {
-		if err := json.Unmarshal([]byte(c.Meta), &req.Meta); err != nil {
-			return &usageErr{fmt.Errorf("--meta must be a JSON object: %w", err)}
-		}
+	if req.Meta, err = metaFlag(c.Meta); err != nil {
+		return err
 	}
 	build := func(ctx context.Context, a core) (dispatch.Request, error) {
 		if len(pairs) == 0 {
@@ -273,6 +271,26 @@ func (c *CallCmd) Run(ctx context.Context, g *Globals, k *kong.Context) error {
 		return g.callToFile(ctx, build, c.ResultToFile)
 	}
 	return g.withRequest(ctx, build, func(_ core, resp any) (any, error) { return resp, nil })
+}
+
+// metaFlag is --meta's JSON object, kept as written: its numbers reach
+// the server with every digit (decoded, they would be float64s), and 1e400
+// goes on as it does in the arguments. "" and null are no meta.
+func metaFlag(value string) (json.RawMessage, error) {
+	if value == "" {
+		return nil, nil
+	}
+	var meta json.RawMessage
+	if err := json.Unmarshal([]byte(value), &meta); err != nil {
+		return nil, &usageErr{fmt.Errorf(`--meta must be a JSON object, such as --meta '{"key": "value"}': %w`, err)}
+	}
+	switch meta[0] {
+	case '{':
+		return meta, nil
+	case 'n':
+		return nil, nil
+	}
+	return nil, &usageErr{fmt.Errorf(`--meta must be a JSON object, such as --meta '{"key": "value"}', not %s`, value)}
 }
 
 // inputSchema is the input schema of req's tool, to type NAME=VALUE words.
@@ -393,8 +411,30 @@ func (g *Globals) callToFile(ctx context.Context, build requestBuilder, path str
 		}
 	}()
 	return g.withRequest(ctx, build, func(a core, resp any) (any, error) {
-		return a.savePayload(ctx, resp.(*dispatch.CallResponse), path)
+		call := resp.(*dispatch.CallResponse)
+		if call.IsError {
+			return nil, g.toolErrorNotSaved(call, path, created)
+		}
+		return a.savePayload(ctx, call, path)
 	})
+}
+
+// toolErrorNotSaved reports a tool's isError answer to call -o as the
+// failed call it is: its text would otherwise replace the data of an
+// existing file, or sit in a new one passing for a result. The answer goes
+// to stderr, as every failure's message does, so that stdout, which holds
+// the summary of a saved result, stays empty.
+func (g *Globals) toolErrorNotSaved(call *dispatch.CallResponse, path string, created bool) error {
+	left := ", which is as it was"
+	if created {
+		left = ""
+	}
+	failed := fmt.Errorf("%w (above); nothing was saved to %s%s", &dispatch.ToolError{Tool: call.Tool}, path, left)
+	if err := g.render(os.Stderr, call); err != nil {
+		// Still the tool's failure (exit 1), with why its text is missing.
+		return errors.Join(failed, fmt.Errorf("print the error tool %s returned: %w", call.Tool, err))
+	}
+	return failed
 }
 
 // checkResultFile makes sure -o PATH can be written, creating it when it

@@ -22,13 +22,13 @@ func TestEncodeRequest_AsEncodingJSON(t *testing.T) {
 		{"no arguments", callParams{Name: "list_files"}},
 		{"escaped name", callParams{Name: "t\x1b[31m\"x\"", Arguments: json.RawMessage(`{}`)}},
 		{"arguments over lines", callParams{Name: "echo", Arguments: json.RawMessage("{\n  \"message\": \"hi\"\n}")}},
-		{"meta", callParams{Name: "echo", Meta: map[string]any{"progressToken": "p1"}}},
+		{"meta", callParams{Name: "echo", Meta: json.RawMessage(`{"progressToken":"p1"}`)}},
 		{"task", callParams{Name: "echo", Task: &struct{}{}}},
 		{"input responses", callParams{Name: "echo", InputResponses: map[string]json.RawMessage{"a": json.RawMessage(`{}`)}, RequestState: "s"}},
 		// StartCall's: a pointer, its arguments known to be valid.
 		{"started, known valid", &callParams{Name: "echo", Arguments: json.RawMessage(`{"message":"hi"}`), argumentsValid: true}},
 		{"started, over lines", &callParams{Name: "echo", Arguments: json.RawMessage("{\n \"a\": 1\n}"), argumentsValid: true}},
-		{"started, meta", &callParams{Name: "echo", Meta: map[string]any{"k": 1}, argumentsValid: true}},
+		{"started, meta", &callParams{Name: "echo", Meta: json.RawMessage(`{"k":123456789012345678901234567890}`), argumentsValid: true}},
 		{"other params", map[string]any{"uri": "file:///x"}},
 	}
 	for _, c := range cases {

@@ -15,7 +15,7 @@ import (
 type CallRequest struct {
 	Tool      string
 	Arguments json.RawMessage // a JSON object; nil sends none
-	Meta      map[string]any  // forwarded as the request's _meta
+	Meta      json.RawMessage // a JSON object, forwarded as the request's _meta with its numbers as written
 	// OnProgress, when set, receives the params of each progress
 	// notification the server sends for this call. It runs on the read
 	// loop and must not block or call back into the connection.
@@ -41,7 +41,7 @@ type CallRequest struct {
 type callParams struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Meta      map[string]any  `json:"_meta,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
 	Task      *struct{}       `json:"task,omitempty"`
 	// The agent's answers to a multi-round-trip call's input requests,
 	// and the state the server asked to get back with them.
@@ -70,7 +70,10 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 		return nil, err
 	}
 	defer c.trackCaller(ctx)()
-	meta, unregister := c.progressMeta(req.Meta, req.OnProgress)
+	meta, unregister, err := c.progressMeta(req.Meta, req.OnProgress)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", c.Alias, op, err)
+	}
 	defer unregister()
 	params := callParams{Name: req.Tool, Arguments: req.Arguments, Meta: meta}
 	var (

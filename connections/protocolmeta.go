@@ -19,11 +19,17 @@ func (c *Conn) withProtocolMeta(sess *session, params any) any {
 			return params
 		}
 	}
-	meta := map[string]any{}
+	// The caller's members stay the bytes they came as: decoded into
+	// map[string]any, their numbers would go out as float64s.
+	var callers map[string]json.RawMessage
 	if raw, ok := fields["_meta"]; ok {
-		if err := json.Unmarshal(raw, &meta); err != nil {
+		if err := json.Unmarshal(raw, &callers); err != nil {
 			return params
 		}
+	}
+	meta := make(map[string]any, len(callers)+4)
+	for k, v := range callers {
+		meta[k] = v
 	}
 	meta[mcp.MetaKeyProtocolVersion] = sess.protocol
 	meta[mcp.MetaKeyClientCapabilities] = sess.declared

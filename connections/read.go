@@ -11,7 +11,7 @@ import (
 // ReadRequest is one resources/read.
 type ReadRequest struct {
 	URI  string
-	Meta map[string]any // forwarded as the request's _meta
+	Meta json.RawMessage // a JSON object, forwarded as the request's _meta with its numbers as written
 	// OnProgress, as in CallRequest: it runs on the read loop and must not
 	// block or call back into the connection.
 	OnProgress func(params map[string]any)
@@ -25,20 +25,20 @@ type PromptRequest struct {
 	Name string
 	// Arguments are the prompt's arguments; MCP defines them as strings.
 	Arguments  map[string]string
-	Meta       map[string]any
+	Meta       json.RawMessage // as ReadRequest's
 	OnProgress func(params map[string]any)
 	Timeout    time.Duration
 }
 
 type readParams struct {
-	URI  string         `json:"uri"`
-	Meta map[string]any `json:"_meta,omitempty"`
+	URI  string          `json:"uri"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 type promptParams struct {
 	Name      string            `json:"name"`
 	Arguments map[string]string `json:"arguments,omitempty"`
-	Meta      map[string]any    `json:"_meta,omitempty"`
+	Meta      json.RawMessage   `json:"_meta,omitempty"`
 }
 
 // ReadResource runs resources/read and returns the server's raw
@@ -50,14 +50,14 @@ type promptParams struct {
 // read.
 func (c *Conn) ReadResource(ctx context.Context, req ReadRequest) (json.RawMessage, error) {
 	return c.requestWithProgress(ctx, "read "+req.URI, "resources/read", req.Meta, req.OnProgress, req.Timeout,
-		func(meta map[string]any) any { return readParams{URI: req.URI, Meta: meta} })
+		func(meta json.RawMessage) any { return readParams{URI: req.URI, Meta: meta} })
 }
 
 // GetPrompt runs prompts/get and returns the server's raw GetPromptResult,
 // as ReadResource does for a resource.
 func (c *Conn) GetPrompt(ctx context.Context, req PromptRequest) (json.RawMessage, error) {
 	return c.requestWithProgress(ctx, "get prompt "+req.Name, "prompts/get", req.Meta, req.OnProgress, req.Timeout,
-		func(meta map[string]any) any {
+		func(meta json.RawMessage) any {
 			return promptParams{Name: req.Name, Arguments: req.Arguments, Meta: meta}
 		})
 }
@@ -65,8 +65,8 @@ func (c *Conn) GetPrompt(ctx context.Context, req PromptRequest) (json.RawMessag
 // requestWithProgress starts the server if need be and sends one request
 // whose params params builds around the _meta it is given (the caller's,
 // plus a progress token of ours when onProgress is set).
-func (c *Conn) requestWithProgress(ctx context.Context, op, method string, callerMeta map[string]any,
-	onProgress func(map[string]any), timeout time.Duration, params func(meta map[string]any) any) (json.RawMessage, error) {
+func (c *Conn) requestWithProgress(ctx context.Context, op, method string, callerMeta json.RawMessage,
+	onProgress func(map[string]any), timeout time.Duration, params func(meta json.RawMessage) any) (json.RawMessage, error) {
 	// Counted like a tool call: a connection a new config removes lets it
 	// finish, and the server's requests meanwhile go to this caller's agent.
 	c.beginCall()
@@ -78,11 +78,11 @@ func (c *Conn) requestWithProgress(ctx context.Context, op, method string, calle
 		return nil, err
 	}
 	defer c.trackCaller(ctx)()
-	meta, unregister := c.progressMeta(callerMeta, onProgress)
-	defer unregister()
-	if len(meta) == 0 {
-		meta = nil
+	meta, unregister, err := c.progressMeta(callerMeta, onProgress)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", c.Alias, op, err)
 	}
+	defer unregister()
 	raw, _, expired, err := c.send(ctx, sess, timeout, method, params(meta))
 	if err != nil {
 		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, timeout)
@@ -94,19 +94,35 @@ func (c *Conn) requestWithProgress(ctx context.Context, op, method string, calle
 	return raw, nil
 }
 
-// progressMeta copies the caller's _meta and, when onProgress is set, adds
-// a progress token of ours that routes the server's progress notifications
-// to it until unregister is called.
-func (c *Conn) progressMeta(callerMeta map[string]any, onProgress func(map[string]any)) (map[string]any, func()) {
-	meta := make(map[string]any, len(callerMeta)+1)
-	for k, v := range callerMeta {
-		meta[k] = v
+// progressMeta is the _meta to send: the caller's as it came (its
+// numbers as written: decoded, they would be float64s) and, when
+// onProgress is set, a progress token of ours in place of any it had,
+// which routes the server's progress notifications to onProgress until
+// unregister is called. Only the members' values are kept as they came
+// then, not the object's spacing or order.
+func (c *Conn) progressMeta(callerMeta json.RawMessage, onProgress func(map[string]any)) (json.RawMessage, func(), error) {
+	if len(callerMeta) == 0 || string(callerMeta) == "null" {
+		callerMeta = nil
 	}
 	if onProgress == nil {
-		return meta, func() {}
+		return callerMeta, func() {}, nil
+	}
+	members := map[string]json.RawMessage{}
+	if callerMeta != nil {
+		if err := json.Unmarshal(callerMeta, &members); err != nil {
+			return nil, nil, fmt.Errorf("_meta must be a JSON object: %w", err)
+		}
 	}
 	token := fmt.Sprintf("dispatch-%s-%d", c.Alias, c.seq.Add(1))
-	meta["progressToken"] = token
+	encoded, err := json.Marshal(token)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode progress token: %w", err)
+	}
+	members["progressToken"] = encoded
+	meta, err := json.Marshal(members)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encode _meta: %w", err)
+	}
 	c.progressMu.Lock()
 	c.progress[token] = onProgress
 	c.progressMu.Unlock()
@@ -114,5 +130,5 @@ func (c *Conn) progressMeta(callerMeta map[string]any, onProgress func(map[strin
 		c.progressMu.Lock()
 		delete(c.progress, token)
 		c.progressMu.Unlock()
-	}
+	}, nil
 }

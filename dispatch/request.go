@@ -56,8 +56,13 @@ type Request struct {
 	ArgumentsFile string          `json:"argumentsFile,omitempty"`
 	ArgumentsPath string          `json:"argumentsPath,omitempty"`
 	ArgumentsKey  string          `json:"argumentsKey,omitempty"`
-	Meta          map[string]any  `json:"meta,omitempty"`
-	ResultToFile  bool            `json:"resultToFile,omitempty"`
+	// Meta is forwarded as the downstream request's _meta, as the bytes
+	// it came in: decoded into map[string]any, its numbers became
+	// float64s (123456789012345678901234567890 reached the server as
+	// 1.2345678901234568e+29, and 1e400 failed the request). A JSON object;
+	// Check makes JSON null nothing.
+	Meta         json.RawMessage `json:"meta,omitempty"`
+	ResultToFile bool            `json:"resultToFile,omitempty"`
 	// SaveTo, for the CLI's -o with a resource, writes its one content
 	// there (a blob decoded). Not part of the tool's JSON.
 	SaveTo string `json:"-"`
@@ -443,6 +448,42 @@ func jsonTypeName(kind string) string {
 	return kind
 }
 
+// checkMeta makes sure Meta is a JSON object, or nothing: "meta": null is
+// no meta, as it was when Meta was decoded into a map.
+func (r *Request) checkMeta() error {
+	meta := bytes.TrimSpace(r.Meta)
+	if len(meta) == 0 || string(meta) == "null" {
+		r.Meta = nil
+		return nil
+	}
+	if !json.Valid(meta) {
+		return usagef(`Write it as "meta": {...}`, `invalid parameter: "meta" is not valid JSON`)
+	}
+	if meta[0] != '{' {
+		return usagef(`Write it as "meta": {...}`, `invalid parameter: "meta" must be of type object, not %s`, jsonKindOf(meta))
+	}
+	r.Meta = meta
+	return nil
+}
+
+// jsonKindOf names the kind of the valid JSON value v, as encoding/json's
+// type errors do.
+func jsonKindOf(v []byte) string {
+	switch v[0] {
+	case '"':
+		return "string"
+	case '[':
+		return "array"
+	case '{':
+		return "object"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
 // Defaults and bounds for request parameters.
 const (
 	DefaultSearchLimit = 10
@@ -477,6 +518,9 @@ func (r *Request) Check() error {
 			return err
 		}
 		r.Arguments = obj
+	}
+	if err := r.checkMeta(); err != nil {
+		return err
 	}
 	if err := r.checkLimit(); err != nil {
 		return err

@@ -71,8 +71,20 @@ func TestParseRequest_Valid(t *testing.T) {
 			raw: `{"action":"call","tool":"t","connection":"c1","argumentsFile":"/tmp/r1.json","argumentsPath":"items",
 				"argumentsKey":"rows","meta":{"progressToken":"p"},"resultToFile":true,"resultSizeThreshold":0,"timeout":1.5}`,
 			want: Request{Action: "call", Tool: "t", Connection: "c1", ArgumentsFile: "/tmp/r1.json", ArgumentsPath: "items",
-				ArgumentsKey: "rows", Meta: map[string]any{"progressToken": "p"}, ResultToFile: true,
+				ArgumentsKey: "rows", Meta: json.RawMessage(`{"progressToken":"p"}`), ResultToFile: true,
 				ResultSizeThreshold: int64Ptr(0), Timeout: ptr(1.5)},
+		},
+		{
+			// As written: decoded into a map, these were float64s, and
+			// 1e400 failed the request.
+			name: "call with meta numbers a float64 does not hold",
+			raw:  `{"action":"call","tool":"t","meta":{"big":123456789012345678901234567890,"f":1.000000000000000000001,"x":[1e400,-0,1.0]}}`,
+			want: Request{Action: "call", Tool: "t", Meta: json.RawMessage(`{"big":123456789012345678901234567890,"f":1.000000000000000000001,"x":[1e400,-0,1.0]}`)},
+		},
+		{
+			name: "call with meta null",
+			raw:  `{"action":"call","tool":"t","meta":null}`,
+			want: Request{Action: "call", Tool: "t"},
 		},
 		{
 			name: "readresult",
@@ -238,6 +250,8 @@ func TestParseRequest_Invalid(t *testing.T) {
 		{name: "limit a string says how to write it", raw: `{"action":"list","limit":"ten"}`, want: []string{`Write it as "limit": 20`}},
 		{name: "threshold a string", raw: `{"action":"call","tool":"t","resultSizeThreshold":"1MB"}`, want: []string{`"resultSizeThreshold" must be of type integer, not string`}},
 		{name: "meta an array", raw: `{"action":"call","tool":"t","meta":[1]}`, want: []string{`"meta" must be of type object, not array`}},
+		{name: "meta a string", raw: `{"action":"call","tool":"t","meta":"{}"}`, want: []string{`"meta" must be of type object, not string`, `Write it as "meta": {...}`}},
+		{name: "meta a number", raw: `{"action":"call","tool":"t","meta":1e400}`, want: []string{`"meta" must be of type object, not number`}},
 		{name: "argumentsFile empty", raw: `{"action":"call","tool":"t","argumentsFile":""}`,
 			want: []string{"argumentsFile is empty: give a path or leave it out"}},
 		{name: "argumentsFile NUL", raw: `{"action":"call","tool":"t","argumentsFile":"\u0000x"}`,
@@ -309,6 +323,8 @@ func TestRequest_Check(t *testing.T) {
 		{name: "call with invalid object", req: Request{Action: "call", Tool: "t", Arguments: json.RawMessage(`{"a":`)}, wantErr: `"arguments" is not valid JSON`},
 		{name: "call with invalid string", req: Request{Action: "call", Tool: "t", Arguments: json.RawMessage(`"{\"a`)}, wantErr: `"arguments" is not valid JSON`},
 		{name: "call without tool", req: Request{Action: "call"}, wantErr: `call needs a "tool"`},
+		{name: "call with invalid meta", req: Request{Action: "call", Tool: "t", Meta: json.RawMessage(`{"a":`)}, wantErr: `"meta" is not valid JSON`},
+		{name: "call with meta not an object", req: Request{Action: "call", Tool: "t", Meta: json.RawMessage(`true`)}, wantErr: `"meta" must be of type object, not bool`},
 		{name: "zero threshold allowed", req: Request{Action: "call", Tool: "t", ResultSizeThreshold: int64Ptr(0)}},
 		{name: "negative threshold", req: Request{Action: "call", Tool: "t", ResultSizeThreshold: int64Ptr(-2)}, wantErr: "resultSizeThreshold"},
 		{name: "argumentsPath with file", req: Request{Action: "call", Tool: "t", ArgumentsFile: "/f", ArgumentsPath: "a"}},

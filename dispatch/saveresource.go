@@ -32,6 +32,12 @@ func (s *Service) saveResourceTo(contents []json.RawMessage, path string) (*Save
 		part   string
 	)
 	if blob, ok := itemString(item, "blob"); ok {
+		// Decoded once to nowhere first: a blob that is not base64 would
+		// otherwise be found half-way through writing over the user's file,
+		// whose data -o promises to leave as it was when the read fails.
+		if err := decodeBase64To(io.Discard, blob); err != nil {
+			return nil, fmt.Errorf("its blob is not base64 (%w); nothing was written to %s", err, path)
+		}
 		format, part = spill.FormatBinary, "blob"
 		write = func(w io.Writer) error { return decodeBase64To(w, blob) }
 	} else if text, ok := itemString(item, "text"); ok {

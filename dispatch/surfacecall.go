@@ -35,7 +35,11 @@ func (s *Service) CallExposed(ctx context.Context, t SurfaceTool, request mcp.Ca
 			return errorResult(fmt.Errorf("arguments: %w", err))
 		}
 	}
-	req := Request{Action: "call", Connection: t.Connection, Tool: t.Tool, Arguments: args, Meta: forwardedMeta(request.Params.Meta)}
+	meta, err := forwardedMeta(request.Params.Meta)
+	if err != nil {
+		return errorResult(err)
+	}
+	req := Request{Action: "call", Connection: t.Connection, Tool: t.Tool, Arguments: args, Meta: meta}
 	ctx = AgentContext(ctx)
 	return s.answer(ctx, req, Hooks{Progress: progressForwarder(ctx, request)})
 }
@@ -92,16 +96,17 @@ func PublishedExecution(def json.RawMessage) *mcp.ToolExecution {
 }
 
 // forwardedMeta is the agent's request _meta to forward downstream: all
-// but its progress token, which dispatch replaces with its own.
-func forwardedMeta(meta *mcp.Meta) map[string]any {
+// but its progress token, which dispatch replaces with its own. It is what
+// mcp-go decoded of it (map[string]any), encoded again.
+func forwardedMeta(meta *mcp.Meta) (json.RawMessage, error) {
 	if meta == nil || len(meta.AdditionalFields) == 0 {
-		return nil
+		return nil, nil
 	}
-	out := make(map[string]any, len(meta.AdditionalFields))
-	for k, v := range meta.AdditionalFields {
-		out[k] = v
+	encoded, err := json.Marshal(meta.AdditionalFields)
+	if err != nil {
+		return nil, fmt.Errorf("forward the request's _meta: %w", err)
 	}
-	return out
+	return encoded, nil
 }
 
 // AgentContext is ctx for work done for the agent session that made the
@@ -159,7 +164,11 @@ func (s *Service) ReadThrough(ctx context.Context, r SurfaceResource, request mc
 	}
 	ctx = AgentContext(ctx)
 	timeout, _ := s.callLimit(conn, Request{})
-	raw, err := conn.ReadResource(ctx, connections.ReadRequest{URI: uri, Meta: forwardedMeta(request.Params.Meta),
+	meta, err := forwardedMeta(request.Params.Meta)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := conn.ReadResource(ctx, connections.ReadRequest{URI: uri, Meta: meta,
 		OnProgress: metaProgressForwarder(ctx, request.Params.Meta), Timeout: timeout})
 	if err != nil {
 		return nil, err
@@ -254,8 +263,12 @@ func (s *Service) GetPromptThrough(ctx context.Context, p SurfacePrompt, request
 	}
 	ctx = AgentContext(ctx)
 	timeout, _ := s.callLimit(conn, Request{})
+	meta, err := forwardedMeta(request.Params.Meta)
+	if err != nil {
+		return nil, err
+	}
 	raw, err := conn.GetPrompt(ctx, connections.PromptRequest{Name: p.Prompt, Arguments: request.Params.Arguments,
-		Meta: forwardedMeta(request.Params.Meta), OnProgress: metaProgressForwarder(ctx, request.Params.Meta), Timeout: timeout})
+		Meta: meta, OnProgress: metaProgressForwarder(ctx, request.Params.Meta), Timeout: timeout})
 	if err != nil {
 		return nil, err
 	}
