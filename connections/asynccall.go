@@ -11,6 +11,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"dispatch/rawjson"
 )
 
 // StartCall begins req as Call would, without waiting for the answer:
@@ -48,6 +50,12 @@ func (f doneFunc) CallDone(raw json.RawMessage, err error) { f(raw, err) }
 // StartCallTo is StartCall with done a CallDone.
 func (c *Conn) StartCallTo(ctx context.Context, req CallRequest, done CallDone) (cancel func(), ok bool) {
 	if req.OnProgress != nil || req.AsTask || len(req.Meta) > 0 || c.ToolAllowed(req.Tool) != nil {
+		return nil, false
+	}
+	// Arguments from a checked agent message sit at least as deep in it
+	// as in the request (MaxRequestNesting bounds both): they fit. Others
+	// too deep go the general way, where Call refuses them.
+	if !req.ArgumentsValid && !rawjson.NestingWithin(req.Arguments, MaxParamsMemberNesting) {
 		return nil, false
 	}
 	c.mu.Lock()

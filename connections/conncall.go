@@ -60,9 +60,13 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 	if err := c.ToolAllowed(req.Tool); err != nil {
 		return nil, err
 	}
+	op := "call " + req.Tool
+	// Before the server is started: it could not read the request.
+	if err := checkParamsNesting(req.Arguments, req.Meta); err != nil {
+		return nil, c.fail(op, err, false)
+	}
 	c.beginCall()
 	defer c.endCall()
-	op := "call " + req.Tool
 	// Not under req.Timeout: a server that takes longer to start than
 	// its calls may take would otherwise never start.
 	sess, err := c.ensure(ctx)

@@ -67,6 +67,10 @@ func (c *Conn) GetPrompt(ctx context.Context, req PromptRequest) (json.RawMessag
 // plus a progress token of ours when onProgress is set).
 func (c *Conn) requestWithProgress(ctx context.Context, op, method string, callerMeta map[string]any,
 	onProgress func(map[string]any), timeout time.Duration, params func(meta map[string]any) any) (json.RawMessage, error) {
+	// Before the server is started: it could not read the request.
+	if err := checkParamsNesting(nil, callerMeta); err != nil {
+		return nil, c.fail(op, err, false)
+	}
 	// Counted like a tool call: a connection a new config removes lets it
 	// finish, and the server's requests meanwhile go to this caller's agent.
 	c.beginCall()
