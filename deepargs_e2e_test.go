@@ -7,8 +7,8 @@ package main
 // and its params) around them, and a request may nest 10,000 levels
 // (MaxRequestNesting), what the mcp-go fixture's encoding/json reads.
 // Before, an argumentsFile of 9,999 or 10,000 levels was sent, the server
-// answered a parse error to id null, and the call waited out --timeout.
-// The --timeout of these
+// answered a parse error to id null, and the call waited out --timeout;
+// one past 10,000 levels was "not valid JSON". The --timeout of these
 // tests is what a refusal that did not come at once would run into.
 
 import (
@@ -47,9 +47,14 @@ func TestServe_ArgumentsFileNestedPastTheRequest(t *testing.T) {
 		"d9998.json":  argsObject("fits", 9998),
 		"d9999.json":  argsObject("x", 9999),
 		"d10000.json": argsObject("x", 10000),
+		"d10001.json": argsObject("x", 10001),
+		"d20000.json": argsObject("x", 20000),
+		"deep":        argsObject("x", 20000), // no extension: JSON or text, as it holds
 		"a9997.json":  brackets(9997),
 		"a9998.json":  brackets(9998),
 		"w.json":      `{"message":"x","w":{"a":` + brackets(9998) + `}}`,
+		// Text, brackets and all: passed whole under argumentsKey.
+		"brackets.md": strings.Repeat("[", 20000) + " notes\n",
 	})
 	tc, _ := startDispatchProc(t, work, nil, "--no-cache", "--timeout", "10s", "--mcp", fixture())
 	call := func(extra map[string]any) map[string]any {
@@ -65,7 +70,7 @@ func TestServe_ArgumentsFileNestedPastTheRequest(t *testing.T) {
 	for _, tt := range []struct {
 		file  string
 		depth int
-	}{{"d9999.json", 9999}, {"d10000.json", 10000}} {
+	}{{"d9999.json", 9999}, {"d10000.json", 10000}, {"d10001.json", 10001}, {"d20000.json", 20000}, {"deep", 20000}} {
 		text := tc.mustError(call(map[string]any{"argumentsFile": tt.file}), tooDeepFile(tt.file, tt.depth)...)
 		if strings.Contains(text, "not valid JSON") || strings.Contains(text, "timed out") {
 			t.Errorf("%s: %q", tt.file, text)
@@ -79,6 +84,9 @@ func TestServe_ArgumentsFileNestedPastTheRequest(t *testing.T) {
 		append(tooDeepFile("a9998.json", 9998), `(9999 under argumentsKey "a")`)...)
 	tc.mustError(call(map[string]any{"argumentsFile": "w.json", "argumentsPath": "w"}),
 		`the part of argumentsFile w.json that argumentsPath "w" selects nests arrays and objects 9999 levels deep`, "MaxRequestNesting")
+	if got := tc.mustOK(call(map[string]any{"argumentsFile": "brackets.md", "argumentsKey": "message"})).text(); !strings.HasSuffix(got, " notes\n") {
+		t.Errorf("a text file of brackets: echo answered %.80q, want the text", got)
+	}
 	if got := tc.mustOK(call(map[string]any{"arguments": map[string]any{"message": "still here"}})).text(); got != "still here" {
 		t.Errorf("after the refusals: echo answered %q", got)
 	}

@@ -1,9 +1,12 @@
 package dispatch
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 
 	"dispatch/connections"
 	"dispatch/rawjson"
@@ -54,4 +57,40 @@ func argumentsFileTooDeep(req Request, depth int) error {
 	return usagef(tooDeepHint,
 		"%s nests arrays and objects %d levels deep%s, more than the %d a call's arguments may have: the request that carries them to the server adds %d levels, and a request may nest at most %d (the limit, MaxRequestNesting: encoding/json, with which servers built on mcp-go read requests, refuses more), so the call was not sent",
 		what, depth, under, connections.MaxParamsMemberNesting, connections.RequestEnvelopeNesting, connections.MaxRequestNesting)
+}
+
+// tokenCheckEvery is how many tokens validDeepJSON reads between looks
+// at its context.
+const tokenCheckEvery = 1 << 16
+
+// validDeepJSON reports whether data is one JSON value, however deep it
+// nests. json.Valid and gjson cannot say: the first refuses past 10,000
+// levels, the second recurses once per level (millions of brackets would
+// exhaust the stack). A decoder's tokens keep their nesting in a slice, not
+// on the stack, and have no depth limit. For the few files json.Valid
+// refuses that nest past MaxRequestNesting only: it is slow, and stops
+// when ctx ends.
+func validDeepJSON(ctx context.Context, data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	depth := 0
+	for n := 1; ; n++ {
+		if n%tokenCheckEvery == 0 && ctx.Err() != nil {
+			return false
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		switch tok {
+		case json.Delim('['), json.Delim('{'):
+			depth++
+		case json.Delim(']'), json.Delim('}'):
+			depth--
+		}
+		if depth == 0 {
+			// One value, then nothing: the decoder would take a second.
+			_, err := dec.Token()
+			return errors.Is(err, io.EOF)
+		}
+	}
 }
