@@ -80,6 +80,7 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 	var (
 		raw     json.RawMessage
 		expired bool
+		mark    = sess.unattributedMark()
 	)
 	if req.AsTask {
 		raw, expired, err = c.callAsTask(ctx, sess, req, params)
@@ -87,7 +88,7 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 		raw, expired, err = c.callWithInput(ctx, sess, req.Timeout, params)
 	}
 	if err != nil {
-		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, req.Timeout)
+		timedOut := c.timedOut(sess, mark, "answer", req.Timeout)
 		return nil, c.wrapRequestErr(op, ctx, expired, timedOut, err)
 	}
 	return raw, nil

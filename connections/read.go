@@ -87,9 +87,10 @@ func (c *Conn) requestWithProgress(ctx context.Context, op, method string, calle
 	if len(meta) == 0 {
 		meta = nil
 	}
+	mark := sess.unattributedMark()
 	raw, _, expired, err := c.send(ctx, sess, timeout, method, params(meta))
 	if err != nil {
-		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, timeout)
+		timedOut := c.timedOut(sess, mark, "answer", timeout)
 		return nil, c.wrapRequestErr(op, ctx, expired, timedOut, err)
 	}
 	if len(raw) == 0 {
