@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"dispatch/rawjson"
 )
 
 // StartCall begins req as Call would, without waiting for the answer:
@@ -50,6 +51,12 @@ func (c *Conn) StartCallTo(ctx context.Context, req CallRequest, done CallDone) 
 	if req.OnProgress != nil || req.AsTask || len(req.Meta) > 0 || c.ToolAllowed(req.Tool) != nil {
 		return nil, false
 	}
+	// Arguments from a checked agent message sit at least as deep in it
+	// as in the request (MaxRequestNesting bounds both): they fit. Others
+	// too deep go the general way, where Call refuses them.
+	if !req.ArgumentsValid && !rawjson.NestingWithin(req.Arguments, MaxParamsMemberNesting) {
+		return nil, false
+	}
 	c.mu.Lock()
 	sess := c.sess
 	ok = c.status == StatusReady && sess != nil && sess.stdio != nil && !sess.modern && sess.alive() &&
@@ -70,6 +77,7 @@ func (c *Conn) StartCallTo(ctx context.Context, req CallRequest, done CallDone) 
 		done:   done,
 		caller: c.trackCall(ctx),
 		id:     mcp.NewRequestId(requestIDText(c.seq.Add(1))),
+		mark:   sess.unattributedMark(),
 	}
 	a.mu.Lock() // expire and abandon may come before forget is set: they wait (answered needs none of it)
 	defer a.mu.Unlock()
@@ -111,6 +119,7 @@ type asyncCall struct {
 	done   CallDone
 	caller callerMark // tracked (trackCall) while the call is in flight
 	id     mcp.RequestId
+	mark   uint64 // sess.unattributedMark() as the call was sent
 
 	mu        sync.Mutex
 	forget    func() bool        // takes the request back from the transport; true: it was still waiting
@@ -242,7 +251,7 @@ func (a *asyncCall) finish(raw json.RawMessage, gone error, expired bool, err er
 	defer a.conn.untrackCall(a.caller)
 	if err != nil {
 		op := "call " + a.params.Name
-		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, a.limit)
+		timedOut := a.conn.timedOut(a.sess, a.mark, "answer", a.limit)
 		a.done.CallDone(nil, a.conn.explainRequestErr(a.sess, op, gone, expired, timedOut, err))
 		return
 	}

@@ -58,9 +58,10 @@ func (c *Conn) Complete(ctx context.Context, req CompleteRequest) (Completion, e
 	if len(req.Context) > 0 {
 		params["context"] = map[string]any{"arguments": req.Context}
 	}
+	mark := sess.unattributedMark()
 	raw, _, expired, err := c.send(ctx, sess, req.Timeout, "completion/complete", params)
 	if err != nil {
-		timedOut := fmt.Errorf("%w: no completion/complete answer within %s", ErrCallTimeout, req.Timeout)
+		timedOut := c.timedOut(sess, mark, "completion/complete answer", req.Timeout)
 		return Completion{}, c.wrapRequestErr(op, ctx, expired, timedOut, err)
 	}
 	var result struct {

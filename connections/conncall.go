@@ -60,9 +60,13 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 	if err := c.ToolAllowed(req.Tool); err != nil {
 		return nil, err
 	}
+	op := "call " + req.Tool
+	// Before the server is started: it could not read the request.
+	if err := checkParamsNesting(req.Arguments, req.Meta); err != nil {
+		return nil, c.fail(op, err, false)
+	}
 	c.beginCall()
 	defer c.endCall()
-	op := "call " + req.Tool
 	// Not under req.Timeout: a server that takes longer to start than
 	// its calls may take would otherwise never start.
 	sess, err := c.ensure(ctx)
@@ -79,6 +83,7 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 	var (
 		raw     json.RawMessage
 		expired bool
+		mark    = sess.unattributedMark()
 	)
 	if req.AsTask {
 		raw, expired, err = c.callAsTask(ctx, sess, req, params)
@@ -86,7 +91,7 @@ func (c *Conn) Call(ctx context.Context, req CallRequest) (json.RawMessage, erro
 		raw, expired, err = c.callWithInput(ctx, sess, req.Timeout, params)
 	}
 	if err != nil {
-		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, req.Timeout)
+		timedOut := c.timedOut(sess, mark, "answer", req.Timeout)
 		return nil, c.wrapRequestErr(op, ctx, expired, timedOut, err)
 	}
 	return raw, nil

@@ -67,6 +67,10 @@ func (c *Conn) GetPrompt(ctx context.Context, req PromptRequest) (json.RawMessag
 // plus a progress token of ours when onProgress is set).
 func (c *Conn) requestWithProgress(ctx context.Context, op, method string, callerMeta json.RawMessage,
 	onProgress func(map[string]any), timeout time.Duration, params func(meta json.RawMessage) any) (json.RawMessage, error) {
+	// Before the server is started: it could not read the request.
+	if err := checkParamsNesting(nil, callerMeta); err != nil {
+		return nil, c.fail(op, err, false)
+	}
 	// Counted like a tool call: a connection a new config removes lets it
 	// finish, and the server's requests meanwhile go to this caller's agent.
 	c.beginCall()
@@ -83,9 +87,10 @@ func (c *Conn) requestWithProgress(ctx context.Context, op, method string, calle
 		return nil, fmt.Errorf("%s: %s: %w", c.Alias, op, err)
 	}
 	defer unregister()
+	mark := sess.unattributedMark()
 	raw, _, expired, err := c.send(ctx, sess, timeout, method, params(meta))
 	if err != nil {
-		timedOut := fmt.Errorf("%w: no answer within %s", ErrCallTimeout, timeout)
+		timedOut := c.timedOut(sess, mark, "answer", timeout)
 		return nil, c.wrapRequestErr(op, ctx, expired, timedOut, err)
 	}
 	if len(raw) == 0 {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"os/exec"
@@ -80,6 +81,10 @@ type stdioOptions struct {
 	// bound of its own (see writeAnswer).
 	requestTimeout time.Duration
 	inheritEnv     bool // every server gets all of dispatch's environment
+	// alias and log name the server in what the transport logs (nil: a
+	// logger that discards).
+	alias string
+	log   *slog.Logger
 }
 
 // stdioTransport speaks JSON-RPC to a child process over its stdin and
@@ -134,6 +139,10 @@ type stdioTransport struct {
 
 	broken atomic.Bool // a write to stdin failed: the session is over
 
+	alias        string
+	log          *slog.Logger
+	unattributed atomic.Pointer[unattributedAnswer] // the last error answered to id null
+
 	failMu  sync.Mutex
 	failErr error // why dispatch gave up on a live server; said instead of its exit status
 
@@ -161,6 +170,9 @@ func newStdioTransport(cfg ServerConfig, stderr io.Writer, opts stdioOptions) *s
 	if opts.requestTimeout <= 0 {
 		opts.requestTimeout = ServerRequestTimeout
 	}
+	if opts.log == nil {
+		opts.log = discardLogger
+	}
 	return &stdioTransport{
 		cmd:            cmd,
 		diag:           stderr,
@@ -174,6 +186,8 @@ func newStdioTransport(cfg ServerConfig, stderr io.Writer, opts stdioOptions) *s
 		exited:         make(chan struct{}),
 		done:           make(chan struct{}),
 		clockBase:      time.Now(),
+		alias:          opts.alias,
+		log:            opts.log,
 	}
 }
 
@@ -378,6 +392,8 @@ func (t *stdioTransport) dispatchLine(line []byte, tooLong int) {
 		}
 	case msg.ID != nil:
 		t.deliver(*msg.ID, &transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: *msg.ID, Result: msg.Result, Error: msg.Error})
+	case msg.Error != nil:
+		t.unattributedError(msg.Error)
 	}
 }
 

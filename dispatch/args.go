@@ -16,6 +16,8 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/tidwall/gjson"
 
+	"dispatch/connections"
+	"dispatch/rawjson"
 	"dispatch/safefile"
 	"dispatch/spill"
 )
@@ -159,6 +161,11 @@ func (s *Service) readArgumentsFile(ctx context.Context, req Request) (gjson.Res
 		return gjson.ParseBytes(decoded), nil
 	case ext != ".txt" && json.Valid(trimmed):
 		return gjson.ParseBytes(trimmed), nil // argumentsPath went to Select
+	case ext != ".txt" && !rawjson.NestingWithin(trimmed, connections.MaxRequestNesting) &&
+		(ext == ".json" || validDeepJSON(ctx, trimmed)):
+		// JSON, only deeper than json.Valid reads: "not valid JSON" would
+		// send the user looking for a syntax error that is not there.
+		return gjson.Result{}, argumentsFileTooDeep(req, JSONNesting(trimmed))
 	case ext == ".json":
 		return gjson.Result{}, usagef("Give a file holding one JSON object (or a .toon file)", "argumentsFile %s is not valid JSON", path)
 	}

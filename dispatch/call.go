@@ -113,6 +113,9 @@ func (s *Service) Call(ctx context.Context, req Request, hooks Hooks) (resp *Cal
 		AsTask:     def.RunsAsTask,
 		Timeout:    timeout,
 	})
+	if deep := (*connections.RequestTooDeepError)(nil); errors.As(err, &deep) {
+		return nil, tooDeepRequest(req, args, err, deep)
+	}
 	return s.callResponse(saveCtx, conn, req, raw, err, which)
 }
 

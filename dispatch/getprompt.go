@@ -63,7 +63,7 @@ func (s *Service) GetPrompt(ctx context.Context, req Request, hooks Hooks) (*Pro
 		if errors.Is(err, connections.ErrCallTimeout) {
 			return nil, fmt.Errorf("%w (%s)", err, which())
 		}
-		return nil, err
+		return nil, tooDeepUsage(err)
 	}
 	var result promptResult
 	if err := decodePromptResult(raw, &result); err != nil {

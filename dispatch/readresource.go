@@ -57,7 +57,7 @@ func (s *Service) ReadResource(ctx context.Context, req Request, hooks Hooks) (*
 		if errors.Is(err, connections.ErrCallTimeout) {
 			return nil, fmt.Errorf("%w (%s)", err, which())
 		}
-		return nil, err
+		return nil, tooDeepUsage(err)
 	}
 	var result readResult
 	if err := decodeReadResult(raw, &result); err != nil {

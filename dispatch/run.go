@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/dustin/go-humanize"
+
+	"dispatch/connections"
+	"dispatch/rawjson"
 )
 
 // DefaultRunConcurrency bounds the steps of one run that are in flight at
@@ -298,6 +301,12 @@ func (r *runState) execute(ctx context.Context, p *plannedStep) (any, *stepAnswe
 	data, err := marshalJSON(resolved)
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode step: %w", err)
+	}
+	if !rawjson.NestingWithin(data, connections.MaxRequestNesting) {
+		// Parse would say only that the step is not a JSON object.
+		return nil, nil, usagef(tooDeepHint,
+			"the values this step's references put in it nest arrays and objects more than %d levels deep in the step, deeper than a call's arguments may nest (%d: the request that carries them adds %d levels, and a request may nest at most %d, the limit, MaxRequestNesting), so it was not run",
+			connections.MaxRequestNesting, connections.MaxParamsMemberNesting, connections.RequestEnvelopeNesting, connections.MaxRequestNesting)
 	}
 	req, err := r.svc.Parse(ctx, data)
 	if err != nil {

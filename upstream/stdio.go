@@ -39,8 +39,9 @@ const notificationQueue = 100
 const DefaultMaxRequestBytes = 64 << 20
 
 // MaxRequestNesting is the deepest nesting of arrays and objects a message
-// may have: encoding/json, which decodes every message, refuses more.
-const MaxRequestNesting = 10000
+// may have: encoding/json, which decodes every message, refuses more. It is
+// the limit of the requests dispatch sends servers too: one definition.
+const MaxRequestNesting = connections.MaxRequestNesting
 
 // idScanBytes is how much of a message too large to read is kept to find
 // its id in, so that the refusal reaches the request it answers.
