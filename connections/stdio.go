@@ -80,6 +80,9 @@ type stdioOptions struct {
 	// bound of its own (see writeAnswer).
 	requestTimeout time.Duration
 	inheritEnv     bool // every server gets all of dispatch's environment
+	// redactor masks the words of an http(s) server's answers that its
+	// errors quote (newHTTPClient).
+	redactor *Redactor
 }
 
 // stdioTransport speaks JSON-RPC to a child process over its stdin and
