@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -89,4 +90,23 @@ func TestConn_InitRefusalMaskedBeforeCut(t *testing.T) {
 		t.Fatal("connected")
 	}
 	quoteShows(t, "the error", err.Error(), key, "answered HTTP 400 to initialize", "MaxQuotedText")
+}
+
+// A token endpoint's refusal whose description holds, where the quote is
+// cut, a credential the request did not send is masked before the cut,
+// and the quote says it was cut.
+func TestRequestToken_RefusalMaskedBeforeCut(t *testing.T) {
+	const token = "ghp_0123456789abcdefghijklmnop"
+	endpoint := serveLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant",
+			"error_description": strings.Repeat("x", MaxQuotedText-8) + " " + token + " " + strings.Repeat("y", 1000)})
+	}))
+	meta := &AuthServerMetadata{Issuer: endpoint, TokenEndpoint: endpoint + "/token"}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := requestToken(ctx, newOAuthHTTPClient(), meta, clientCreds{ID: "c"}, url.Values{"grant_type": {"client_credentials"}})
+	if err == nil {
+		t.Fatal("a refused grant succeeded")
+	}
+	quoteShows(t, "the refusal", err.Error(), token, "invalid_grant", "MaxQuotedText")
 }
