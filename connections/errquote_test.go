@@ -92,6 +92,24 @@ func TestConn_InitRefusalMaskedBeforeCut(t *testing.T) {
 	quoteShows(t, "the error", err.Error(), key, "answered HTTP 400 to initialize", "MaxQuotedText")
 }
 
+// A cursor the server repeats is quoted bounded, masked before the cut.
+func TestConn_RepeatedCursorBounded(t *testing.T) {
+	const token = "sk-proj0123456789abcdef"
+	cursor := strings.Repeat("c", MaxQuotedText-6) + " " + token + " " + strings.Repeat("d", 100<<10)
+	url := hostileServer(t, `{"prompts":{}}`, func(method string, _ json.RawMessage) (any, error) {
+		if method == "prompts/list" {
+			return map[string]any{"prompts": []any{map[string]any{"name": "p"}}, "nextCursor": cursor}, nil
+		}
+		return nil, &RPCError{Code: -32601, Message: "Method not found"}
+	})
+	c := newTestConn(t, ServerConfig{Transport: TransportHTTP, URL: url}, nil)
+	_, err := c.Prompts(context.Background(), false)
+	if err == nil || !strings.Contains(err.Error(), "server repeated cursor") {
+		t.Fatalf("a cursor repeated for ever: %v", err)
+	}
+	quoteShows(t, "the error", err.Error(), token, "MaxQuotedText")
+}
+
 // A token endpoint's refusal whose description holds, where the quote is
 // cut, a credential the request did not send is masked before the cut,
 // and the quote says it was cut.
