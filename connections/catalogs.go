@@ -260,7 +260,7 @@ func (c *Conn) listPages(ctx, listCtx context.Context, sess *session, m listMeth
 			break
 		}
 		if seen[nextCursor] {
-			return nil, c.fail(op, fmt.Errorf("server repeated cursor %q", nextCursor), false)
+			return nil, c.fail(op, fmt.Errorf("server repeated cursor %s", quote(c.opts.Redactor, nextCursor)), false)
 		}
 		seen[nextCursor] = true
 		cursor = nextCursor

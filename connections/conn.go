@@ -655,7 +655,7 @@ func (c *Conn) dial(ctx context.Context) (*session, ServerInfo, error) {
 	if useOAuth {
 		oauth = c.oauthWrapper()
 	}
-	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout, requestTimeout: c.opts.ServerRequestTimeout, inheritEnv: c.opts.InheritEnv, alias: c.Alias, log: c.log}, listen, oauth)
+	sess, err := startSession(dialCtx, c.Config, c.stderr, stdioOptions{maxMessage: c.opts.MaxMessageBytes, stdinTimeout: c.opts.StdinTimeout, requestTimeout: c.opts.ServerRequestTimeout, inheritEnv: c.opts.InheritEnv, alias: c.Alias, log: c.log, redactor: c.opts.Redactor}, listen, oauth)
 	if err != nil {
 		switch {
 		case ctx.Err() != nil:

@@ -3,6 +3,7 @@ package connections
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/dustin/go-humanize"
@@ -17,6 +18,12 @@ import (
 // reach (they go to a file) and HTTP error bodies neither
 // (MaxHTTPErrorBody).
 const MaxServerErrorMessage = 4096
+
+// MaxQuotedText bounds a server's words that an error of dispatch's own
+// quotes: an HTTP error answer's body, an OAuth refusal, a repeated
+// cursor. Enough to recognize what the server meant; a server's JSON-RPC
+// error message, which is all it has to say, gets MaxServerErrorMessage.
+const MaxQuotedText = 200
 
 // MaxServerErrorData bounds the data of a server's JSON-RPC error, which
 // only a passed-through request's error carries to the agent. JSON cannot
@@ -95,4 +102,30 @@ func textStart(s string, max int) string {
 		cut = max
 	}
 	return s[:cut]
+}
+
+// quote is text, a server's, quoted for an error of dispatch's own:
+// masked as dispatch's own text by r (nil: the shapes of credentials
+// only) before it is cut to MaxQuotedText bytes, so that a cut through a
+// secret cannot leave its start.
+func quote(r *Redactor, text string) string {
+	return quoteMasked(r.String(text), false)
+}
+
+// quoteMasked quotes text, masked already, cut to MaxQuotedText bytes
+// where a UTF-8 character starts and followed by a note of the cut: a
+// quote is never shortened silently. unread says that the text went on
+// past what dispatch read of it (MaxHTTPErrorBody).
+func quoteMasked(text string, unread bool) string {
+	kept := textStart(text, MaxQuotedText)
+	quoted := strconv.Quote(kept)
+	switch cut := humanize.Comma(int64(len(text) - len(kept))); {
+	case len(kept) < len(text) && unread:
+		quoted += "…[cut: " + cut + " more bytes (MaxQuotedText), and more unread (MaxHTTPErrorBody)]"
+	case len(kept) < len(text):
+		quoted += "…[cut: " + cut + " more bytes (MaxQuotedText)]"
+	case unread:
+		quoted += "…[cut: more unread (MaxHTTPErrorBody)]"
+	}
+	return quoted
 }

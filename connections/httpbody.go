@@ -19,10 +19,6 @@ import (
 // read, so a server answering 500 with gigabytes costs nothing.
 const MaxHTTPErrorBody = 4096
 
-// maxQuotedErrorBody is how many characters of an error body an error
-// message quotes.
-const maxQuotedErrorBody = 200
-
 // maxSniffedRequest bounds how much of a request's body is read to learn
 // its method and id, which mcp-go writes first.
 const maxSniffedRequest = 512
@@ -102,35 +98,36 @@ type serverAnswered interface {
 type HTTPStatusError struct {
 	URL    string // without user info or query
 	Status int
-	Body   string // at most MaxHTTPErrorBody bytes
+	// Body is the first MaxHTTPErrorBody bytes of the answer's body,
+	// masked: a server may echo the request's credential.
+	Body   string
+	Unread bool // the body went on past MaxHTTPErrorBody
 }
 
 func (e *HTTPStatusError) Error() string {
 	msg := fmt.Sprintf("%s answered HTTP %d %s", e.URL, e.Status, http.StatusText(e.Status))
 	if text := strings.TrimSpace(e.Body); text != "" {
-		msg += fmt.Sprintf(": %.*q", maxQuotedErrorBody, text)
+		msg += ": " + quoteMasked(text, e.Unread)
 	}
 	return msg
 }
 
 func (e *HTTPStatusError) serverAnswered() {}
 
-// refuseErrorStatus returns the error a request answered with an error
-// status fails with, or nil when mcp-go must see the answer itself: an
-// authorization challenge (401), a forgotten session (404), a refused
-// initialize (which explainInitErr explains), the listening stream's
-// answers (GET: 405 means "no stream"), and a JSON-RPC error answer sent
-// with an error status.
-func refuseErrorStatus(req *http.Request, sent sentRequest, status int, body []byte) error {
+// refusesErrorStatus reports whether a request answered with an error
+// status fails with an HTTPStatusError, rather than mcp-go seeing the
+// answer itself: an authorization challenge (401), a forgotten session
+// (404), a refused initialize (which explainInitErr explains), the
+// listening stream's answers (GET: 405 means "no stream"), and a JSON-RPC
+// error answer sent with an error status.
+func refusesErrorStatus(req *http.Request, sent sentRequest, status int, body []byte) bool {
 	switch {
 	case status == http.StatusUnauthorized, status == http.StatusNotFound, req.Method != http.MethodPost:
-		return nil
+		return false
 	case sent.method == "initialize" && status < 500:
-		return nil
-	case isJSONRPCAnswer(body):
-		return nil
+		return false
 	}
-	return &HTTPStatusError{URL: publicURL(req.URL.String()), Status: status, Body: string(body)}
+	return !isJSONRPCAnswer(body)
 }
 
 // isJSONRPCAnswer reports whether body is a whole JSON-RPC answer.
@@ -148,11 +145,11 @@ func isJSONRPCAnswer(body []byte) bool {
 // that is not the server's MCP endpoint.
 type ContentTypeError struct {
 	URL         string
-	ContentType string
+	ContentType string // masked
 }
 
 func (e *ContentTypeError) Error() string {
-	return fmt.Sprintf("%s answered with content type %.100q, not application/json or text/event-stream as an MCP server does: check that the URL is the server's MCP endpoint (often /mcp)", e.URL, e.ContentType)
+	return fmt.Sprintf("%s answered with content type %s, not application/json or text/event-stream as an MCP server does: check that the URL is the server's MCP endpoint (often /mcp)", e.URL, quoteMasked(e.ContentType, false))
 }
 
 func (e *ContentTypeError) serverAnswered() {}
@@ -167,7 +164,7 @@ func (rt *httpRoundTripper) checkAnswer(req *http.Request, sent sentRequest, res
 	if rt.limits.streamable && sent.isCall && resp.StatusCode == http.StatusOK &&
 		mediaType != "application/json" && mediaType != "text/event-stream" {
 		resp.Body.Close()
-		return nil, &ContentTypeError{URL: publicURL(req.URL.String()), ContentType: resp.Header.Get("Content-Type")}
+		return nil, &ContentTypeError{URL: publicURL(req.URL.String()), ContentType: rt.redactor.String(resp.Header.Get("Content-Type"))}
 	}
 	guardAnswer(resp, mediaType, &rt.nesting, rt.limits.maxMessage, sent)
 	return resp, nil
@@ -211,23 +208,25 @@ func errorBody(peek []byte, body io.Closer) io.ReadCloser {
 // header with control characters, a broken status line): the server, or
 // a proxy in front of it, answered, but not in HTTP.
 type MalformedAnswerError struct {
-	URL    string
+	URL string
+	// Reason is net/http's, masked: it quotes the line of the answer it
+	// could not parse, which may echo a credential.
 	Reason string
 }
 
 func (e *MalformedAnswerError) Error() string {
-	return fmt.Sprintf("%s sent a malformed HTTP answer (%.*q): the server or a proxy in front of it is broken", e.URL, maxQuotedErrorBody, e.Reason)
+	return fmt.Sprintf("%s sent a malformed HTTP answer (%s): the server or a proxy in front of it is broken", e.URL, quoteMasked(e.Reason, false))
 }
 
 func (e *MalformedAnswerError) serverAnswered() {}
 
 // explainAnswerErr turns a round trip's failure to parse the server's
-// answer into a MalformedAnswerError; other failures are returned as
-// they are.
-func explainAnswerErr(req *http.Request, err error) error {
+// answer into a MalformedAnswerError, masked by r; other failures are
+// returned as they are.
+func explainAnswerErr(req *http.Request, err error, r *Redactor) error {
 	var proto textproto.ProtocolError
 	if errors.As(err, &proto) {
-		return &MalformedAnswerError{URL: publicURL(req.URL.String()), Reason: string(proto)}
+		return &MalformedAnswerError{URL: publicURL(req.URL.String()), Reason: r.String(string(proto))}
 	}
 	return err
 }

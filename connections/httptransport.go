@@ -45,19 +45,25 @@ type httpRoundTripper struct {
 	// posted (serveridsfull.go).
 	refusalSlots chan struct{}
 
+	// redactor masks what errors quote of the server's answers before
+	// they are cut (quote): a server may echo the request's credential.
+	redactor *Redactor
+
 	mu         sync.Mutex
 	lastStatus int
-	lastBody   string
+	lastBody   string // masked
+	lastUnread bool   // the body went on past lastBody
 }
 
 // newHTTPClient is the client of an http(s) server's transport; wrap, when
-// set, puts the OAuth client under it.
-func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper, limits httpLimits) (*http.Client, *httpRoundTripper) {
+// set, puts the OAuth client under it. r masks the server's words that
+// its errors quote (nil: the shapes of credentials only).
+func newHTTPClient(wrap func(http.RoundTripper) http.RoundTripper, limits httpLimits, r *Redactor) (*http.Client, *httpRoundTripper) {
 	var base http.RoundTripper = http.DefaultTransport
 	if wrap != nil {
 		base = wrap(base)
 	}
-	rt := &httpRoundTripper{base: base, limits: limits, refusalSlots: make(chan struct{}, MaxServerRequests)}
+	rt := &httpRoundTripper{base: base, limits: limits, redactor: r, refusalSlots: make(chan struct{}, MaxServerRequests)}
 	return &http.Client{Transport: rt, CheckRedirect: redirectsStayHome}, rt
 }
 
@@ -72,7 +78,7 @@ func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 	sent := sniffRequest(req)
 	resp, err := rt.base.RoundTrip(req)
 	if err != nil {
-		return resp, explainAnswerErr(req, err)
+		return resp, explainAnswerErr(req, err, rt.redactor)
 	}
 	if resp.StatusCode < 400 {
 		resp, err := rt.checkAnswer(req, sent, resp)
@@ -84,31 +90,38 @@ func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 		swapServerIDs(resp, &rt.ids, rt.sseRequests, rt.refuserFor(resp))
 		return resp, nil
 	}
-	// Only the start of an error answer is read (mcp-go would read it all).
-	peek, readErr := io.ReadAll(io.LimitReader(resp.Body, MaxHTTPErrorBody))
+	// Only the start of an error answer is read (mcp-go would read it
+	// all); one byte more tells whether the quote must say the rest went
+	// unread.
+	peek, readErr := io.ReadAll(io.LimitReader(resp.Body, MaxHTTPErrorBody+1))
+	unread := len(peek) > MaxHTTPErrorBody
+	peek = peek[:min(len(peek), MaxHTTPErrorBody)]
 	resp.Body = errorBody(peek, resp.Body)
 	if readErr != nil {
 		return resp, nil
 	}
+	// Masked whole before any error quotes its start: cut first, a
+	// credential the server echoed would show its first bytes.
+	shown := rt.redactor.String(string(peek))
 	rt.mu.Lock()
-	rt.lastStatus, rt.lastBody = resp.StatusCode, string(peek)
+	rt.lastStatus, rt.lastBody, rt.lastUnread = resp.StatusCode, shown, unread
 	rt.mu.Unlock()
 	if sessionForgotten(req.Header.Get(headerSessionID), resp.StatusCode, peek) {
 		resp.StatusCode, resp.Status = http.StatusNotFound, "404 Not Found (session no longer known)"
 	}
-	if err := refuseErrorStatus(req, sent, resp.StatusCode, peek); err != nil {
+	if refusesErrorStatus(req, sent, resp.StatusCode, peek) {
 		resp.Body.Close()
-		return nil, err
+		return nil, &HTTPStatusError{URL: publicURL(req.URL.String()), Status: resp.StatusCode, Body: shown, Unread: unread}
 	}
 	return resp, nil
 }
 
-// lastError returns the status and the start of the body of the last error
-// answer.
-func (rt *httpRoundTripper) lastError() (int, string) {
+// lastError returns the status and the start of the body, masked, of the
+// last error answer, and whether its body went on past that start.
+func (rt *httpRoundTripper) lastError() (status int, body string, unread bool) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
-	return rt.lastStatus, rt.lastBody
+	return rt.lastStatus, rt.lastBody, rt.lastUnread
 }
 
 // sessionForgotten reports whether an answer to a request sent on session
@@ -192,18 +205,19 @@ func explainInitErr(cfg ServerConfig, sess *session, err error) error {
 	if !errors.Is(err, transport.ErrLegacySSEServer) || sess.http == nil {
 		return explainHTTPErr(cfg, err)
 	}
-	status, body := sess.http.lastError()
-	return initRefusal(publicURL(cfg.URL), status, body)
+	status, body, unread := sess.http.lastError()
+	return initRefusal(publicURL(cfg.URL), status, body, unread)
 }
 
-// initRefusal explains an HTTP error status answering initialize.
-func initRefusal(url string, status int, body string) error {
+// initRefusal explains an HTTP error status answering initialize; body,
+// masked, is the start of the answer's, unread whether it went on.
+func initRefusal(url string, status int, body string, unread bool) error {
 	msg := fmt.Sprintf("%s answered HTTP %d to initialize", url, status)
 	if status == 0 {
 		msg = url + " refused initialize with an HTTP 4xx status"
 	}
 	if text := strings.TrimSpace(body); text != "" {
-		msg += fmt.Sprintf(" (%.200q)", text)
+		msg += " (" + quoteMasked(text, unread) + ")"
 	}
 	switch status {
 	case http.StatusNotFound, http.StatusMethodNotAllowed:

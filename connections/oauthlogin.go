@@ -317,7 +317,7 @@ func awaitRedirect(ctx context.Context, listener net.Listener, state, authURL st
 			http.Error(w, "unexpected state: close this tab and use the newest login link", http.StatusBadRequest)
 			return
 		case q.Get("error") != "":
-			res.err = &LoginError{Step: "authorization", Err: fmt.Errorf("the authorization server refused: %.200q %.200q", q.Get("error"), q.Get("error_description")), Hint: "run dispatch auth login again"}
+			res.err = &LoginError{Step: "authorization", Err: errors.New("the authorization server refused: " + quote(nil, q.Get("error")) + " " + quote(nil, q.Get("error_description"))), Hint: "run dispatch auth login again"}
 		case q.Get("code") == "":
 			res.err = &LoginError{Step: "authorization", Err: errors.New("the redirect carried no code")}
 		default:

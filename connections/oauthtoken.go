@@ -64,11 +64,14 @@ type tokenError struct {
 
 func (e *tokenError) Error() string {
 	msg := fmt.Sprintf("the token endpoint answered HTTP %d", e.Status)
+	// Code and Description are masked of what the request sent
+	// (withoutCredentials); quote masks the shapes of other credentials
+	// before it cuts.
 	if e.Code != "" {
-		msg += fmt.Sprintf(" %.100q", e.Code)
+		msg += " " + quote(nil, e.Code)
 	}
 	if e.Description != "" {
-		msg += fmt.Sprintf(" (%.200q)", e.Description)
+		msg += " (" + quote(nil, e.Description) + ")"
 	}
 	return msg
 }
@@ -216,8 +219,8 @@ func registerClient(ctx context.Context, hc *http.Client, meta *AuthServerMetada
 		_ = json.Unmarshal(body, &oe) // a refusal that is not JSON still has its status
 		msg := fmt.Sprintf("the registration endpoint answered HTTP %d", resp.StatusCode)
 		if oe.Error != "" || oe.Description != "" {
-			// Quoted: a hostile server's words, bounded.
-			msg += fmt.Sprintf(" %.100q %.200q", oe.Error, oe.Description)
+			// Quoted: a hostile server's words, masked and bounded.
+			msg += " " + quote(nil, oe.Error) + " " + quote(nil, oe.Description)
 		}
 		return clientCreds{}, errors.New(msg)
 	}

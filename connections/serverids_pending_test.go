@@ -126,7 +126,7 @@ func TestHTTPClient_RefusesRequestPastPendingSurrogates(t *testing.T) {
 		w.WriteHeader(http.StatusAccepted)
 	}))
 	t.Cleanup(srv.Close)
-	client, rt := newHTTPClient(nil, httpLimits{streamable: true})
+	client, rt := newHTTPClient(nil, httpLimits{streamable: true}, nil)
 	for i := range maxServerIDSwaps {
 		rt.ids.surrogateFor(fmt.Appendf(nil, "%d.0", i))
 	}

@@ -74,7 +74,7 @@ func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, 
 		sess.transport = sess.stdio
 	case TransportHTTP:
 		var httpClient *http.Client
-		httpClient, sess.http = newHTTPClient(oauth, httpLimits{maxMessage: int64(stdioOpts.maxMessage), streamable: true})
+		httpClient, sess.http = newHTTPClient(oauth, httpLimits{maxMessage: int64(stdioOpts.maxMessage), streamable: true}, stdioOpts.redactor)
 		opts := []transport.StreamableHTTPCOption{
 			transport.WithHTTPBasicClient(httpClient),
 			transport.WithHTTPHeaders(cfg.Headers),
@@ -86,7 +86,7 @@ func startSession(startCtx context.Context, cfg ServerConfig, stderr io.Writer, 
 		sess.transport, err = transport.NewStreamableHTTP(cfg.URL, opts...)
 	case TransportSSE:
 		var httpClient *http.Client
-		httpClient, sess.http = newHTTPClient(oauth, httpLimits{maxMessage: int64(stdioOpts.maxMessage)})
+		httpClient, sess.http = newHTTPClient(oauth, httpLimits{maxMessage: int64(stdioOpts.maxMessage)}, stdioOpts.redactor)
 		sseOpts := []transport.ClientOption{
 			transport.WithHTTPClient(httpClient),
 			transport.WithHeaders(cfg.Headers),

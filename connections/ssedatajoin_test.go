@@ -99,7 +99,7 @@ func TestConn_HTTPAnswerOfManyDataLines(t *testing.T) {
 // The work mcp-go does for an event grows with its data lines times its
 // data: what it reads of an answer of many data lines is one data line.
 func TestHTTPClient_GivesMCPGoOneDataLinePerEvent(t *testing.T) {
-	client, _ := newHTTPClient(nil, httpLimits{streamable: true})
+	client, _ := newHTTPClient(nil, httpLimits{streamable: true}, nil)
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"spread","arguments":{"n":1000}}}`
 	resp, err := client.Post(startSpreadServer(t), "application/json", strings.NewReader(body))
 	if err != nil {
@@ -172,7 +172,7 @@ func TestSSEDataJoin_SameJSON(t *testing.T) {
 func BenchmarkSSEManyDataLines(b *testing.B) {
 	for _, n := range []int{5_000, 20_000} {
 		url := startSpreadServer(b)
-		dispatchClient, _ := newHTTPClient(nil, httpLimits{streamable: true})
+		dispatchClient, _ := newHTTPClient(nil, httpLimits{streamable: true}, nil)
 		for _, tc := range []struct {
 			name   string
 			client *http.Client

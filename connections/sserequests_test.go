@@ -242,7 +242,7 @@ func newTestSSERequests(t *testing.T) (*sseServerRequests, *serverIDs, *sseAnswe
 	t.Cleanup(answers.srv.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	client, rt := newHTTPClient(nil, httpLimits{})
+	client, rt := newHTTPClient(nil, httpLimits{}, nil)
 	requests := newSSEServerRequests(ctx, client, map[string]string{"X-Test": "1"}, 10*time.Second)
 	requests.endpoint = func() *url.URL {
 		u, err := url.Parse(answers.srv.URL + "/message?sessionId=s1")

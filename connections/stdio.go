@@ -85,6 +85,9 @@ type stdioOptions struct {
 	// logger that discards).
 	alias string
 	log   *slog.Logger
+	// redactor masks the words of an http(s) server's answers that its
+	// errors quote (newHTTPClient).
+	redactor *Redactor
 }
 
 // stdioTransport speaks JSON-RPC to a child process over its stdin and

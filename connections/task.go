@@ -111,7 +111,9 @@ func (c *Conn) awaitTask(ctx context.Context, sess *session, task taskState, onP
 		}
 	}
 	if task.Status == taskCancelled {
-		return nil, fmt.Errorf("%w %s: %s", ErrTaskCancelled, task.TaskID, task.StatusMessage)
+		// Both are the server's to choose, of any length.
+		r := c.opts.Redactor
+		return nil, fmt.Errorf("%w %s: %s", ErrTaskCancelled, quote(r, task.TaskID), r.boundMessage(task.StatusMessage))
 	}
 	// tasks/result waits for the end of a task still running (one that
 	// needs input dispatch cannot give goes on without it, or says why not).

@@ -3,6 +3,8 @@ package connections
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -36,6 +38,14 @@ func startTaskServer(t *testing.T) (ServerConfig, <-chan string) {
 		case <-time.After(time.Duration(req.GetFloat("seconds", 0) * float64(time.Second))):
 		}
 		return mcp.NewToolResultText("report on " + req.GetString("topic", "")), nil
+	})
+	// abandon gives up at once as cancelled (mcp-go takes a handler's
+	// context.Canceled for that), its error as the status message: as
+	// long as the server likes.
+	abandon := mcp.NewTool("abandon", mcp.WithNumber("bytes"))
+	abandon.Execution = &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}
+	srv.AddTool(abandon, func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, fmt.Errorf("%s: %w", strings.Repeat("m", req.GetInt("bytes", 0)), context.Canceled)
 	})
 	url := serveLoopback(t, server.NewStreamableHTTPServer(srv)) + "/mcp"
 	return ServerConfig{Transport: TransportHTTP, URL: url}, cancelled
@@ -84,5 +94,21 @@ func TestConn_CallAsTask(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Error("the task was not cancelled on the server")
+	}
+}
+
+// A task the server cancels with a status message as long as it likes:
+// the error carries its start, bounded with a note, not all of it.
+func TestConn_CancelledTaskMessageBounded(t *testing.T) {
+	cfg, _ := startTaskServer(t)
+	c := testConn(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := c.Call(ctx, CallRequest{Tool: "abandon", Arguments: json.RawMessage(`{"bytes":1000000}`), AsTask: true, Timeout: 20 * time.Second})
+	if !errors.Is(err, ErrTaskCancelled) {
+		t.Fatalf("a task the server cancelled: %v, want ErrTaskCancelled", err)
+	}
+	if msg := err.Error(); len(msg) > MaxServerErrorMessage+1000 || !strings.Contains(msg, "(MaxServerErrorMessage)") {
+		t.Errorf("the error is %d bytes, or lacks the note of its cut: %.200s…%s", len(msg), msg, msg[max(0, len(msg)-300):])
 	}
 }
