@@ -78,15 +78,6 @@ func TestCLI_MetaNumbersExact(t *testing.T) {
 			t.Errorf("--meta %s: exit %d, want %d saying it must be an object: %s", bad, code, exitUsage, stderr)
 		}
 	}
-
-	env := sessionEnv(t)
-	socket := startSession(t, env, "--no-cache", "--mcp", fixture("--raw-meta"))
-	defer stopSession(t, env, socket)
-	stdout, stderr, code := runIn(t, env, "", dispatchBin, "--session", socket, "call", "echo_raw_meta", "--meta", exactMeta)
-	if code != exitOK {
-		t.Fatalf("in a session: exit %d: %s", code, stderr)
-	}
-	checkExactMeta(t, "in a session", stdout)
 }
 
 // A 2026-07-28 server gets the protocol's facts in every request's _meta,
