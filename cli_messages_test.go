@@ -112,7 +112,9 @@ func TestCLI_ResultFileCheckedFirst(t *testing.T) {
 		want string
 	}{
 		{"directory missing", filepath.Join(dir, "nope", "x.json"), exitUsage, "-o/--result-to-file: open " + filepath.Join(dir, "nope", "x.json") + ": no such file or directory; name a file in a directory that exists"},
-		{"a directory", dir, exitUsage, "-o/--result-to-file " + dir + " is not a regular file"},
+		{"a directory", dir, exitUsage, "-o/--result-to-file " + dir + " is a directory, not a regular file"},
+		// It said "(a directory?)" of /dev/null too.
+		{"a device", os.DevNull, exitUsage, "-o/--result-to-file " + os.DevNull + " is a device, not a regular file"},
 		{"fresh file, call fails", fresh, exitServer, "server connection lost"},
 		{"existing file, call fails", existing, exitServer, "server connection lost"},
 	}

@@ -442,7 +442,7 @@ func (g *Globals) toolErrorNotSaved(call *dispatch.CallResponse, path string, cr
 // until the result replaces it.
 func checkResultFile(path string) (created bool, err error) {
 	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
-		return false, &usageErr{fmt.Errorf("-o/--result-to-file %s is not a regular file (a directory?); name a file to write the result to", path)}
+		return false, &usageErr{fmt.Errorf("-o/--result-to-file %s is %s, not a regular file; name a file to write the result to (or leave -o out to print it)", path, fileKind(info.Mode()))}
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 	if errors.Is(err, os.ErrExist) {
@@ -543,4 +543,19 @@ func openNamed(path string) (*os.File, error) {
 		return nil, fmt.Errorf("%s is not a regular file; to read from a pipe, give - and pipe it to stdin", path)
 	}
 	return f, err
+}
+
+// fileKind names what a path that is not a regular file is.
+func fileKind(mode os.FileMode) string {
+	switch {
+	case mode.IsDir():
+		return "a directory"
+	case mode&os.ModeCharDevice != 0, mode&os.ModeDevice != 0:
+		return "a device"
+	case mode&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case mode&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
 }

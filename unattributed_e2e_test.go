@@ -45,3 +45,21 @@ func TestServe_ErrorToIDNullIsLoggedAndNamed(t *testing.T) {
 		t.Errorf("a call that timed out after the answer to id null names it: %q", text)
 	}
 }
+
+// A server answering "error": null with no result is named as at fault,
+// in words a user can act on, not encoding/json's "unexpected end of JSON
+// input" (found by the CLI review).
+func TestCLI_AnswerWithNoResultIsNamed(t *testing.T) {
+	_, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture("--serial"), "call", "no_result")
+	if code == 0 {
+		t.Errorf("exit 0 for a call the server answered with nothing")
+	}
+	for _, want := range []string{"c1: call no_result: server sent an invalid result", "holds no result and no error", "the server is at fault"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "unexpected end of JSON input") {
+		t.Errorf("stderr still says encoding/json's words:\n%s", stderr)
+	}
+}

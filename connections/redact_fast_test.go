@@ -31,15 +31,7 @@ func secretNameSamples() []string {
 func TestSecretNameAndShapeMatchTheirRegexps(t *testing.T) {
 	names := secretNameSamples()
 	rng := rand.New(rand.NewPCG(1, 2))
-	const alphabet = "tokenscrapswdihjlbuvgfPATKEY-_\u212a\u017f"
-	for range 20000 {
-		var b strings.Builder
-		runes := []rune(alphabet)
-		for range rng.IntN(12) {
-			b.WriteRune(runes[rng.IntN(len(runes))])
-		}
-		names = append(names, b.String())
-	}
+	names = append(names, randomStrings(rng, "tokenscrapswdihjlbuvgfPATKEY-_\u212a\u017f", 12, 20000)...)
 	for _, name := range names {
 		if got, want := isSecretName(name), secretName().MatchString(name); got != want {
 			t.Errorf("isSecretName(%q) = %v, the regexp says %v", name, got, want)
@@ -48,15 +40,7 @@ func TestSecretNameAndShapeMatchTheirRegexps(t *testing.T) {
 
 	envNames := []string{"HOME", "PATH", "GITHUB_TOKEN", "api_key", "MyPassword", "DB_PWD", "X_AUTH", "CREDENTIALS", "COOKIE_JAR",
 		"SESSION_ID", "PRIVATE", "monkey", "KEYS", "pass", "passw", "\u212aEY", "\u017fECRET", "tökén"}
-	const envAlphabet = "KEYTOKENSCRTPAWDUHILVkeytokenscrtpawduhilv_\u212a\u017f"
-	for range 20000 {
-		var b strings.Builder
-		runes := []rune(envAlphabet)
-		for range rng.IntN(12) {
-			b.WriteRune(runes[rng.IntN(len(runes))])
-		}
-		envNames = append(envNames, b.String())
-	}
+	envNames = append(envNames, randomStrings(rng, "KEYTOKENSCRTPAWDUHILVkeytokenscrtpawduhilv_\u212a\u017f", 12, 20000)...)
 	for _, name := range envNames {
 		if got, want := isSecretEnvName(name), secretEnvName().MatchString(name); got != want {
 			t.Errorf("isSecretEnvName(%q) = %v, the regexp says %v", name, got, want)
@@ -67,19 +51,26 @@ func TestSecretNameAndShapeMatchTheirRegexps(t *testing.T) {
 		"gho_0123456789abcde", "github_pat_0123456789abcdef", "glpat-0123456789abcdef", "xoxb-12345678", "xoxz-12345678",
 		"AKIA0123456789AB", "AKIA01234567890a", "AIza01234567890123456789", "eyJabcdefgh.abcdefgh.sig", "eyJabcdefgh.abcdefg.",
 		"Bearer abc", "hello", "ssk-abcdefgh", " sk-abcdefgh", "SK-abcdefgh", "ghp_0123456789abcdef\n"}
-	const shapeAlphabet = "skghiplatxobAKIzeyJ_-.0123456789"
-	for range 20000 {
-		var b strings.Builder
-		for range rng.IntN(30) {
-			b.WriteByte(shapeAlphabet[rng.IntN(len(shapeAlphabet))])
-		}
-		values = append(values, b.String())
-	}
+	values = append(values, randomStrings(rng, "skghiplatxobAKIzeyJ_-.0123456789", 30, 20000)...)
 	for _, v := range values {
 		if got, want := hasSecretShape(v), secretShape().MatchString(v); got != want {
 			t.Errorf("hasSecretShape(%q) = %v, the regexp says %v", v, got, want)
 		}
 	}
+}
+
+// randomStrings makes n strings of up to maxLen runes drawn from alphabet.
+func randomStrings(rng *rand.Rand, alphabet string, maxLen, n int) []string {
+	runes := []rune(alphabet)
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for range rng.IntN(maxLen) {
+			b.WriteRune(runes[rng.IntN(len(runes))])
+		}
+		out[i] = b.String()
+	}
+	return out
 }
 
 func FuzzSecretName(f *testing.F) {

@@ -1,7 +1,9 @@
 package dispatch
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"unsafe"
 
@@ -86,6 +88,9 @@ func rawMember(raw []byte, v gjson.Result) json.RawMessage {
 // decodeReadResult is json.Unmarshal(raw, &result) without copying the
 // contents.
 func decodeReadResult(raw []byte, result *readResult) error {
+	if err := resultPresent(raw); err != nil {
+		return err
+	}
 	m, ok := rawMembers(raw, "contents", "_meta")
 	if ok {
 		var contents []json.RawMessage
@@ -100,6 +105,9 @@ func decodeReadResult(raw []byte, result *readResult) error {
 // decodeCallResult is json.Unmarshal(raw, &result) without copying the
 // content or structured content.
 func decodeCallResult(raw []byte, result *callResult) error {
+	if err := resultPresent(raw); err != nil {
+		return err
+	}
 	m, ok := rawMembers(raw, "content", "structuredContent", "isError", "_meta")
 	if ok {
 		isError := m["isError"]
@@ -122,6 +130,9 @@ func decodeCallResult(raw []byte, result *callResult) error {
 // decodePromptResult is json.Unmarshal(raw, &result) without copying the
 // messages.
 func decodePromptResult(raw []byte, result *promptResult) error {
+	if err := resultPresent(raw); err != nil {
+		return err
+	}
 	m, ok := rawMembers(raw, "description", "messages", "_meta")
 	if ok {
 		description := m["description"]
@@ -138,4 +149,17 @@ func decodePromptResult(raw []byte, result *promptResult) error {
 		}
 	}
 	return json.Unmarshal(raw, result)
+}
+
+// errNoResult says what is wrong with an answer that holds no result:
+// encoding/json's "unexpected end of JSON input" said nothing a user can
+// act on.
+var errNoResult = errors.New(`the answer holds no result and no error (as "error": null with nothing else), which JSON-RPC does not allow: the server is at fault`)
+
+// resultPresent refuses a result that is missing or null.
+func resultPresent(raw []byte) error {
+	if r := bytes.TrimSpace(raw); len(r) == 0 || string(r) == "null" {
+		return errNoResult
+	}
+	return nil
 }
