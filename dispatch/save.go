@@ -1,6 +1,8 @@
 package dispatch
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -74,17 +76,57 @@ func (s *Service) SavePayload(call *CallResponse, path string) (*SavedPayload, e
 
 // writeUserFile writes a file the user named with -o and keeps: its mode
 // follows their umask, like any file a command writes (spill files stay
-// 0600).
+// 0600), or is the mode of the file it replaces. It is written beside its
+// place under another name and renamed there only once whole, so that a
+// write that fails midway (a full disk, a file size limit) leaves an
+// existing file as it was rather than cut short, as the README promises.
+// A symbolic link named is written through, as opening it would.
 func writeUserFile(path string, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	target := path
+	if resolved, err := filepath.EvalSymlinks(path); err == nil {
+		target = resolved
+	}
+	var mode os.FileMode
+	if info, err := os.Stat(target); err == nil {
+		mode = info.Mode().Perm()
+	}
+	f, err := createBeside(target)
 	if err != nil {
 		return fmt.Errorf("result file: %w", err)
 	}
+	temp := f.Name()
 	if err := write(f); err != nil {
-		return errors.Join(fmt.Errorf("write result file %s: %w", path, err), f.Close())
+		return errors.Join(fmt.Errorf("write result file %s: %w", path, err), f.Close(), os.Remove(temp))
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("write result file %s: %w", path, err)
+		return errors.Join(fmt.Errorf("write result file %s: %w", path, err), os.Remove(temp))
+	}
+	if mode != 0 {
+		if err := os.Chmod(temp, mode); err != nil {
+			return errors.Join(fmt.Errorf("result file %s: keep its mode: %w", path, err), os.Remove(temp))
+		}
+	}
+	if err := os.Rename(temp, target); err != nil {
+		return errors.Join(fmt.Errorf("result file %s: %w", path, err), os.Remove(temp))
 	}
 	return nil
+}
+
+// createBeside creates a new file in target's directory, named after it,
+// with the mode a new file gets from the umask: os.CreateTemp's would be
+// 0600.
+func createBeside(target string) (*os.File, error) {
+	dir, base := filepath.Split(target)
+	var suffix [6]byte
+	for range 16 {
+		if _, err := rand.Read(suffix[:]); err != nil {
+			return nil, err
+		}
+		name := filepath.Join(dir, "."+base+"."+hex.EncodeToString(suffix[:])+".part")
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, os.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("create a file beside %s: every name tried exists", target)
 }
