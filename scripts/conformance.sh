@@ -121,14 +121,26 @@ for scenario in "${CLIENT_SCENARIOS[@]}" "${AUTH_SCENARIOS[@]}"; do
   fi
 done
 
+# An agent scenario that fails is tried once more, its first log shown
+# either way: one run in CI (2026-12-02) had every check pass and the
+# agent exit 1 without saying why in what the suite prints, and 7 runs
+# after it passed, under load too. A second failure counts.
+agent_scenario() {
+  DISPATCH_AUTH_AGENT=$work/authcheck "$suite" client --command "$root/scripts/conformance/client.sh" --scenario "$1" >"$2" 2>&1
+}
 for scenario in "${AGENT_AUTH_SCENARIOS[@]}"; do
   log=$work/agent-${scenario//\//_}.log
-  if DISPATCH_AUTH_AGENT=$work/authcheck "$suite" client --command "$root/scripts/conformance/client.sh" --scenario "$scenario" >"$log" 2>&1; then
+  if agent_scenario "$scenario" "$log"; then
     result=$(grep -Eo 'Passed: [0-9]+/[0-9]+' "$log" | tail -1)
     printf '%-40s ok   (%s)\n' "client/$scenario (agent)" "$result"
+  elif agent_scenario "$scenario" "$log.retry"; then
+    result=$(grep -Eo 'Passed: [0-9]+/[0-9]+' "$log.retry" | tail -1)
+    printf '%-40s ok   (%s) on a second try; the first:\n' "client/$scenario (agent)" "$result"
+    grep -v 'outgoing-response\|incoming-request\|valid-bearer-token\|^ *$' "$log" | sed 's/^/     | /' | tail -40
   else
-    printf '%-40s FAIL\n' "client/$scenario (agent)"
+    printf '%-40s FAIL (twice)\n' "client/$scenario (agent)"
     sed 's/^/     | /' "$log" | tail -25
+    sed 's/^/     | /' "$log.retry" | tail -25
     failures=$((failures + 1))
   fi
 done
