@@ -117,15 +117,21 @@ func quote(r *Redactor, text string) string {
 // quote is never shortened silently. unread says that the text went on
 // past what dispatch read of it (MaxHTTPErrorBody).
 func quoteMasked(text string, unread bool) string {
-	kept := textStart(text, MaxQuotedText)
-	quoted := strconv.Quote(kept)
+	kept, note := cutQuote(text, unread)
+	return strconv.Quote(kept) + note
+}
+
+// cutQuote is text, masked already, cut as quoteMasked cuts it: what is
+// kept, and the note of the cut ("" if nothing was).
+func cutQuote(text string, unread bool) (kept, note string) {
+	kept = textStart(text, MaxQuotedText)
 	switch cut := humanize.Comma(int64(len(text) - len(kept))); {
 	case len(kept) < len(text) && unread:
-		quoted += "…[cut: " + cut + " more bytes (MaxQuotedText), and more unread (MaxHTTPErrorBody)]"
+		note = "…[cut: " + cut + " more bytes (MaxQuotedText), and more unread (MaxHTTPErrorBody)]"
 	case len(kept) < len(text):
-		quoted += "…[cut: " + cut + " more bytes (MaxQuotedText)]"
+		note = "…[cut: " + cut + " more bytes (MaxQuotedText)]"
 	case unread:
-		quoted += "…[cut: more unread (MaxHTTPErrorBody)]"
+		note = "…[cut: more unread (MaxHTTPErrorBody)]"
 	}
-	return quoted
+	return kept, note
 }

@@ -144,6 +144,7 @@ type stdioTransport struct {
 
 	alias        string
 	log          *slog.Logger
+	redactor     *Redactor                          // masks the server's text its errors quote (unattributedError)
 	unattributed atomic.Pointer[unattributedAnswer] // the last error answered to id null
 
 	failMu  sync.Mutex
@@ -190,6 +191,7 @@ func newStdioTransport(cfg ServerConfig, stderr io.Writer, opts stdioOptions) *s
 		done:           make(chan struct{}),
 		clockBase:      time.Now(),
 		alias:          opts.alias,
+		redactor:       opts.redactor,
 		log:            opts.log,
 	}
 }

@@ -12,12 +12,8 @@ import (
 type unattributedAnswer struct {
 	seq     uint64 // counts them, from 1
 	code    int
-	message string // the server's, cut to maxUnattributedText
+	message string // the server's, masked, then cut to MaxQuotedText with a note
 }
-
-// maxUnattributedText bounds how much of such an error's message is kept
-// and logged: it is the server's text.
-const maxUnattributedText = 200
 
 // unattributedError takes an error answer to id null: JSON-RPC's reply
 // to a message the server could not read (a parse error, an invalid
@@ -36,7 +32,10 @@ const maxUnattributedText = 200
 // all; its time limit ends it anyway, with an error that names this
 // answer as the likely cause.
 func (t *stdioTransport) unattributedError(e *mcp.JSONRPCErrorDetails) {
-	u := &unattributedAnswer{seq: 1, code: e.Code, message: preview([]byte(e.Message), maxUnattributedText)}
+	// Masked before it is cut, as every quote of a server's text is (see
+	// quote): a cut through a secret would leave its start.
+	kept, note := cutQuote(t.redactor.String(e.Message), false)
+	u := &unattributedAnswer{seq: 1, code: e.Code, message: kept + note}
 	if last := t.unattributed.Load(); last != nil {
 		u.seq = last.seq + 1 // only the reading goroutine stores
 	}
