@@ -57,8 +57,10 @@ func TestServe_HotPathAnswersAsTheGeneralPath(t *testing.T) {
 	if hot := callRaw(t, tc, mcp.NewRequestId(int64(43)), map[string]any{"name": "proxy-dispatch", "arguments": mixed}); !bytes.Contains(hot, []byte(serial)) {
 		t.Errorf("hot answer %s: want the server's _meta as it sent it, %s", hot, serial)
 	}
-	if general := callRaw(t, tc, mcp.NewRequestId(int64(44)), map[string]any{"name": "proxy-dispatch", "arguments": mixed, "_meta": map[string]any{}}); bytes.Contains(general, []byte(serial)) {
-		t.Errorf("general answer %s: the general path decodes _meta into floats; the paths cannot be told apart", general)
+	// The general path (mcp-go's server reads a request with a _meta;
+	// parseHotCall's test holds that) keeps it too.
+	if general := callRaw(t, tc, mcp.NewRequestId(int64(44)), map[string]any{"name": "proxy-dispatch", "arguments": mixed, "_meta": map[string]any{}}); !bytes.Contains(general, []byte(serial)) {
+		t.Errorf("general answer %s: want the server's _meta as it sent it, %s", general, serial)
 	}
 }
 

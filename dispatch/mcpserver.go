@@ -132,10 +132,13 @@ func inlineCallResult(call *CallResponse) *mcp.CallToolResult {
 	if len(bytes.TrimSpace(call.StructuredContent)) > 0 && string(bytes.TrimSpace(call.StructuredContent)) != "null" {
 		result.RawStructuredContent = call.StructuredContent
 	}
+	// Each member of the server's _meta as it wrote it: decoded into
+	// map[string]any, 9007199254740993 would come back as ...992.
 	meta := map[string]any{}
-	if len(call.Meta) > 0 {
-		if err := json.Unmarshal(call.Meta, &meta); err != nil {
-			meta = map[string]any{}
+	var members map[string]json.RawMessage
+	if len(call.Meta) > 0 && json.Unmarshal(call.Meta, &members) == nil {
+		for k, v := range members {
+			meta[k] = v
 		}
 	}
 	ours := map[string]any{

@@ -35,7 +35,7 @@ func (s *Service) CallExposed(ctx context.Context, t SurfaceTool, request mcp.Ca
 			return errorResult(fmt.Errorf("arguments: %w", err))
 		}
 	}
-	meta, err := forwardedMeta(request.Params.Meta)
+	meta, err := forwardedMeta(ctx, request.Params.Meta)
 	if err != nil {
 		return errorResult(err)
 	}
@@ -56,11 +56,17 @@ func upstreamTool(name string, def json.RawMessage) (mcp.Tool, error) {
 		return mcp.Tool{}, fmt.Errorf("definition: %w", err)
 	}
 	var schemas struct {
-		Input  json.RawMessage `json:"inputSchema"`
-		Output json.RawMessage `json:"outputSchema"`
+		Input  json.RawMessage            `json:"inputSchema"`
+		Output json.RawMessage            `json:"outputSchema"`
+		Meta   map[string]json.RawMessage `json:"_meta"`
 	}
 	if err := json.Unmarshal(def, &schemas); err != nil {
 		return mcp.Tool{}, fmt.Errorf("definition: %w", err)
+	}
+	// The _meta as the server wrote it, not as mcp-go decoded it (into
+	// float64s).
+	if tool.Meta != nil {
+		tool.Meta = resultMeta(schemas.Meta)
 	}
 	tool.Name = name
 	tool.InputSchema, tool.OutputSchema = mcp.ToolInputSchema{}, mcp.ToolOutputSchema{}
@@ -93,20 +99,6 @@ func PublishedExecution(def json.RawMessage) *mcp.ToolExecution {
 		return nil
 	}
 	return d.Execution
-}
-
-// forwardedMeta is the agent's request _meta to forward downstream: all
-// but its progress token, which dispatch replaces with its own. It is what
-// mcp-go decoded of it (map[string]any), encoded again.
-func forwardedMeta(meta *mcp.Meta) (json.RawMessage, error) {
-	if meta == nil || len(meta.AdditionalFields) == 0 {
-		return nil, nil
-	}
-	encoded, err := json.Marshal(meta.AdditionalFields)
-	if err != nil {
-		return nil, fmt.Errorf("forward the request's _meta: %w", err)
-	}
-	return encoded, nil
 }
 
 // AgentContext is ctx for work done for the agent session that made the
@@ -164,7 +156,7 @@ func (s *Service) ReadThrough(ctx context.Context, r SurfaceResource, request mc
 	}
 	ctx = AgentContext(ctx)
 	timeout, _ := s.callLimit(conn, Request{})
-	meta, err := forwardedMeta(request.Params.Meta)
+	meta, err := forwardedMeta(ctx, request.Params.Meta)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +255,7 @@ func (s *Service) GetPromptThrough(ctx context.Context, p SurfacePrompt, request
 	}
 	ctx = AgentContext(ctx)
 	timeout, _ := s.callLimit(conn, Request{})
-	meta, err := forwardedMeta(request.Params.Meta)
+	meta, err := forwardedMeta(ctx, request.Params.Meta)
 	if err != nil {
 		return nil, err
 	}

@@ -454,7 +454,7 @@ func (g *guard) serveIn(w http.ResponseWriter, r *http.Request, sess *httpSessio
 	defer sess.release()
 	// The token's wrapping leaves the id where it was: swapHTTP edits the
 	// new body by member name, so msg (parsed before) still holds.
-	r, body = withExactProgressToken(r, body)
+	r, body = withExactMeta(r, body)
 	w, r, forget, ok := sess.ids.swapHTTP(w, r, body, msg)
 	defer forget()
 	if !ok {

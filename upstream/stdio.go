@@ -584,7 +584,7 @@ func (s *stdioServer) reply(ctx context.Context, line []byte, id json.RawMessage
 				}
 			}
 		}()
-		ctx, serverErr := withServerErrors(ctx)
+		ctx, serverErr := withServerErrors(dispatch.WithAgentMeta(ctx, line))
 		resp = serverErr.answer(s.srv.HandleMessage(ctx, line))
 	}()
 	if resp != nil {
