@@ -71,6 +71,31 @@ func TestConn_HTTPErrorBodyMaskedBeforeCut(t *testing.T) {
 	}
 }
 
+// An HTTP error body whose credential straddles the end of what dispatch
+// reads of it (MaxHTTPErrorBody), after blanks the quote trims: it is
+// masked whole, as read past that end, not shown by its start. Before:
+// the quote was "k3y-012345".
+func TestConn_HTTPErrorBodyCredentialAtTheReadEnd(t *testing.T) {
+	const key = "k3y-0123456789abcdefghij"
+	h := startHostileHTTP(t)
+	h.answers["echo-key"] = func(w http.ResponseWriter, r *http.Request, _ json.RawMessage) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.WriteHeader(http.StatusInternalServerError)
+		w.Write([]byte(strings.Repeat(" ", MaxHTTPErrorBody-10) + r.Header.Get("X-Api-Key") + strings.Repeat("y", 2*MaxHTTPErrorBody)))
+	}
+	cfg := ServerConfig{Transport: TransportHTTP, URL: h.srv.URL + "/mcp", Headers: map[string]string{"X-Api-Key": key}}
+	set, err := NewSet([]ServerConfig{cfg}, Options{ConnectTimeout: 10 * time.Second, Redactor: NewRedactor(cfg)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(set.Close)
+	_, err = callTool(t, set.Conns()[0], "echo-key")
+	if err == nil {
+		t.Fatal("a call answered HTTP 500 succeeded")
+	}
+	quoteShows(t, "the error", err.Error(), key, "HTTP 500", "more unread (MaxHTTPErrorBody)")
+}
+
 // The same at initialize, whose refusal dispatch explains itself.
 func TestConn_InitRefusalMaskedBeforeCut(t *testing.T) {
 	const key = "k3y-0123456789abcdefghij"

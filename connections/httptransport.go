@@ -91,18 +91,20 @@ func (rt *httpRoundTripper) RoundTrip(req *http.Request) (*http.Response, error)
 		return resp, nil
 	}
 	// Only the start of an error answer is read (mcp-go would read it
-	// all); one byte more tells whether the quote must say the rest went
-	// unread.
-	peek, readErr := io.ReadAll(io.LimitReader(resp.Body, MaxHTTPErrorBody+1))
-	unread := len(peek) > MaxHTTPErrorBody
-	peek = peek[:min(len(peek), MaxHTTPErrorBody)]
+	// all). Past MaxHTTPErrorBody, as much more as the longest secret is
+	// read too, so that one straddling that end is masked whole before
+	// the text is cut there (one byte more says whether the rest went
+	// unread): cut first, a credential the server echoed would show its
+	// first bytes.
+	slack := min(rt.redactor.longestSecret(), MaxHTTPErrorBody)
+	read, readErr := io.ReadAll(io.LimitReader(resp.Body, int64(MaxHTTPErrorBody+slack+1)))
+	unread := len(read) > MaxHTTPErrorBody
+	peek := read[:min(len(read), MaxHTTPErrorBody)]
 	resp.Body = errorBody(peek, resp.Body)
 	if readErr != nil {
 		return resp, nil
 	}
-	// Masked whole before any error quotes its start: cut first, a
-	// credential the server echoed would show its first bytes.
-	shown := rt.redactor.String(string(peek))
+	shown := textStart(rt.redactor.String(string(read)), MaxHTTPErrorBody)
 	rt.mu.Lock()
 	rt.lastStatus, rt.lastBody, rt.lastUnread = resp.StatusCode, shown, unread
 	rt.mu.Unlock()

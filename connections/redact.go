@@ -382,6 +382,20 @@ func sortLongestFirst(secrets []string) {
 	})
 }
 
+// longestSecret is the length of the longest secret r knows in any form
+// (0 for none).
+func (r *Redactor) longestSecret() int {
+	if r == nil {
+		return 0
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if len(r.secrets) == 0 {
+		return 0
+	}
+	return len(r.secrets[0]) // longest first
+}
+
 // String masks every known secret in s, and anything shaped like a
 // credential even if no config declared it.
 func (r *Redactor) String(s string) string {
