@@ -28,22 +28,28 @@ func TestStdio_StdinTimeoutWithoutWriteDeadlines(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Remove(hold) })
-	tr := newStdioTransport(stdio("fx", fixtureServer.Path(t), "--hold-while", hold), newTailBuffer(0), stdioOptions{stdinTimeout: time.Second})
+	// The stand-in is put in place before the transport's goroutines
+	// start: swapped in afterwards, it raced with their reads of it.
+	var noDeadlines error
+	standIn := func(pipe *os.File) (*os.File, error) {
+		fd, err := syscall.Dup(int(pipe.Fd())) // Fd makes the pipe blocking
+		if err != nil {
+			return nil, err
+		}
+		pipe.Close()
+		blocking := os.NewFile(uintptr(fd), "stdin")
+		noDeadlines = blocking.SetWriteDeadline(time.Now())
+		return blocking, nil
+	}
+	tr := newStdioTransport(stdio("fx", fixtureServer.Path(t), "--hold-while", hold), newTailBuffer(0),
+		stdioOptions{stdinTimeout: time.Second, stdinStandIn: standIn})
 	if err := tr.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tr.Close() })
-
-	fd, err := syscall.Dup(int(tr.stdin.Fd())) // Fd makes the pipe blocking
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(noDeadlines, os.ErrNoDeadline) {
+		t.Fatalf("the stand-in pipe has write deadlines (%v): the test would not test anything", noDeadlines)
 	}
-	blocking := os.NewFile(uintptr(fd), "stdin")
-	if err := blocking.SetWriteDeadline(time.Now()); !errors.Is(err, os.ErrNoDeadline) {
-		t.Fatalf("the stand-in pipe has write deadlines (%v): the test would not test anything", err)
-	}
-	tr.stdin.Close()
-	tr.stdin = blocking
 
 	written := make(chan error, 1)
 	go func() {

@@ -88,6 +88,10 @@ type stdioOptions struct {
 	// redactor masks the words of an http(s) server's answers that its
 	// errors quote (newHTTPClient).
 	redactor *Redactor
+	// stdinStandIn, for tests only, replaces the child's stdin pipe
+	// before any goroutine uses it (a pipe without write deadlines, as on
+	// Windows).
+	stdinStandIn func(*os.File) (*os.File, error)
 }
 
 // stdioTransport speaks JSON-RPC to a child process over its stdin and
@@ -145,6 +149,7 @@ type stdioTransport struct {
 	alias        string
 	log          *slog.Logger
 	redactor     *Redactor                          // masks the server's text its errors quote (unattributedError)
+	stdinStandIn func(*os.File) (*os.File, error)   // see stdioOptions
 	unattributed atomic.Pointer[unattributedAnswer] // the last error answered to id null
 
 	failMu  sync.Mutex
@@ -193,6 +198,7 @@ func newStdioTransport(cfg ServerConfig, stderr io.Writer, opts stdioOptions) *s
 		alias:          opts.alias,
 		redactor:       opts.redactor,
 		log:            opts.log,
+		stdinStandIn:   opts.stdinStandIn,
 	}
 }
 
@@ -222,6 +228,14 @@ func (t *stdioTransport) Start(context.Context) error {
 		return err
 	}
 	t.stdin, t.stdout, t.stderr = p.in, p.out, p.err
+	if t.stdinStandIn != nil {
+		if t.stdin, err = t.stdinStandIn(p.in); err != nil {
+			p.closeOurEnds()
+			t.exitErr = errors.Join(err, t.cmd.Process.Kill(), t.cmd.Wait())
+			t.endUnstarted()
+			return err
+		}
+	}
 	stdoutRead, stderrRead := make(chan struct{}), make(chan struct{})
 	go t.readLoop(stdoutRead)
 	go t.copyStderr(stderrRead)
