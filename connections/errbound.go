@@ -55,7 +55,10 @@ func (c *Conn) serverError(e *mcp.JSONRPCErrorDetails) *RPCError {
 // masked first as dispatch's own text is (String): a cut through a
 // secret would leave its start, which no later masking recognizes as
 // the secret, nor a token's shape once too short to match.
-func (r *Redactor) boundMessage(s string) string {
+func (r *Redactor) boundMessage(s string) string { return r.boundText(s, "error message") }
+
+// boundText bounds s as boundMessage does; what names s in the note.
+func (r *Redactor) boundText(s, what string) string {
 	if len(s) <= MaxServerErrorMessage {
 		return s
 	}
@@ -63,8 +66,8 @@ func (r *Redactor) boundMessage(s string) string {
 		return s
 	}
 	kept := textStart(s, MaxServerErrorMessage)
-	return kept + fmt.Sprintf("…[dispatch cut this error message at %s of its %s bytes (MaxServerErrorMessage): %s bytes not shown]",
-		humanize.Comma(int64(len(kept))), humanize.Comma(int64(len(s))), humanize.Comma(int64(len(s)-len(kept))))
+	return kept + fmt.Sprintf("…[dispatch cut this %s at %s of its %s bytes (MaxServerErrorMessage): %s bytes not shown]",
+		what, humanize.Comma(int64(len(kept))), humanize.Comma(int64(len(s))), humanize.Comma(int64(len(s)-len(kept))))
 }
 
 // boundErr is err with its text bounded by boundMessage, for an error

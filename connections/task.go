@@ -93,7 +93,8 @@ func (c *Conn) awaitTask(ctx context.Context, sess *session, task taskState, onP
 		if status := task.Status + ": " + task.StatusMessage; onProgress != nil && status != last {
 			relayed++
 			last = status
-			onProgress(map[string]any{"progress": relayed, "message": "task " + task.describe()})
+			// The status message is the server's to choose, of any length.
+			onProgress(map[string]any{"progress": relayed, "message": "task " + c.opts.Redactor.boundText(task.describe(), "task status")})
 		}
 		timer := time.NewTimer(task.pollInterval())
 		select {

@@ -112,3 +112,54 @@ func TestConn_CancelledTaskMessageBounded(t *testing.T) {
 		t.Errorf("the error is %d bytes, or lacks the note of its cut: %.200s…%s", len(msg), msg, msg[max(0, len(msg)-300):])
 	}
 }
+
+// A task whose status message, while it works, is as long as its server
+// likes (here 1 MB, changing at each poll): each progress notification
+// dispatch makes of it carries its start, masked, then bounded with a
+// note, not all of it. Before: 1,000,017 bytes a notification.
+func TestConn_TaskStatusProgressBounded(t *testing.T) {
+	const key = "sk-0123456789abcdefghij"
+	polls := 0
+	var mu sync.Mutex
+	url := hostileServer(t, `{"tools":{},"tasks":{"requests":{"tools":{"call":{}}}}}`, func(method string, _ json.RawMessage) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		working := func(n int) map[string]any {
+			// The credential straddles the cut.
+			message := strings.Repeat("w", MaxServerErrorMessage-5) + key + strings.Repeat(fmt.Sprint(n), 1_000_000)
+			return map[string]any{"taskId": "t1", "status": "working", "statusMessage": message, "pollInterval": 1}
+		}
+		switch method {
+		case "tools/call":
+			return map[string]any{"task": working(0)}, nil
+		case "tasks/get":
+			if polls++; polls < 3 {
+				return working(polls), nil
+			}
+			return map[string]any{"taskId": "t1", "status": "completed"}, nil
+		case "tasks/result":
+			return map[string]any{"content": []any{map[string]any{"type": "text", "text": "done"}}}, nil
+		}
+		return nil, &RPCError{Code: -32601, Message: "Method not found"}
+	})
+	c := testConn(t, ServerConfig{Transport: TransportHTTP, URL: url})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var progress []string
+	raw, err := c.Call(ctx, CallRequest{Tool: "slow", Arguments: json.RawMessage(`{}`), AsTask: true, Timeout: 20 * time.Second,
+		OnProgress: func(p map[string]any) { progress = append(progress, p["message"].(string)) }})
+	if err != nil || !strings.Contains(string(raw), "done") {
+		t.Fatalf("the task's call: %s, %v", raw, err)
+	}
+	if len(progress) != 3 {
+		t.Errorf("%d progress notifications, want 3 (one a status)", len(progress))
+	}
+	for i, msg := range progress {
+		if len(msg) > MaxServerErrorMessage+300 || !strings.Contains(msg, "(MaxServerErrorMessage)") || !strings.HasPrefix(msg, "task working: www") {
+			t.Errorf("progress %d is %d bytes, or lacks its start or the note of its cut: %.100s…%s", i, len(msg), msg, msg[max(0, len(msg)-200):])
+		}
+		if strings.Contains(msg, key[:6]) {
+			t.Errorf("progress %d shows the start of a credential: …%s", i, msg[max(0, len(msg)-300):])
+		}
+	}
+}
