@@ -76,7 +76,6 @@ func run(args []string) int {
 	}
 	ctx, caught, stop := notifyShutdown(context.Background())
 	defer stop()
-	defer catchSigpipe()()
 
 	kctx.BindTo(ctx, (*context.Context)(nil))
 	err = kctx.Run(&cli.Globals)
@@ -110,15 +109,29 @@ func newParser(cli *CLI, exit func(int)) (*kong.Kong, error) {
 }
 
 // notifyShutdown is signal.NotifyContext for shutdownSignals that also
-// says which signal ended ctx (nil if none).
+// says which signal ended ctx (nil if none), and notifies pipeSignals too
+// (see catchSigpipe's note on each platform).
+//
+// The first signal.Notify of a process starts the Go runtime's signal
+// thread and waits for it to run: 0.1 to 0.3 ms, and signal.Stop waits
+// for it again, together an eighth of a warm search's whole run. So the
+// signals are registered beside the command, not before it, and not
+// unregistered at its end, when the process exits anyway: a signal in the
+// registration's first fraction of a millisecond has its default effect,
+// as one during flag parsing does. stop ends the watch.
 func notifyShutdown(parent context.Context) (ctx context.Context, caught func() os.Signal, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, shutdownSignals()...)
 	var mu sync.Mutex
 	var first os.Signal
 	done := make(chan struct{})
 	go func() {
+		signals := make(chan os.Signal, 1)
+		signal.Notify(signals, shutdownSignals()...)
+		if pipes := pipeSignals(); len(pipes) > 0 {
+			// Never read: notified, a write to a closed pipe fails
+			// with EPIPE instead of killing dispatch.
+			signal.Notify(make(chan os.Signal, 1), pipes...)
+		}
 		select {
 		case sig := <-signals:
 			mu.Lock()
@@ -136,7 +149,6 @@ func notifyShutdown(parent context.Context) (ctx context.Context, caught func() 
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
-			signal.Stop(signals)
 			close(done)
 			cancel()
 		})

@@ -5,7 +5,6 @@ package main
 import (
 	"os"
 	"os/exec"
-	"os/signal"
 	"syscall"
 )
 
@@ -15,15 +14,11 @@ func shutdownSignals() []os.Signal {
 	return []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 }
 
-// catchSigpipe keeps an agent that closes dispatch's stdout or stderr from
-// killing it with SIGPIPE before it stops its servers and deletes its
-// result files: with SIGPIPE notified, such writes fail with EPIPE
-// instead. The returned function undoes it.
-func catchSigpipe() (stop func()) {
-	sigpipe := make(chan os.Signal, 1)
-	signal.Notify(sigpipe, syscall.SIGPIPE)
-	return func() { signal.Stop(sigpipe) }
-}
+// pipeSignals are notified, never read, so that an agent that closes
+// dispatch's stdout or stderr does not kill it with SIGPIPE before it stops
+// its servers and deletes its result files: such writes fail with EPIPE
+// instead (see notifyShutdown).
+func pipeSignals() []os.Signal { return []os.Signal{syscall.SIGPIPE} }
 
 // detach makes cmd a session leader: no controlling terminal, so the
 // shell's Ctrl-C, hang-up and job control do not reach it.

@@ -15,9 +15,9 @@ func shutdownSignals() []os.Signal {
 	return []os.Signal{os.Interrupt, syscall.SIGTERM}
 }
 
-// catchSigpipe does nothing: Windows has no SIGPIPE; a write to a closed
-// pipe fails with an error.
-func catchSigpipe() (stop func()) { return func() {} }
+// pipeSignals is none: Windows has no SIGPIPE; a write to a closed pipe
+// fails with an error.
+func pipeSignals() []os.Signal { return nil }
 
 // detach does nothing: shell sessions need a unix system, and session
 // start says so before it starts a process.
