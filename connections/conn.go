@@ -250,8 +250,12 @@ type Conn struct {
 
 	// background counts the catalog refreshes running off the callers'
 	// paths; Close waits for them, so none writes the cache after it.
-	// Added to only under mu while the connection is not closed.
+	// Added to only under mu while the connection is not closed, and only
+	// for work on a session.
 	background sync.WaitGroup
+	// everTracked says a session was ever started (track): without one,
+	// Close has nothing to stop or wait for.
+	everTracked bool
 
 	// subscribed are the URIs the agents subscribed to, renewed on each
 	// new session (see recordSubscription).

@@ -131,6 +131,7 @@ func (c *Conn) track(sess *session) bool {
 		return false
 	}
 	c.sessions[sess] = struct{}{}
+	c.everTracked = true
 	return true
 }
 
@@ -153,6 +154,25 @@ const closeWaitLimit = stdinCloseGrace + termGrace + 300*time.Millisecond
 // starting and dead ones still being reaped, and returns when they are
 // gone (or after closeWaitLimit).
 func (c *Conn) Close() {
+	stopped := c.beginClose()
+	if stopped == nil {
+		return
+	}
+	timer := time.NewTimer(closeWaitLimit)
+	defer timer.Stop()
+	select {
+	case <-stopped:
+	case <-timer.C:
+		c.warnStillStopping()
+	}
+}
+
+// beginClose marks c closed and starts stopping what it started; the
+// channel returned is closed once that is done. It is nil for a
+// connection that never started a server, as a one-shot command answered
+// from the cache has sixteen of: nothing to stop or wait for (background
+// work needs a session, see background).
+func (c *Conn) beginClose() <-chan struct{} {
 	c.mu.Lock()
 	c.status = StatusClosed
 	c.sess = nil
@@ -161,7 +181,11 @@ func (c *Conn) Close() {
 		sessions = append(sessions, sess)
 	}
 	starting := c.connecting
+	idle := !c.everTracked && starting == nil
 	c.mu.Unlock()
+	if idle {
+		return nil
+	}
 
 	stopped := make(chan struct{})
 	go func() {
@@ -182,11 +206,9 @@ func (c *Conn) Close() {
 		}
 		c.background.Wait()
 	}()
-	timer := time.NewTimer(closeWaitLimit)
-	defer timer.Stop()
-	select {
-	case <-stopped:
-	case <-timer.C:
-		c.log.Warn("server still stopping; not waiting any longer", "waited", closeWaitLimit.String())
-	}
+	return stopped
+}
+
+func (c *Conn) warnStillStopping() {
+	c.log.Warn("server still stopping; not waiting any longer", "waited", closeWaitLimit.String())
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Set is every configured server, addressable by alias (c1..cN), config
@@ -218,7 +219,34 @@ func (s *Set) Close() {
 		close(s.stop)
 	}
 	s.mu.Unlock()
-	each(all, (*Conn).Close)
+	// Every connection stops at once, and all are waited for within one
+	// closeWaitLimit: a one-shot command's connections that never
+	// started a server cost no goroutine or timer.
+	stops := make([]<-chan struct{}, len(all))
+	for i, c := range all {
+		stops[i] = c.beginClose()
+	}
+	timer := time.NewTimer(closeWaitLimit)
+	defer timer.Stop()
+	expired := false
+	for i, stopped := range stops {
+		if stopped == nil {
+			continue
+		}
+		if !expired {
+			select {
+			case <-stopped:
+				continue
+			case <-timer.C:
+				expired = true
+			}
+		}
+		select {
+		case <-stopped:
+		default:
+			all[i].warnStillStopping()
+		}
+	}
 	s.retirers.Wait()
 }
 
