@@ -23,8 +23,11 @@ import (
 // server's capabilities, resources, resource templates and prompts; a
 // version 1 entry is still read, for its tools (the rest is fetched when
 // first needed). Any other version is ignored and rebuilt.
+// Version 3 is version 2 written a line per item and closed by a
+// checksum (see encodeLinedEntry); an entry with an item holding a line
+// break is still written as version 2.
 const (
-	cacheVersion       = 2
+	cacheVersion       = 3
 	oldestCacheVersion = 1
 )
 
@@ -98,7 +101,10 @@ func (c *Cache) Load(id string) (entry CacheEntry, ok bool) {
 	if err != nil {
 		return CacheEntry{}, false
 	}
-	entry, err = decodeCacheEntry(data)
+	entry, err = decodeLinedEntry(data)
+	if err != nil {
+		entry, err = decodeCacheEntry(data)
+	}
 	if err != nil || entry.Version < oldestCacheVersion || entry.Version > cacheVersion || entry.ID != id || entry.Tools == nil {
 		return CacheEntry{}, false
 	}
@@ -208,6 +214,12 @@ func (c *Cache) SaveEntry(entry CacheEntry) error {
 // within the depth decodeCacheEntry reads (MaxAnswerNesting, counting the
 // entry's object and its list).
 func encodeCacheEntry(entry CacheEntry) ([]byte, error) {
+	if entry.Version == linedCacheVersion {
+		if data, ok, err := encodeLinedEntry(entry); ok || err != nil {
+			return data, err
+		}
+		entry.Version = linedCacheVersion - 1
+	}
 	data, err := json.Marshal(cacheHeader{Version: entry.Version, ID: entry.ID, SavedAt: entry.SavedAt, Server: entry.Server})
 	if err != nil {
 		return nil, err

@@ -225,7 +225,7 @@ func TestCache_SaveEntryDeepTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := strings.Repeat("cd", 16)
-	plain := CacheEntry{Version: cacheVersion, ID: id, SavedAt: time.Now().UTC(), Server: ServerInfo{Name: "s", Version: "1"},
+	plain := CacheEntry{Version: linedCacheVersion - 1, ID: id, SavedAt: time.Now().UTC(), Server: ServerInfo{Name: "s", Version: "1"},
 		Tools: []json.RawMessage{json.RawMessage(`{"name":"a","inputSchema":{"type":"object"}}`)}, Prompts: []json.RawMessage{}, MaskedBy: 2}
 	want, err := json.Marshal(plain)
 	if err != nil {

@@ -346,8 +346,9 @@ func (c *Conn) loadCachedCatalog() {
 		sides[k] = sideCatalog{items: masked, fromCache: true}
 	}
 	// An entry of older rules is saved again under these, so that the next
-	// load need not mask it.
-	changed = changed || entry.MaskedBy != maskRules
+	// load need not mask it, and one of an older format in the current
+	// one, so that the next load need not parse it.
+	changed = changed || entry.MaskedBy != maskRules || entry.outdated()
 	c.mu.Lock()
 	if c.cacheKey != key || c.tools != nil {
 		// The capabilities changed again meanwhile, or a live listing
