@@ -23,15 +23,20 @@ type agentMetaKey struct{}
 // JSON-RPC request from the agent, as written; ctx itself when it has
 // none.
 func WithAgentMeta(ctx context.Context, msg []byte) context.Context {
-	params, ok := rawjson.TopLevelMember(msg, "params")
-	if !ok {
-		return ctx
-	}
-	meta, ok := rawjson.TopLevelMember(params, "_meta")
+	meta, ok := requestMeta(msg)
 	if !ok {
 		return ctx
 	}
 	return context.WithValue(ctx, agentMetaKey{}, meta)
+}
+
+// requestMeta is msg's params._meta as written, a view of msg.
+func requestMeta(msg []byte) ([]byte, bool) {
+	params, ok := rawjson.TopLevelMember(msg, "params")
+	if !ok {
+		return nil, false
+	}
+	return rawjson.TopLevelMember(params, "_meta")
 }
 
 // forwardedMeta is the agent's request _meta to forward downstream: all

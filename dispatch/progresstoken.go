@@ -26,11 +26,7 @@ const progressTokenPrefix = "dispatch-token:"
 // back as written, replaced by a string holding it. Any other message
 // is returned as it is.
 func ExactProgressToken(msg []byte) []byte {
-	params, ok := rawjson.TopLevelMember(msg, "params")
-	if !ok {
-		return msg
-	}
-	meta, ok := rawjson.TopLevelMember(params, "_meta")
+	meta, ok := requestMeta(msg)
 	if !ok {
 		return msg
 	}
