@@ -225,19 +225,16 @@ func encodeCacheEntry(entry CacheEntry) ([]byte, error) {
 		return nil, err
 	}
 	data = data[:len(data)-1] // reopened for the lists
-	for _, list := range []struct {
-		key   string
-		items []json.RawMessage
-	}{{"tools", entry.Tools}, {"resources", entry.Resources}, {"resourceTemplates", entry.ResourceTemplates}, {"prompts", entry.Prompts}} {
-		data = append(data, `,"`+list.key+`":`...)
-		if list.items == nil {
+	for l, items := range entry.lists() {
+		data = append(data, `,"`+entryLists[l]+`":`...)
+		if items == nil {
 			data = append(data, "null"...)
 			continue
 		}
 		data = append(data, '[')
-		for i, item := range list.items {
-			if !rawjson.NestingWithin(item, MaxAnswerNesting-2) || !gjson.ValidBytes(item) {
-				return nil, fmt.Errorf("%s: item %d is not valid JSON within %d levels", list.key, i, MaxAnswerNesting-2)
+		for i, item := range items {
+			if err := checkCacheItem(entryLists[l], i, item); err != nil {
+				return nil, err
 			}
 			if i > 0 {
 				data = append(data, ',')

@@ -45,8 +45,8 @@ const linedCacheVersion = 3
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// linedLists are an entry's lists in the order they are written.
-var linedLists = [...]string{"tools", "resources", "resourceTemplates", "prompts"}
+// entryLists name an entry's lists in the order both formats write them.
+var entryLists = [...]string{"tools", "resources", "resourceTemplates", "prompts"}
 
 const linedSumMember = "\n,\"crc32c\":"
 
@@ -54,13 +54,13 @@ const linedSumMember = "\n,\"crc32c\":"
 // written, when an item holds a line break (a server may send its list
 // indented), which the lines could not carry.
 func encodeLinedEntry(entry CacheEntry) (data []byte, ok bool, err error) {
-	lists := [...][]json.RawMessage{entry.Tools, entry.Resources, entry.ResourceTemplates, entry.Prompts}
+	lists := entry.lists()
+	if holdsLineBreak(lists) {
+		return nil, false, nil
+	}
 	size := 512
 	for _, list := range lists {
 		for _, item := range list {
-			if bytes.IndexByte(item, '\n') >= 0 {
-				return nil, false, nil
-			}
 			size += len(item) + 2
 		}
 	}
@@ -73,15 +73,15 @@ func encodeLinedEntry(entry CacheEntry) (data []byte, ok bool, err error) {
 		data = fmt.Appendf(data, `,"maskedBy":%d`, entry.MaskedBy)
 	}
 	for l, list := range lists {
-		data = append(data, "\n,\""+linedLists[l]+"\":"...)
+		data = append(data, "\n,\""+entryLists[l]+"\":"...)
 		if list == nil {
 			data = append(data, "null"...)
 			continue
 		}
 		data = append(data, '[')
 		for i, item := range list {
-			if !rawjson.NestingWithin(item, MaxAnswerNesting-2) || !gjson.ValidBytes(item) {
-				return nil, false, fmt.Errorf("%s: item %d is not valid JSON within %d levels", linedLists[l], i, MaxAnswerNesting-2)
+			if err := checkCacheItem(entryLists[l], i, item); err != nil {
+				return nil, false, err
 			}
 			data = append(data, '\n')
 			data = append(data, item...)
@@ -100,17 +100,36 @@ func encodeLinedEntry(entry CacheEntry) (data []byte, ok bool, err error) {
 // outdated reports whether e, as loaded, is of a version older than the
 // one it would be saved as now.
 func (e CacheEntry) outdated() bool {
-	if e.Version >= linedCacheVersion {
-		return false
-	}
-	for _, list := range [...][]json.RawMessage{e.Tools, e.Resources, e.ResourceTemplates, e.Prompts} {
+	// Saved again with a line break in an item, it would be version 2
+	// still.
+	return e.Version < linedCacheVersion && !holdsLineBreak(e.lists())
+}
+
+// lists are e's lists in the order entryLists names them.
+func (e CacheEntry) lists() [len(entryLists)][]json.RawMessage {
+	return [...][]json.RawMessage{e.Tools, e.Resources, e.ResourceTemplates, e.Prompts}
+}
+
+// holdsLineBreak reports whether an item of lists holds a line break.
+func holdsLineBreak(lists [len(entryLists)][]json.RawMessage) bool {
+	for _, list := range lists {
 		for _, item := range list {
 			if bytes.IndexByte(item, '\n') >= 0 {
-				return false // saved again, it would be version 2 still
+				return true
 			}
 		}
 	}
-	return true
+	return false
+}
+
+// checkCacheItem says why item, the i-th of list, is not one an entry may
+// hold: valid JSON within the depth decodeCacheEntry reads
+// (MaxAnswerNesting, counting the entry's object and its list).
+func checkCacheItem(list string, i int, item []byte) error {
+	if !rawjson.NestingWithin(item, MaxAnswerNesting-2) || !gjson.ValidBytes(item) {
+		return fmt.Errorf("%s: item %d is not valid JSON within %d levels", list, i, MaxAnswerNesting-2)
+	}
+	return nil
 }
 
 var errNotLined = errors.New("not a lined cache entry")
@@ -153,7 +172,7 @@ func decodeLinedEntry(data []byte) (CacheEntry, error) {
 		rest = rest[min(end+1, len(rest)):]
 		return l
 	}
-	for l, name := range linedLists {
+	for l, name := range entryLists {
 		opener := line()
 		key := []byte(`,"` + name + `":`)
 		switch {
