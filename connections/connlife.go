@@ -154,16 +154,39 @@ const closeWaitLimit = stdinCloseGrace + termGrace + 300*time.Millisecond
 // starting and dead ones still being reaped, and returns when they are
 // gone (or after closeWaitLimit).
 func (c *Conn) Close() {
-	stopped := c.beginClose()
-	if stopped == nil {
-		return
-	}
-	timer := time.NewTimer(closeWaitLimit)
-	defer timer.Stop()
-	select {
-	case <-stopped:
-	case <-timer.C:
-		c.warnStillStopping()
+	awaitClosed([]*Conn{c}, []<-chan struct{}{c.beginClose()})
+}
+
+// awaitClosed waits for each of stops, what beginClose returned for the
+// connection of the same index, all within one closeWaitLimit, and warns
+// of each connection still stopping past it.
+func awaitClosed(conns []*Conn, stops []<-chan struct{}) {
+	var (
+		timer   *time.Timer
+		expired bool
+	)
+	for i, stopped := range stops {
+		if stopped == nil {
+			continue
+		}
+		select {
+		case <-stopped:
+			continue
+		default:
+		}
+		if !expired {
+			if timer == nil {
+				timer = time.NewTimer(closeWaitLimit)
+				defer timer.Stop()
+			}
+			select {
+			case <-stopped:
+				continue
+			case <-timer.C:
+				expired = true
+			}
+		}
+		conns[i].warnStillStopping()
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // Set is every configured server, addressable by alias (c1..cN), config
@@ -226,27 +225,7 @@ func (s *Set) Close() {
 	for i, c := range all {
 		stops[i] = c.beginClose()
 	}
-	timer := time.NewTimer(closeWaitLimit)
-	defer timer.Stop()
-	expired := false
-	for i, stopped := range stops {
-		if stopped == nil {
-			continue
-		}
-		if !expired {
-			select {
-			case <-stopped:
-				continue
-			case <-timer.C:
-				expired = true
-			}
-		}
-		select {
-		case <-stopped:
-		default:
-			all[i].warnStillStopping()
-		}
-	}
+	awaitClosed(all, stops)
 	s.retirers.Wait()
 }
 
