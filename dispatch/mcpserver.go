@@ -134,13 +134,11 @@ func inlineCallResult(call *CallResponse) *mcp.CallToolResult {
 	}
 	// Each member of the server's _meta as it wrote it: decoded into
 	// map[string]any, 9007199254740993 would come back as ...992.
-	meta := map[string]any{}
 	var members map[string]json.RawMessage
-	if len(call.Meta) > 0 && json.Unmarshal(call.Meta, &members) == nil {
-		for k, v := range members {
-			meta[k] = v
-		}
+	if len(call.Meta) == 0 || json.Unmarshal(call.Meta, &members) != nil {
+		members = map[string]json.RawMessage{}
 	}
+	meta := resultMeta(members)
 	ours := map[string]any{
 		"connection":      call.Connection,
 		"tool":            call.Tool,
@@ -155,8 +153,8 @@ func inlineCallResult(call *CallResponse) *mcp.CallToolResult {
 		// its content, so a large input does not come back into context.
 		ours["arguments"] = call.Arguments
 	}
-	meta["dispatch"] = ours
-	result.Meta = mcp.NewMetaFromMap(meta)
+	meta.AdditionalFields["dispatch"] = ours
+	result.Meta = meta
 	return result
 }
 
