@@ -201,14 +201,8 @@ func innerText(t *testing.T, what, answer string) string {
 // request.
 func TestServeHTTP_MetaNumbersExact(t *testing.T) {
 	d := startHTTPDispatchWith(t, nil, fixture("--raw-meta"))
-	resp, body := rawPost(t, d.url, nil, initializeBody)
-	session := resp.Header.Get("Mcp-Session-Id")
-	if session == "" {
-		t.Fatalf("initialize: no session (%s): %s", resp.Status, body)
-	}
-	headers := map[string]string{"Mcp-Session-Id": session}
-	rawPost(t, d.url, headers, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	_, body = rawPost(t, d.url, headers, rawMetaCall(2, `"tool":"echo_raw_meta"`, exactMeta, ""))
+	headers := initializedSession(t, d.url)
+	_, body := rawPost(t, d.url, headers, rawMetaCall(2, `"tool":"echo_raw_meta"`, exactMeta, ""))
 	if answerID(body) != "2" {
 		t.Fatalf("no answer: %.300s", body)
 	}

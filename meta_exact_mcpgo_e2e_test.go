@@ -41,14 +41,8 @@ func TestServe_AgentMetaExactThroughMCPGo(t *testing.T) {
 // Over dispatch serve's streamable HTTP.
 func TestServeHTTP_AgentMetaExactThroughMCPGo(t *testing.T) {
 	d := startHTTPDispatchWith(t, nil, fixture("--raw-meta"), "--expose", "echo_raw_meta")
-	resp, body := rawPost(t, d.url, nil, initializeBody)
-	session := resp.Header.Get("Mcp-Session-Id")
-	if session == "" {
-		t.Fatalf("initialize: no session (%s): %s", resp.Status, body)
-	}
-	headers := map[string]string{"Mcp-Session-Id": session}
-	rawPost(t, d.url, headers, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	_, body = rawPost(t, d.url, headers, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo_raw_meta","arguments":{},"_meta":%s}}`, exactMetaEnvelope))
+	headers := initializedSession(t, d.url)
+	_, body := rawPost(t, d.url, headers, fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo_raw_meta","arguments":{},"_meta":%s}}`, exactMetaEnvelope))
 	if answerID(body) != "2" {
 		t.Fatalf("no answer: %.300s", body)
 	}

@@ -93,13 +93,7 @@ func TestServe_ProgressUnderTheAgentsExactToken(t *testing.T) {
 // over stdio.
 func TestServeHTTP_ProgressUnderTheAgentsExactToken(t *testing.T) {
 	d := startHTTPDispatchWith(t, nil, startFixtureHTTP(t, "http"))
-	resp, body := rawPost(t, d.url, nil, initializeBody)
-	session := resp.Header.Get("Mcp-Session-Id")
-	if session == "" {
-		t.Fatalf("initialize: no session (%s): %s", resp.Status, body)
-	}
-	headers := map[string]string{"Mcp-Session-Id": session}
-	rawPost(t, d.url, headers, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	headers := initializedSession(t, d.url)
 	for i, token := range hardTokens {
 		_, body := rawPost(t, d.url, headers, slowWithToken(i+2, token))
 		if got := answerID(body); got != fmt.Sprint(i+2) {

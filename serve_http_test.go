@@ -272,6 +272,21 @@ func TestServeHTTP_CancelStaysInItsSession(t *testing.T) {
 
 // rawPost sends one JSON-RPC message by hand, for what a client would
 // never send.
+// initializedSession opens an MCP session at url with raw POSTs
+// (initialize, then notifications/initialized) and returns the headers
+// that name it.
+func initializedSession(t *testing.T, url string) map[string]string {
+	t.Helper()
+	resp, body := rawPost(t, url, nil, initializeBody)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if session == "" {
+		t.Fatalf("initialize: no session (%s): %s", resp.Status, body)
+	}
+	headers := map[string]string{"Mcp-Session-Id": session}
+	rawPost(t, url, headers, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return headers
+}
+
 func rawPost(t *testing.T, url string, headers map[string]string, body string) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
