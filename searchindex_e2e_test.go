@@ -83,6 +83,14 @@ command = %q
 	}
 }
 
+// nextVersion is the saved index good as the next format version would
+// name itself: the version is the byte after the magic line.
+func nextVersion(good []byte) []byte {
+	next := append([]byte{}, good...)
+	next[len("dispatch-search\n")]++
+	return next
+}
+
 // A saved index that is corrupt, another format, or a hostile rewrite is
 // not used: the search answers as before, says why at debug level, and
 // saves a good index in its place.
@@ -110,7 +118,7 @@ func TestSearch_SavedIndexRefusedWhenBad(t *testing.T) {
 		"garbage":      []byte(strings.Repeat("\xff", 4096)),
 		"truncated":    good[:len(good)/2],
 		"flipped byte": flipped,
-		"next version": append([]byte("dispatch-search\n\x02"), good[len("dispatch-search\n\x01"):]...),
+		"next version": nextVersion(good),
 	} {
 		t.Run(name, func(t *testing.T) {
 			writeFile(t, files[0], string(bad))
@@ -125,5 +133,37 @@ func TestSearch_SavedIndexRefusedWhenBad(t *testing.T) {
 				t.Errorf("the bad index was not replaced by the good one (err %v)", err)
 			}
 		})
+	}
+}
+
+// The index a search saves over catalogs it listed from the servers is
+// the one the next search finds over the same catalogs loaded from the
+// cache, though that one takes each catalog's digest from its cache entry
+// instead of hashing its definitions: both name the catalogs alike.
+func TestSearch_SavedIndexFoundFromLiveAndCachedCatalogs(t *testing.T) {
+	cache := filepath.Join(t.TempDir(), "cache")
+	search := []string{"--cache-dir", cache, "--mcp", fixtureBin + " --tools 25", "search", "create support tickets", "--json"}
+	cold, stderr, code := runCLI(t, "", search...)
+	if code != exitOK {
+		t.Fatalf("cold search: exit %d\n%s", code, stderr)
+	}
+	files := searchIndexFiles(t, cache)
+	if len(files) != 1 {
+		t.Fatalf("the cold search saved %d indexes, want 1", len(files))
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(files[0], old, old); err != nil {
+		t.Fatal(err)
+	}
+	warm, stderr, code := runCLI(t, "", append([]string{"--log-level", "debug"}, search...)...)
+	if code != exitOK || warm != cold {
+		t.Fatalf("warm search: exit %d, answer\n%s\nwant\n%s\nstderr: %s", code, warm, cold, stderr)
+	}
+	if strings.Contains(stderr, "rebuild the search index") {
+		t.Errorf("the warm search refused the saved index:\n%s", stderr)
+	}
+	after := searchIndexFiles(t, cache)
+	if info, err := os.Stat(files[0]); len(after) != 1 || err != nil || time.Since(info.ModTime()) < 30*time.Minute {
+		t.Errorf("the warm search built its own index (indexes now %v, err %v): the two keys differ", after, err)
 	}
 }

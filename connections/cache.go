@@ -1,6 +1,7 @@
 package connections
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,6 +59,10 @@ type CacheEntry struct {
 	MaskedBy int `json:"maskedBy,omitempty"`
 	// raw is the file Load read the entry from.
 	raw []byte
+	// toolsDigest is ToolsDigest(Tools) as saved with the entry, when
+	// the file was read back checksum-verified (decodeLinedEntry); nil
+	// when not known.
+	toolsDigest *[sha256.Size]byte
 }
 
 // DefaultCacheDir is $XDG_CACHE_HOME/dispatch (~/.cache/dispatch).

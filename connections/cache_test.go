@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -248,5 +249,67 @@ func TestCache_SaveEntryDeepTool(t *testing.T) {
 	}
 	if err := c.Save(id, ServerInfo{Name: "s"}, []json.RawMessage{nested(MaxAnswerNesting)}); err == nil {
 		t.Error("saved an entry nested past MaxAnswerNesting, which Load refuses")
+	}
+}
+
+// A catalog loaded from a cache entry comes with the digest the entry
+// saved, for as long as it is the catalog at hand, whole: not when
+// masking changed it on load (the saved digest is of what it was), not
+// when a filter hides some of it, and not for a copy of it.
+func TestConn_SavedToolsDigest(t *testing.T) {
+	const secret = "hunter2hunter2"
+	tools := []json.RawMessage{
+		json.RawMessage(`{"name":"a","description":"Lists the things.","inputSchema":{"type":"object"}}`),
+		json.RawMessage(`{"name":"b","description":"Uses ` + secret + `.","inputSchema":{"type":"object"}}`),
+	}
+	for _, tc := range []struct {
+		name    string
+		secrets []string
+		filter  ToolFilter
+		want    bool
+	}{
+		{"as saved", nil, ToolFilter{}, true},
+		{"masked on load", []string{"MY_API_TOKEN=" + secret}, ToolFilter{}, false},
+		{"filtered", nil, ToolFilter{Deny: []string{"b"}}, false},
+		{"filter hiding nothing", nil, ToolFilter{Deny: []string{"zzz"}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := ServerConfig{Name: "cached", Transport: TransportStdio, Command: "/nonexistent/never-started", Tools: tc.filter}
+			redactor := NewRedactor(cfg)
+			redactor.LearnEnviron(tc.secrets)
+			cache, err := OpenCache(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			probe, err := NewSet([]ServerConfig{cfg}, Options{Cache: cache, Redactor: redactor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := probe.Conns()[0].cacheKey
+			probe.Close()
+			if err := cache.SaveEntry(CacheEntry{ID: key, Tools: tools, MaskedBy: maskRules}); err != nil {
+				t.Fatal(err)
+			}
+			set, err := NewSet([]ServerConfig{cfg}, Options{Cache: cache, Redactor: redactor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer set.Close()
+			conn := set.Conns()[0]
+			atHand, ok := conn.ToolsAtHand()
+			if !ok {
+				t.Fatal("no tools at hand")
+			}
+			digest, ok := conn.SavedToolsDigest(atHand)
+			if ok != tc.want {
+				t.Fatalf("saved digest given %v, want %v", ok, tc.want)
+			}
+			if ok && digest != ToolsDigest(atHand) {
+				t.Errorf("saved digest %x is not that of the tools at hand, %x", digest, ToolsDigest(atHand))
+			}
+			if _, ok := conn.SavedToolsDigest(slices.Clone(atHand)); ok {
+				t.Error("a copy of the catalog was given its digest")
+			}
+		})
 	}
 }

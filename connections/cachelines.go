@@ -2,6 +2,9 @@ package connections
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,7 +24,7 @@ import (
 // same members as version 2, but each item on a line of its own, and a
 // CRC-32C of everything before it as the last member:
 //
-//	{"version":3,"id":"…","savedAt":"…","server":{…},"maskedBy":1
+//	{"version":3,"id":"…","savedAt":"…","server":{…},"maskedBy":1,"toolsSha256":"…"
 //	,"tools":[
 //	{…},
 //	{…}
@@ -39,6 +42,12 @@ import (
 // trusted then, and split with a byte search. Anything else (an older
 // version, an edited or damaged file, a line out of place) is read by
 // decodeCacheEntry, which validates all of it.
+//
+// toolsSha256 is ToolsDigest of the tools, so that a one-shot search can
+// find its saved index by the catalogs' digests without hashing every
+// definition again (dispatch's contentKey); it is trusted, as the lines
+// are, only when the checksum holds. An entry written before it existed
+// has none, and is saved again with one (outdated).
 
 // linedCacheVersion is the version written in lines.
 const linedCacheVersion = 3
@@ -72,6 +81,10 @@ func encodeLinedEntry(entry CacheEntry) (data []byte, ok bool, err error) {
 	if entry.MaskedBy != 0 {
 		data = fmt.Appendf(data, `,"maskedBy":%d`, entry.MaskedBy)
 	}
+	digest := ToolsDigest(entry.Tools)
+	data = append(data, `,"toolsSha256":"`...)
+	data = hex.AppendEncode(data, digest[:])
+	data = append(data, '"')
 	for l, list := range lists {
 		data = append(data, "\n,\""+entryLists[l]+"\":"...)
 		if list == nil {
@@ -102,7 +115,26 @@ func encodeLinedEntry(entry CacheEntry) (data []byte, ok bool, err error) {
 func (e CacheEntry) outdated() bool {
 	// Saved again with a line break in an item, it would be version 2
 	// still.
-	return e.Version < linedCacheVersion && !holdsLineBreak(e.lists())
+	if holdsLineBreak(e.lists()) {
+		return false
+	}
+	return e.Version < linedCacheVersion || (e.Version == linedCacheVersion && e.toolsDigest == nil)
+}
+
+// ToolsDigest is a SHA-256 of tools, each definition as it is: what a
+// cache entry saves of its tools (toolsSha256) and what a catalog not
+// loaded from one is hashed to in its stead.
+func ToolsDigest(tools []json.RawMessage) [sha256.Size]byte {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	h.Write(n[:binary.PutUvarint(n[:], uint64(len(tools)))])
+	for _, raw := range tools {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(raw)))])
+		h.Write(raw)
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
 }
 
 // lists are e's lists in the order entryLists names them.
@@ -134,6 +166,13 @@ func checkCacheItem(list string, i int, item []byte) error {
 
 var errNotLined = errors.New("not a lined cache entry")
 
+// hexDecodes decodes text, of hex.EncodedLen(len(dst)) characters, into
+// dst, and reports whether it was hexadecimal.
+func hexDecodes(dst []byte, text string) bool {
+	n, err := hex.Decode(dst, []byte(text))
+	return err == nil && n == len(dst)
+}
+
 // decodeLinedEntry reads an entry encodeLinedEntry wrote, its items
 // slices of data; any other data is errNotLined (decodeCacheEntry reads
 // it).
@@ -154,13 +193,18 @@ func decodeLinedEntry(data []byte) (CacheEntry, error) {
 	}
 	var header struct {
 		cacheHeader
-		MaskedBy int `json:"maskedBy"`
+		MaskedBy    int    `json:"maskedBy"`
+		ToolsSHA256 string `json:"toolsSha256"`
 	}
 	if json.Unmarshal(append(body[:nl:nl], '}'), &header) != nil || header.Version != linedCacheVersion {
 		return entry, errNotLined
 	}
 	entry.Version, entry.ID, entry.SavedAt, entry.Server, entry.MaskedBy =
 		header.Version, header.ID, header.SavedAt, header.Server, header.MaskedBy
+	var digest [sha256.Size]byte
+	if len(header.ToolsSHA256) == hex.EncodedLen(len(digest)) && hexDecodes(digest[:], header.ToolsSHA256) {
+		entry.toolsDigest = &digest
+	}
 	lists := [...]*[]json.RawMessage{&entry.Tools, &entry.Resources, &entry.ResourceTemplates, &entry.Prompts}
 	rest := body[nl+1:]
 	line := func() []byte {

@@ -24,7 +24,8 @@ func linedTestEntry() CacheEntry {
 
 // An entry written in lines is still JSON that the validating decoder
 // reads as the same entry, and the lined reader gives it back with every
-// item a slice of the file's bytes, without parsing them.
+// item a slice of the file's bytes, without parsing them, and with the
+// digest of its tools as saved.
 func TestLinedEntry_RoundTrip(t *testing.T) {
 	want := linedTestEntry()
 	data, err := encodeCacheEntry(want)
@@ -42,6 +43,13 @@ func TestLinedEntry_RoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("lined decode: %v\n%s", err, data)
 	}
+	if lined.toolsDigest == nil || *lined.toolsDigest != ToolsDigest(want.Tools) {
+		t.Errorf("lined decode: tools digest %x, want %x", lined.toolsDigest, ToolsDigest(want.Tools))
+	}
+	if validated.toolsDigest != nil {
+		t.Error("the validating decoder trusted a saved digest")
+	}
+	lined.toolsDigest = nil
 	for _, got := range []CacheEntry{validated, lined} {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("read back\n %+v\nwant\n %+v", got, want)
@@ -67,12 +75,24 @@ func TestLinedEntry_ChangedIsValidated(t *testing.T) {
 		"an item cut":       func(d []byte) []byte { return bytes.Replace(d, []byte(`{"name":"p"}`), []byte(`{"name":`), 1) },
 		"the sum":           func(d []byte) []byte { return append(bytes.TrimSuffix(d, []byte("}")), []byte("1}")...) },
 		"cut short":         func(d []byte) []byte { return d[:len(d)/2] },
+		"the tools digest": func(d []byte) []byte {
+			at := bytes.Index(d, []byte(`"toolsSha256":"`)) + len(`"toolsSha256":"`)
+			if d[at] == '0' { // another hex digit: still valid JSON
+				d[at] = '1'
+			} else {
+				d[at] = '0'
+			}
+			return d
+		},
 	} {
 		changed := change(bytes.Clone(data))
 		if _, err := decodeLinedEntry(changed); err == nil {
 			t.Errorf("%s: read as lined", name)
 		}
 		validated, err := decodeCacheEntry(changed)
+		if validated.toolsDigest != nil {
+			t.Errorf("%s: the validating decoder trusted a saved digest", name)
+		}
 		if json.Valid(changed) != (err == nil) {
 			t.Errorf("%s: the validating decoder says %v of JSON valid=%v", name, err, json.Valid(changed))
 		}
@@ -117,12 +137,18 @@ func TestCache_SavesLined(t *testing.T) {
 	}
 }
 
-// An entry of an older version is outdated (saved again on load) unless
-// an item's line break keeps it at version 2 anyway.
+// An entry of an older version, or of version 3 saved without its tools
+// digest, is outdated (saved again on load) unless an item's line break
+// keeps it at version 2 anyway.
 func TestCacheEntry_Outdated(t *testing.T) {
 	e := linedTestEntry()
+	if !e.outdated() {
+		t.Error("a version 3 entry without its tools digest is not outdated")
+	}
+	digest := ToolsDigest(e.Tools)
+	e.toolsDigest = &digest
 	if e.outdated() {
-		t.Error("a version 3 entry is outdated")
+		t.Error("a version 3 entry with its digest is outdated")
 	}
 	e.Version = 2
 	if !e.outdated() {

@@ -2,6 +2,7 @@ package connections
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -231,10 +232,15 @@ type Conn struct {
 	catalog    string            // where tools came from
 	toolsStale bool              // the server announced a change since
 	toolsGen   uint64            // counts catalog changes, so callers can cache what they derive
-	refreshing bool
-	sides      [numSideKinds]sideCatalog
-	cuts       map[string]string // by list noun: why its catalog was cut
-	cacheMu    sync.Mutex        // serializes cache writes (see saveCatalog)
+	// toolsDigest is ToolsDigest(tools) as the cache entry they were
+	// loaded from saved it, while toolsGen is digestGen: a later catalog
+	// has a generation of its own.
+	toolsDigest *[sha256.Size]byte
+	digestGen   uint64
+	refreshing  bool
+	sides       [numSideKinds]sideCatalog
+	cuts        map[string]string // by list noun: why its catalog was cut
+	cacheMu     sync.Mutex        // serializes cache writes (see saveCatalog)
 
 	// unnamable are, by catalog noun ("tools"), the names (Go-quoted)
 	// of the items left out of the last listing: see namedItems.
@@ -360,6 +366,10 @@ func (c *Conn) loadCachedCatalog() {
 	c.visible = c.filter.apply(tools)
 	c.sides = sides
 	c.nextGenerationLocked()
+	if !remask {
+		// The definitions are the entry's as saved, and so is their digest.
+		c.toolsDigest, c.digestGen = entry.toolsDigest, c.toolsGen
+	}
 	c.mu.Unlock()
 	if changed || info != entry.Server {
 		c.saveCatalog()
@@ -617,6 +627,21 @@ func (c *Conn) CatalogGeneration() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.toolsGen
+}
+
+// SavedToolsDigest returns ToolsDigest(tools) without hashing them when
+// tools is the catalog ToolsAtHand returned, unfiltered, and it was loaded
+// from a cache entry that saved its digest; ok is false otherwise (the
+// caller hashes tools itself).
+func (c *Conn) SavedToolsDigest(tools []json.RawMessage) (digest [sha256.Size]byte, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.toolsDigest == nil || c.digestGen != c.toolsGen || c.toolsStale || len(tools) == 0 ||
+		len(tools) != len(c.tools) || len(c.visible) != len(c.tools) ||
+		&tools[0] != &c.tools[0] || &c.visible[0] != &c.tools[0] {
+		return digest, false
+	}
+	return *c.toolsDigest, true
 }
 
 // nextGenerationLocked gives the catalog a generation no connection of the

@@ -134,6 +134,11 @@ func (f ToolFilter) apply(tools []json.RawMessage) []json.RawMessage {
 			visible = append(visible, raw)
 		}
 	}
+	if len(visible) == len(tools) {
+		// All of them: the catalog itself, which keeps its saved digest
+		// (Conn.SavedToolsDigest).
+		return tools
+	}
 	return visible
 }
 

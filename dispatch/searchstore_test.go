@@ -1,11 +1,12 @@
 package dispatch
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"strings"
 	"testing"
 
 	"dispatch/connections"
@@ -43,9 +44,9 @@ func testSources(t testing.TB) indexSources {
 // withChecksum wraps body as save does, so that a test can hand load a
 // body whose checksum is right but whose content is hostile.
 func withChecksum(body []byte) []byte {
-	sum := sha256.Sum256(body)
 	out := binary.AppendUvarint([]byte(savedIndexMagic), savedIndexVersion)
-	return append(append(out, sum[:]...), body...)
+	out = binary.BigEndian.AppendUint32(out, crc32.Checksum(body, savedIndexSum))
+	return append(out, body...)
 }
 
 func TestSavedIndex_RoundTrip(t *testing.T) {
@@ -104,6 +105,7 @@ func TestSavedIndex_HostileReferences(t *testing.T) {
 		return out
 	}
 	last := len(refs) - 1 // the prompt
+	checksums := map[string]bool{"checksum of another": true, "no checksum": true}
 	for name, data := range map[string][]byte{
 		"item past the catalog":   withChecksum(body(with(0, docRef{refTool, 0, 6}), uint64(len(refs)))),
 		"catalog past the list":   withChecksum(body(with(0, docRef{refTool, 2, 0}), uint64(len(refs)))),
@@ -115,12 +117,17 @@ func TestSavedIndex_HostileReferences(t *testing.T) {
 		"huge count":              withChecksum(body(refs, 1<<40)),
 		"reference past 2^31":     withChecksum(body(with(0, docRef{refTool, 0, 1 << 32}), uint64(len(refs)))),
 		"checksum of another":     append(append([]byte{}, good[:len(good)-1]...), good[len(good)-1]^1),
-		"no checksum":             []byte(savedIndexMagic + "\x01"),
+		"no checksum":             binary.AppendUvarint([]byte(savedIndexMagic), savedIndexVersion),
 		"index bytes not a index": withChecksum(append(binary.AppendUvarint(nil, 0), "junk"...)),
 	} {
 		t.Run(name, func(t *testing.T) {
-			if _, err := src.load(data); !errors.Is(err, errSavedIndex) {
+			_, err := src.load(data)
+			if !errors.Is(err, errSavedIndex) {
 				t.Errorf("err %v, want errSavedIndex", err)
+			}
+			// Refused for what it holds, not before it is read.
+			if bad := err != nil && (strings.Contains(err.Error(), "checksum") || strings.Contains(err.Error(), "truncated")); bad != checksums[name] {
+				t.Errorf("err %v: refused by its checksum %v, want %v", err, bad, checksums[name])
 			}
 		})
 	}
@@ -143,7 +150,7 @@ func FuzzSavedIndexLoad(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(good[len(savedIndexMagic)+1+sha256.Size:])
+	f.Add(good[len(savedIndexMagic)+1+savedIndexSumBytes:])
 	f.Add([]byte{0})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		loaded, err := src.load(withChecksum(body))
