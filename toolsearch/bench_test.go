@@ -44,6 +44,23 @@ func BenchmarkSearch1000(b *testing.B) {
 	}
 }
 
+// BenchmarkSearchLoaded1000 is BenchmarkSearch1000 over the index saved
+// and loaded, whose postings are read as each query looks its terms up.
+func BenchmarkSearchLoaded1000(b *testing.B) {
+	data, err := New(docs1000(b, 1000)).MarshalBinary()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, err := LoadIndex(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		ix.Search(benchQueries[i%len(benchQueries)], 10)
+	}
+}
+
 func BenchmarkNew1000(b *testing.B) {
 	docs := docs1000(b, 1000)
 	b.ResetTimer()

@@ -61,8 +61,12 @@ type termEntry struct {
 // Index is an immutable search index over a fixed list of tools. It is safe
 // for concurrent use.
 type Index struct {
-	docs  []Doc
+	docs []Doc
+	// terms are a built index's; a loaded one has saved instead, whose
+	// postings are read from the saved bytes as queries need them. Both
+	// are reached through lookup, known and idf.
 	terms map[string]*termEntry
+	saved *savedTerms
 	// vocab holds the single-word terms, sorted, for prefix and typo search.
 	vocab []string
 	// The distinct name terms of doc d are slots slotStart[d] to
@@ -83,6 +87,36 @@ type Index struct {
 	// templates are the resource templates parsed for matching a pasted
 	// URI, on first use.
 	templates templateMatchers
+}
+
+// lookup returns term t's entry, or nil when no doc has t.
+func (ix *Index) lookup(t string) *termEntry {
+	if ix.saved != nil {
+		return ix.saved.lookup(t, ix.slotStart)
+	}
+	return ix.terms[t]
+}
+
+// known reports whether some doc has term t.
+func (ix *Index) known(t string) bool {
+	_, ok := ix.idf(t)
+	return ok
+}
+
+// idf returns term t's idf; ok is false when no doc has t.
+func (ix *Index) idf(t string) (idf float64, ok bool) {
+	if ix.saved != nil {
+		i, ok := ix.saved.find(t)
+		if !ok {
+			return 0, false
+		}
+		return ix.saved.idf[i], true
+	}
+	e := ix.terms[t]
+	if e == nil {
+		return 0, false
+	}
+	return e.idf, true
 }
 
 // New builds the index for docs. Hits refer to docs by position in this
@@ -370,7 +404,7 @@ func (ix *Index) search(query string, limit int, keep func(doc int) bool) []Hit 
 	for ci, c := range concepts {
 		touched = touched[:0]
 		for _, v := range c.variants {
-			e := ix.terms[v.term]
+			e := ix.lookup(v.term)
 			if e == nil {
 				continue
 			}

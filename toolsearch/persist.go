@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"unsafe"
 )
@@ -14,6 +15,16 @@ import (
 // most of a warm search's time went there. The format is versioned and
 // every count and reference in it is checked on load, so a corrupt or
 // hostile file is refused with an error, never trusted.
+//
+// Loading reads every term but none of their postings: each term's list
+// is stored with its size, skipped on load, and read when a query looks
+// the term up (savedTerms.lookup), where it is checked as it is read. A
+// query reads a few dozen terms of thousands; decoding every posting into
+// maps and slices was most of a warm search's work past process start.
+// A list that turns out bad then makes its term match nothing (the file
+// is checksummed by its caller, so only a forged one can hold such a
+// list, and a forger of the cache could as well write a well-formed
+// index that ranks as it likes).
 
 // persistMagic starts every saved index; persistVersion changes whenever
 // the format does, or anything that decides the index's contents (the
@@ -21,7 +32,7 @@ import (
 // another version is refused and rebuilt.
 const (
 	persistMagic   = "dispatch-toolsearch-index\n"
-	persistVersion = 2
+	persistVersion = 3
 )
 
 // ErrIndexFormat wraps every reason a saved index is refused.
@@ -43,26 +54,31 @@ func (ix *Index) MarshalBinary() ([]byte, error) {
 		w.str(d.URI)
 	}
 	// Terms in sorted order, so that LoadIndex can rebuild the vocabulary
-	// and a term is referred to by its position.
-	terms := sortedKeys(ix.terms)
+	// and a term is referred to by its position; each term's postings
+	// after their size in bytes, so that LoadIndex can skip them.
+	terms := ix.sortedTerms()
 	pos := make(map[string]uint64, len(terms))
 	w.uint(uint64(len(terms)))
+	var posts indexWriter
 	for i, t := range terms {
 		pos[t] = uint64(i)
-		e := ix.terms[t]
+		e := ix.lookup(t)
 		w.str(t)
 		w.float(e.idf)
 		w.uint(uint64(len(e.posts)))
+		posts.buf = posts.buf[:0]
 		for _, p := range e.posts {
-			w.uint(uint64(p.doc))
-			w.float(p.tf)
+			posts.uint(uint64(p.doc))
+			posts.float(p.tf)
 			// A posting's slot is -1 or one of its doc's own slots.
 			if p.slot < 0 {
-				w.uint(0)
+				posts.uint(0)
 			} else {
-				w.uint(uint64(p.slot-ix.slotStart[p.doc]) + 1)
+				posts.uint(uint64(p.slot-ix.slotStart[p.doc]) + 1)
 			}
 		}
+		w.uint(uint64(len(posts.buf)))
+		w.buf = append(w.buf, posts.buf...)
 	}
 	for d := range ix.docs {
 		slots := ix.slotTerm[ix.slotStart[d]:ix.slotStart[d+1]]
@@ -102,45 +118,30 @@ func LoadIndex(data []byte) (*Index, error) {
 	for i := range ix.docs {
 		ix.docs[i] = Doc{Connection: r.str(), Kind: r.str(), Name: r.str(), URI: r.str()}
 	}
-	nterms := r.count(3)
-	terms := make([]string, nterms)
-	// One allocation for all the entries and few for all the postings,
-	// not one of each per term: a warm search loads the whole index, and
-	// its time went to allocating and faulting in fresh memory.
-	entries := make([]termEntry, nterms)
-	ix.terms = make(map[string]*termEntry, nterms)
+	nterms := r.count(minTermBytes)
+	saved := &savedTerms{data: data, names: make([]string, nterms), idf: make([]float64, nterms),
+		at: make([]int, nterms), end: make([]int, nterms), count: make([]int, nterms)}
+	terms := saved.names
+	ix.saved = saved
 	ix.vocab = make([]string, 0, nterms)
-	var posts postingSlab
-	type rawPosting struct {
-		term int
-		at   int // index in the term's posts
-		slot uint64
-	}
-	var slotted []rawPosting
 	for i := range terms {
 		t := r.str()
 		if r.err == nil && i > 0 && t <= terms[i-1] {
 			r.fail("terms out of order")
 		}
 		terms[i] = t
-		e := &entries[i]
-		e.idf = r.float()
-		e.posts = posts.take(r.count(3))
-		for j := range e.posts {
-			doc := r.uint()
-			if doc >= uint64(n) || (j > 0 && int32(doc) <= e.posts[j-1].doc) {
-				r.fail("posting refers to no document")
-				break
-			}
-			e.posts[j] = posting{doc: int32(doc), tf: r.float(), slot: -1}
-			if s := r.uint(); s > 0 {
-				slotted = append(slotted, rawPosting{term: i, at: j, slot: s - 1})
-			}
+		saved.idf[i] = r.float()
+		count, size := r.uint(), r.uint()
+		if r.err == nil && (size > uint64(len(r.buf)) || count > size/minPostingBytes) {
+			r.fail("posting list larger than the data")
 		}
 		if r.err != nil {
 			return nil, r.err
 		}
-		ix.terms[t] = e
+		saved.count[i] = int(count)
+		saved.at[i] = len(data) - len(r.buf)
+		saved.end[i] = saved.at[i] + int(size)
+		r.buf = r.buf[size:]
 		if !strings.Contains(t, "_") {
 			ix.vocab = append(ix.vocab, t)
 		}
@@ -158,7 +159,7 @@ func LoadIndex(data []byte) (*Index, error) {
 				r.fail("name slot refers to no term")
 				break
 			}
-			idf := ix.terms[terms[t]].idf
+			idf := saved.idf[t]
 			ix.slotTerm = append(ix.slotTerm, terms[t])
 			ix.slotIdf = append(ix.slotIdf, idf)
 			ix.nameIdf[d] += idf
@@ -177,14 +178,6 @@ func LoadIndex(data []byte) (*Index, error) {
 		return nil, r.err
 	}
 	ix.slotStart[n] = int32(len(ix.slotTerm))
-	for _, p := range slotted {
-		post := &ix.terms[terms[p.term]].posts[p.at]
-		start, end := ix.slotStart[post.doc], ix.slotStart[post.doc+1]
-		if p.slot >= uint64(end-start) {
-			return nil, fmt.Errorf("%w: posting refers to no name slot", ErrIndexFormat)
-		}
-		post.slot = start + int32(p.slot)
-	}
 	ix.names = r.docMap(n)
 	ix.titles = r.docMap(n)
 	if r.err == nil && len(r.buf) != 0 {
@@ -196,23 +189,76 @@ func LoadIndex(data []byte) (*Index, error) {
 	return ix, nil
 }
 
-// slabItems is how many postings or doc numbers LoadIndex allocates at
-// once: lists are short (a term is in a few tools), and one allocation
-// each was most of LoadIndex's count.
+// slabItems is how many doc numbers docMap allocates at once: lists are
+// short (a name is one tool's), and one allocation each was most of
+// LoadIndex's count.
 const slabItems = 4096
 
-// postingSlab hands out posting lists from shared chunks.
-type postingSlab struct{ free []posting }
+// The least a saved term and a saved posting take: a term's name length,
+// idf, posting count and size; a posting's doc, tf and slot.
+const (
+	minTermBytes    = 1 + 8 + 1 + 1
+	minPostingBytes = 1 + 8 + 1
+)
 
-// take returns a list of n postings, full length, that no other list
-// shares: its capacity ends where it does.
-func (s *postingSlab) take(n int) []posting {
-	if n > cap(s.free)-len(s.free) {
-		s.free = make([]posting, 0, max(n, slabItems))
+// savedTerms are a loaded index's terms, sorted, each with its idf and
+// where its postings are in the saved bytes (data[at:end], count of them).
+type savedTerms struct {
+	data    []byte
+	names   []string
+	idf     []float64
+	at, end []int
+	count   []int
+}
+
+// find returns the position of term t.
+func (s *savedTerms) find(t string) (int, bool) {
+	i := sort.SearchStrings(s.names, t)
+	return i, i < len(s.names) && s.names[i] == t
+}
+
+// lookup reads the entry of term t, or is nil when no doc has t.
+// slotStart is the index's, to place each posting's name slot. A list
+// that is not as MarshalBinary writes it (it refers to no doc, or to
+// docs out of order, or to a slot the doc has not) is read as empty: the
+// term matches nothing.
+func (s *savedTerms) lookup(t string, slotStart []int32) *termEntry {
+	i, ok := s.find(t)
+	if !ok {
+		return nil
 	}
-	at := len(s.free)
-	s.free = s.free[:at+n]
-	return s.free[at : at+n : at+n]
+	e := &termEntry{idf: s.idf[i]}
+	r := &indexReader{buf: s.data[s.at[i]:s.end[i]]}
+	posts := make([]posting, s.count[i])
+	docs := uint64(len(slotStart) - 1)
+	for j := range posts {
+		doc, tf, slot := r.uint(), r.float(), r.uint()
+		if r.err != nil || doc >= docs || (j > 0 && int32(doc) <= posts[j-1].doc) {
+			return e
+		}
+		p := posting{doc: int32(doc), tf: tf, slot: -1}
+		if slot > 0 {
+			start, end := slotStart[doc], slotStart[doc+1]
+			if slot-1 >= uint64(end-start) {
+				return e
+			}
+			p.slot = start + int32(slot-1)
+		}
+		posts[j] = p
+	}
+	if len(r.buf) != 0 {
+		return e
+	}
+	e.posts = posts
+	return e
+}
+
+// sortedTerms are the index's terms in order.
+func (ix *Index) sortedTerms() []string {
+	if ix.saved != nil {
+		return ix.saved.names
+	}
+	return sortedKeys(ix.terms)
 }
 
 type indexWriter struct{ buf []byte }

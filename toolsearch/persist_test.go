@@ -147,3 +147,54 @@ func FuzzLoadIndex(f *testing.F) {
 		}
 	})
 }
+
+// A term's postings are read when a query looks the term up, not on load:
+// a list that refers to no doc, to docs out of order or to a slot its doc
+// has not is read as empty, so the term matches nothing, and the other
+// terms answer as before.
+func TestLoadIndex_BadPostingsMatchNothing(t *testing.T) {
+	docs := []Doc{
+		{Connection: "c1", Name: "create_issue", Description: "Open a new issue in a repository."},
+		{Connection: "c1", Name: "list_issues", Description: "List the issues of a repository."},
+		{Connection: "c2", Name: "send_mail", Description: "Send an email."},
+	}
+	data, err := New(docs).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := LoadIndex(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := stem("repository")
+	i, ok := good.saved.find(term)
+	if !ok || good.saved.count[i] != 2 {
+		t.Fatalf("term %q: found %v, want 2 postings", term, ok)
+	}
+	if got := good.Search("repository", 0); len(got) != 2 {
+		t.Fatalf("good index: %v", got)
+	}
+	at := good.saved.at[i]
+	for name, change := range map[string]func(b []byte){
+		"doc past the docs": func(b []byte) { b[at] = 0x7f },
+		"docs out of order": func(b []byte) { b[at] = 1 }, // the second posting is of doc 1 too
+		"slot past the doc's": func(b []byte) {
+			b[at+1+8] = 0x7f
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			bad := append([]byte{}, data...)
+			change(bad)
+			ix, err := LoadIndex(bad)
+			if err != nil {
+				t.Fatalf("refused on load: %v (postings are read on lookup)", err)
+			}
+			if got := ix.Search("repository", 0); len(got) != 0 {
+				t.Errorf("a bad posting list matched %v", got)
+			}
+			if got := ix.Search("send mail", 0); len(got) != 1 || got[0].Doc != 2 {
+				t.Errorf("another term answers %v, want doc 2", got)
+			}
+		})
+	}
+}

@@ -77,7 +77,7 @@ func (ix *Index) joinPhrases(query string, concepts []concept) []concept {
 		}
 		joined := ""
 		for _, cand := range []string{stem(a + b), stem(a) + b} {
-			if e := ix.terms[cand]; e != nil && !strings.Contains(cand, "_") {
+			if ix.known(cand) && !strings.Contains(cand, "_") {
 				joined = cand
 				break
 			}
@@ -236,7 +236,7 @@ func (ix *Index) words(query string, dropStop bool) []concept {
 		}
 		words := splitIdent(chunk)
 		if len(words) > 1 {
-			if t := compound(words); ix.terms[t] != nil {
+			if t := compound(words); ix.known(t) {
 				add(strings.ToLower(chunk), false, variant{t, 1})
 			}
 		}
@@ -323,8 +323,8 @@ func (ix *Index) expand(c *concept) {
 	for _, v := range c.variants {
 		own = append(own, v.term)
 		weights[v.term] = v.weight
-		if e := ix.terms[v.term]; e != nil && (!capped || e.idf > c.idfCap) {
-			c.idfCap, capped = e.idf, true
+		if idf, ok := ix.idf(v.term); ok && (!capped || idf > c.idfCap) {
+			c.idfCap, capped = idf, true
 		}
 	}
 	if c.name {
@@ -382,7 +382,7 @@ func (ix *Index) expand(c *concept) {
 // knowsAny reports whether any of the terms is in the index.
 func (ix *Index) knowsAny(terms map[string]float64) bool {
 	for t := range terms {
-		if ix.terms[t] != nil {
+		if ix.known(t) {
 			return true
 		}
 	}
