@@ -313,3 +313,28 @@ func TestConn_SavedToolsDigest(t *testing.T) {
 		})
 	}
 }
+
+// An entry is named by 32 lowercase hex digits only: anything else is
+// neither saved nor loaded, so an ID can never name a path of its own.
+func TestCache_EntryNamedByIDOnly(t *testing.T) {
+	cache, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := strings.Repeat("ab", 16)
+	tools := []json.RawMessage{json.RawMessage(`{"name":"a"}`)}
+	if err := cache.Save(good, ServerInfo{}, tools); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cache.Load(good); !ok {
+		t.Fatal("a good ID was not loaded")
+	}
+	for _, bad := range []string{"", "../" + good[3:], strings.ToUpper(good), good + "0", good[1:], good[:31] + "g", good[:31] + "/"} {
+		if err := cache.Save(bad, ServerInfo{}, tools); err == nil {
+			t.Errorf("Save(%q) saved", bad)
+		}
+		if _, ok := cache.Load(bad); ok {
+			t.Errorf("Load(%q) loaded", bad)
+		}
+	}
+}
