@@ -18,6 +18,7 @@ import (
 
 	"dispatch/connections"
 	"dispatch/dispatch"
+	"dispatch/pipeio"
 	"dispatch/safefile"
 	"dispatch/spill"
 	"dispatch/upstream"
@@ -132,7 +133,9 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 	}
 	// It returns at stdin EOF (the agent went away) or on a signal.
 	opts := upstream.StdioOptions{MaxInFlight: g.MaxInFlight, MaxRequestBytes: maxRequest, Relay: a.conns, Direct: a.svc, Exposed: surface.ExposedTool, Logger: a.log}
-	if err := upstream.ServeStdio(ctx, srv, os.Stdin, os.Stdout, opts); err != nil && ctx.Err() == nil {
+	in, out, restore := pipeio.Stdio()
+	defer restore()
+	if err := upstream.ServeStdio(ctx, srv, in, out, opts); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("serve stdio: %w", err)
 	}
 	return nil

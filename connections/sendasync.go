@@ -3,14 +3,27 @@ package connections
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/mark3labs/mcp-go/client/transport"
+
+	"dispatch/pipeio"
 )
 
 // errWouldBlock says a message could not be written to a server's stdin
 // without waiting: another is being written, or the pipe is full.
 var errWouldBlock = errors.New("the server's stdin cannot take the message without waiting")
+
+// writeNow is pipeio.WriteNow to a server's stdin, its refusal to wait
+// as errWouldBlock.
+func writeNow(stdin *os.File, data []byte) (int, error) {
+	n, err := pipeio.WriteNow(stdin, data)
+	if errors.Is(err, pipeio.ErrWouldBlock) {
+		err = errWouldBlock
+	}
+	return n, err
+}
 
 // errNotSent marks the error of a call none of which reached the server:
 // its stdin failed before any of it was written. It is safe to send again.

@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"dispatch/pipeio"
 	"dispatch/rawjson"
 )
 
@@ -293,7 +294,7 @@ func (t *stdioTransport) endUnstarted() {
 // readLoop reads one message per line until stdout ends or is closed.
 func (t *stdioTransport) readLoop(finished chan<- struct{}) {
 	defer close(finished)
-	r := bufio.NewReaderSize(newPipeReader(t.stdout), 64<<10)
+	r := bufio.NewReaderSize(pipeio.NewReader(t.stdout), 64<<10)
 	for {
 		line, tooLong, err := readLine(r, t.maxMsg)
 		if errors.Is(err, errLineGoesOn) {

@@ -1,6 +1,6 @@
 //go:build linux && !race
 
-package connections
+package pipeio
 
 import (
 	"syscall"

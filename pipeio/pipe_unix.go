@@ -1,0 +1,145 @@
+//go:build unix
+
+package pipeio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"time"
+)
+
+// NewReader returns a reader of f, a pipe end in non-blocking mode, that
+// reads with pipeRead and waits for data in Go's poller, as f.Read does,
+// without f.Read's system-call bookkeeping (see raw_linux.go): the reader
+// of a server's stdout, or of the agent's stdin, makes that read once per
+// message, first thing after the process has idled waiting for it. A file
+// the poller cannot wait on (its reads would block the thread) is returned
+// as it is.
+func NewReader(f *os.File) io.Reader {
+	// Only a file in the poller has deadlines: the cheapest way to ask.
+	if err := f.SetReadDeadline(time.Time{}); err != nil {
+		return f
+	}
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return f
+	}
+	return &pipeReader{name: f.Name(), raw: raw}
+}
+
+type pipeReader struct {
+	name string
+	raw  syscall.RawConn
+}
+
+func (r *pipeReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n int
+	var rerr error
+	err := r.raw.Read(func(fd uintptr) bool {
+		for {
+			n, rerr = pipeRead(fd, p)
+			if !errors.Is(rerr, syscall.EINTR) {
+				return !errors.Is(rerr, syscall.EAGAIN) // EAGAIN: wait in the poller, then again
+			}
+		}
+	})
+	switch {
+	case err != nil:
+		// The poller's only answers here are a deadline and a file
+		// closed under the read; os.File.Read reports the latter as
+		// os.ErrClosed, and so does this.
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			err = fmt.Errorf("%w (%v)", os.ErrClosed, err)
+		}
+		return 0, &os.PathError{Op: "read", Path: r.name, Err: err}
+	case rerr != nil:
+		return 0, &os.PathError{Op: "read", Path: r.name, Err: rerr}
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// NewWriter returns a writer of f, a pipe end in non-blocking mode, that
+// writes with pipeWrite and, while the pipe is full, waits in Go's poller;
+// a write returns once all of p is written or the pipe fails (closed, its
+// reader gone: EPIPE). A file the poller cannot wait on is returned as it
+// is.
+func NewWriter(f *os.File) io.Writer {
+	if err := f.SetWriteDeadline(time.Time{}); err != nil {
+		return f
+	}
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return f
+	}
+	return &pipeWriter{name: f.Name(), raw: raw}
+}
+
+type pipeWriter struct {
+	name string
+	raw  syscall.RawConn
+}
+
+func (w *pipeWriter) Write(p []byte) (int, error) {
+	written := 0
+	for written < len(p) {
+		var n int
+		var werr error
+		err := w.raw.Write(func(fd uintptr) bool {
+			for {
+				n, werr = pipeWrite(fd, p[written:])
+				if !errors.Is(werr, syscall.EINTR) {
+					return !errors.Is(werr, syscall.EAGAIN) // EAGAIN: wait in the poller, then again
+				}
+			}
+		})
+		switch {
+		case err != nil:
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				err = fmt.Errorf("%w (%v)", os.ErrClosed, err)
+			}
+			return written, &os.PathError{Op: "write", Path: w.name, Err: err}
+		case werr != nil:
+			return written, &os.PathError{Op: "write", Path: w.name, Err: werr}
+		}
+		written += n
+	}
+	return written, nil
+}
+
+// WriteNow writes what of data the pipe f takes at once, with one write
+// system call that never waits: a pipe with no room gives ErrWouldBlock
+// (n == 0) instead of parking the caller until the reader makes room.
+// The agent's reader writes calls to servers itself (sendAsync), and it
+// must never wait on a server: one that stops reading would otherwise
+// stop dispatch from reading cancellations and other servers' calls.
+func WriteNow(f *os.File, data []byte) (n int, err error) {
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return 0, ErrWouldBlock
+	}
+	var werr error
+	if err := raw.Write(func(fd uintptr) bool {
+		n, werr = pipeWrite(fd, data)
+		return true // done either way: EAGAIN is reported, not waited out
+	}); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return 0, ErrWouldBlock // a deadline set for a write that may wait, past
+		}
+		return 0, err // closed
+	}
+	switch {
+	case errors.Is(werr, syscall.EAGAIN), errors.Is(werr, syscall.EINTR):
+		return 0, ErrWouldBlock
+	case werr != nil:
+		return 0, werr
+	}
+	return n, nil
+}
