@@ -255,37 +255,43 @@ func (t *stdioTransport) sendAsync(request transport.JSONRPCRequest, done func(*
 	default:
 		return nil, errWouldBlock
 	}
-	release := func() { <-t.writeSlot }
 	key := pendingKeyOf(request.ID)
 	// Before the write: the answer may come before writeNow returns.
 	if !t.addPending(key, pendingRequest{done: done}) {
-		release()
+		<-t.writeSlot
 		return nil, t.exitError()
 	}
 	forget = t.forgetter(key)
 	n, err := writeNow(t.stdin, data)
 	switch {
 	case err == nil && n == len(data):
-		release()
+		<-t.writeSlot
 		return forget, nil
 	case err == nil && n > 0:
-		go func() {
-			defer release()
-			if err := t.writeAll(data[n:], nil); err != nil && forget() {
-				done(nil, err)
-			}
-		}()
+		go t.writeRest(data[n:], forget, done)
 		return forget, nil
 	case err == nil:
 		err = errWouldBlock
 	case !errors.Is(err, errWouldBlock):
 		err = t.writeFailed(err)
 	}
-	release()
+	<-t.writeSlot
 	if !forget() {
 		return forget, nil // the child exited meanwhile, and done was told so
 	}
 	return nil, err
+}
+
+// writeRest writes rest, what of a message sendAsync began the pipe did
+// not take at once, then gives back the write slot; a failed write fails
+// the request, unless it was answered or taken back meanwhile. Its values
+// are passed, not captured: a closure capturing them moved forget to the
+// heap on every call, not only on this rare one.
+func (t *stdioTransport) writeRest(rest []byte, forget func() bool, done func(*transport.JSONRPCResponse, error)) {
+	defer func() { <-t.writeSlot }()
+	if err := t.writeAll(rest, nil); err != nil && forget() {
+		done(nil, err)
+	}
 }
 
 // sendBatched is sendAsync with a batch.

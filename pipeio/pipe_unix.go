@@ -27,28 +27,44 @@ func NewReader(f *os.File) io.Reader {
 	if err != nil {
 		return f
 	}
-	return &pipeReader{name: f.Name(), raw: raw}
+	r := &pipeReader{name: f.Name(), raw: raw}
+	r.readOnce = r.read
+	return r
 }
 
+// pipeReader reads its pipe for one caller at a time (a bufio.Reader's).
+// The read in progress is kept in the reader, and handed to the poller as
+// a method value made once: a closure made per Read, capturing its
+// buffer and results, escaped to the heap at three allocations a message.
 type pipeReader struct {
-	name string
-	raw  syscall.RawConn
+	name     string
+	raw      syscall.RawConn
+	readOnce func(fd uintptr) bool // r.read
+
+	p   []byte // the read in progress: its buffer
+	n   int    // and what read(2) answered
+	err error
+}
+
+// read is one attempt of the read in progress: done unless the pipe is
+// empty (EAGAIN), when the poller waits for data and calls it again.
+func (r *pipeReader) read(fd uintptr) bool {
+	for {
+		r.n, r.err = pipeRead(fd, r.p)
+		if !errors.Is(r.err, syscall.EINTR) {
+			return !errors.Is(r.err, syscall.EAGAIN)
+		}
+	}
 }
 
 func (r *pipeReader) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var rerr error
-	err := r.raw.Read(func(fd uintptr) bool {
-		for {
-			n, rerr = pipeRead(fd, p)
-			if !errors.Is(rerr, syscall.EINTR) {
-				return !errors.Is(rerr, syscall.EAGAIN) // EAGAIN: wait in the poller, then again
-			}
-		}
-	})
+	r.p = p
+	err := r.raw.Read(r.readOnce)
+	n, rerr := r.n, r.err
+	r.p, r.err = nil, nil
 	switch {
 	case err != nil:
 		// The poller's only answers here are a deadline and a file
@@ -79,37 +95,50 @@ func NewWriter(f *os.File) io.Writer {
 	if err != nil {
 		return f
 	}
-	return &pipeWriter{name: f.Name(), raw: raw}
+	w := &pipeWriter{name: f.Name(), raw: raw}
+	w.writeOnce = w.write
+	return w
 }
 
+// pipeWriter writes its pipe for one caller at a time, keeping the write
+// in progress as pipeReader keeps its read.
 type pipeWriter struct {
-	name string
-	raw  syscall.RawConn
+	name      string
+	raw       syscall.RawConn
+	writeOnce func(fd uintptr) bool // w.write
+
+	p   []byte // what is left to write
+	n   int    // and what write(2) answered
+	err error
+}
+
+// write is one attempt: done unless the pipe is full (EAGAIN), when the
+// poller waits for room and calls it again.
+func (w *pipeWriter) write(fd uintptr) bool {
+	for {
+		w.n, w.err = pipeWrite(fd, w.p)
+		if !errors.Is(w.err, syscall.EINTR) {
+			return !errors.Is(w.err, syscall.EAGAIN)
+		}
+	}
 }
 
 func (w *pipeWriter) Write(p []byte) (int, error) {
+	defer func() { w.p, w.err = nil, nil }()
 	written := 0
 	for written < len(p) {
-		var n int
-		var werr error
-		err := w.raw.Write(func(fd uintptr) bool {
-			for {
-				n, werr = pipeWrite(fd, p[written:])
-				if !errors.Is(werr, syscall.EINTR) {
-					return !errors.Is(werr, syscall.EAGAIN) // EAGAIN: wait in the poller, then again
-				}
-			}
-		})
+		w.p = p[written:]
+		err := w.raw.Write(w.writeOnce)
 		switch {
 		case err != nil:
 			if !errors.Is(err, os.ErrDeadlineExceeded) {
 				err = fmt.Errorf("%w (%v)", os.ErrClosed, err)
 			}
 			return written, &os.PathError{Op: "write", Path: w.name, Err: err}
-		case werr != nil:
-			return written, &os.PathError{Op: "write", Path: w.name, Err: werr}
+		case w.err != nil:
+			return written, &os.PathError{Op: "write", Path: w.name, Err: w.err}
 		}
-		written += n
+		written += w.n
 	}
 	return written, nil
 }
