@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -64,13 +65,20 @@ func nonblockingDup(fd int, name string) (f *os.File, restore func(), ok bool) {
 		syscall.Close(dup)
 		return nil, nil, false
 	}
-	// os.NewFile puts a non-blocking descriptor in the poller.
-	f = os.NewFile(uintptr(dup), name)
 	wasNonblocking := flags&syscall.O_NONBLOCK != 0
-	return f, func() {
+	restore = func() {
 		f.Close()
 		if !wasNonblocking {
 			syscall.SetNonblock(fd, false) //nolint:errcheck // nothing to do if it fails: the process is ending
 		}
-	}, true
+	}
+	// os.NewFile puts a non-blocking descriptor in the poller. Should the
+	// poller refuse it, reads of it would fail with EAGAIN instead of
+	// waiting: then the end is left as it came, and used as it is.
+	f = os.NewFile(uintptr(dup), name)
+	if f.SetDeadline(time.Time{}) != nil {
+		restore()
+		return nil, nil, false
+	}
+	return f, restore, true
 }
