@@ -113,25 +113,8 @@ func TestConn_CachedCatalogMaskedOnLoad(t *testing.T) {
 		{"shape under older rules", "Key ghp_0123456789abcdefABCDEF here.", 0, "Key *** here."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cache, err := OpenCache(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			probe, err := NewSet([]ServerConfig{cfg}, Options{Cache: cache, Redactor: redactor})
-			if err != nil {
-				t.Fatal(err)
-			}
-			key := probe.Conns()[0].cacheKey
-			probe.Close()
 			tool := json.RawMessage(`{"name":"things","description":"` + tc.description + `","inputSchema":{"type":"object"}}`)
-			if err := cache.SaveEntry(CacheEntry{ID: key, Tools: []json.RawMessage{tool}, MaskedBy: tc.maskedBy}); err != nil {
-				t.Fatal(err)
-			}
-			set, err := NewSet([]ServerConfig{cfg}, Options{Cache: cache, Redactor: redactor})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer set.Close()
+			set, cache, key := setWithCachedTools(t, cfg, redactor, []json.RawMessage{tool}, tc.maskedBy)
 			tools, err := set.Conns()[0].Tools(context.Background(), false)
 			if err != nil || len(tools) != 1 {
 				t.Fatalf("cached tools: %s, %v", tools, err)
@@ -148,6 +131,32 @@ func TestConn_CachedCatalogMaskedOnLoad(t *testing.T) {
 			}
 		})
 	}
+}
+
+// setWithCachedTools returns a Set of cfg (closed with the test) whose
+// catalog cache held tools for it, saved under the masking rules
+// maskedBy, before the Set loaded it; and that cache and the entry's key.
+func setWithCachedTools(t *testing.T, cfg ServerConfig, redactor *Redactor, tools []json.RawMessage, maskedBy int) (*Set, *Cache, string) {
+	t.Helper()
+	cache, err := OpenCache(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, err := NewSet([]ServerConfig{cfg}, Options{Cache: cache, Redactor: redactor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := probe.Conns()[0].cacheKey
+	probe.Close()
+	if err := cache.SaveEntry(CacheEntry{ID: key, Tools: tools, MaskedBy: maskedBy}); err != nil {
+		t.Fatal(err)
+	}
+	set, err := NewSet([]ServerConfig{cfg}, Options{Cache: cache, Redactor: redactor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(set.Close)
+	return set, cache, key
 }
 
 // Saved search indexes: named by a 64-hex key only, refused past
@@ -277,24 +286,7 @@ func TestConn_SavedToolsDigest(t *testing.T) {
 			cfg := ServerConfig{Name: "cached", Transport: TransportStdio, Command: "/nonexistent/never-started", Tools: tc.filter}
 			redactor := NewRedactor(cfg)
 			redactor.LearnEnviron(tc.secrets)
-			cache, err := OpenCache(t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			probe, err := NewSet([]ServerConfig{cfg}, Options{Cache: cache, Redactor: redactor})
-			if err != nil {
-				t.Fatal(err)
-			}
-			key := probe.Conns()[0].cacheKey
-			probe.Close()
-			if err := cache.SaveEntry(CacheEntry{ID: key, Tools: tools, MaskedBy: maskRules}); err != nil {
-				t.Fatal(err)
-			}
-			set, err := NewSet([]ServerConfig{cfg}, Options{Cache: cache, Redactor: redactor})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer set.Close()
+			set, _, _ := setWithCachedTools(t, cfg, redactor, tools, maskRules)
 			conn := set.Conns()[0]
 			atHand, ok := conn.ToolsAtHand()
 			if !ok {

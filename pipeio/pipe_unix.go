@@ -19,17 +19,33 @@ import (
 // the poller cannot wait on (its reads would block the thread) is returned
 // as it is.
 func NewReader(f *os.File) io.Reader {
-	// Only a file in the poller has deadlines: the cheapest way to ask.
-	if err := f.SetReadDeadline(time.Time{}); err != nil {
-		return f
-	}
-	raw, err := f.SyscallConn()
-	if err != nil {
+	raw, ok := polled(f)
+	if !ok {
 		return f
 	}
 	r := &pipeReader{name: f.Name(), raw: raw}
 	r.readOnce = r.read
 	return r
+}
+
+// polled returns f's raw connection if f is in the poller, which only a
+// file with deadlines is: the cheapest way to ask.
+func polled(f *os.File) (syscall.RawConn, bool) {
+	if f.SetDeadline(time.Time{}) != nil {
+		return nil, false
+	}
+	raw, err := f.SyscallConn()
+	return raw, err == nil
+}
+
+// pollerError is the error of a read or write (op) the poller ended: its
+// only answers are a deadline and a file closed under the call, which
+// os.File reports as os.ErrClosed, and so does this.
+func pollerError(op, name string, err error) error {
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		err = fmt.Errorf("%w (%v)", os.ErrClosed, err)
+	}
+	return &os.PathError{Op: op, Path: name, Err: err}
 }
 
 // pipeReader reads its pipe for one caller at a time (a bufio.Reader's).
@@ -67,13 +83,7 @@ func (r *pipeReader) Read(p []byte) (int, error) {
 	r.p, r.err = nil, nil
 	switch {
 	case err != nil:
-		// The poller's only answers here are a deadline and a file
-		// closed under the read; os.File.Read reports the latter as
-		// os.ErrClosed, and so does this.
-		if !errors.Is(err, os.ErrDeadlineExceeded) {
-			err = fmt.Errorf("%w (%v)", os.ErrClosed, err)
-		}
-		return 0, &os.PathError{Op: "read", Path: r.name, Err: err}
+		return 0, pollerError("read", r.name, err)
 	case rerr != nil:
 		return 0, &os.PathError{Op: "read", Path: r.name, Err: rerr}
 	case n == 0:
@@ -88,11 +98,8 @@ func (r *pipeReader) Read(p []byte) (int, error) {
 // reader gone: EPIPE). A file the poller cannot wait on is returned as it
 // is.
 func NewWriter(f *os.File) io.Writer {
-	if err := f.SetWriteDeadline(time.Time{}); err != nil {
-		return f
-	}
-	raw, err := f.SyscallConn()
-	if err != nil {
+	raw, ok := polled(f)
+	if !ok {
 		return f
 	}
 	w := &pipeWriter{name: f.Name(), raw: raw}
@@ -131,10 +138,7 @@ func (w *pipeWriter) Write(p []byte) (int, error) {
 		err := w.raw.Write(w.writeOnce)
 		switch {
 		case err != nil:
-			if !errors.Is(err, os.ErrDeadlineExceeded) {
-				err = fmt.Errorf("%w (%v)", os.ErrClosed, err)
-			}
-			return written, &os.PathError{Op: "write", Path: w.name, Err: err}
+			return written, pollerError("write", w.name, err)
 		case w.err != nil:
 			return written, &os.PathError{Op: "write", Path: w.name, Err: w.err}
 		}
