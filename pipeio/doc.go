@@ -11,6 +11,13 @@
 // is read and written with raw system calls that never block (Linux; on
 // other systems package syscall's), and a pipe that is empty, or full,
 // is waited on in the poller, where no thread is held and sysmon sleeps.
+//
+// A raw call must never block: it holds its thread where the runtime
+// cannot stop it, so a collection would wait for it, and so would every
+// goroutine. That holds for the pipes dispatch makes for its servers. The
+// agent's ends may be shared, and their mode with them (see Stdio), so
+// they are read through a description of dispatch's own or with flags
+// that never wait, never by setting their shared mode.
 package pipeio
 
 import "errors"

@@ -23,7 +23,13 @@ func NewReader(f *os.File) io.Reader {
 	if !ok {
 		return f
 	}
-	r := &pipeReader{name: f.Name(), raw: raw}
+	return newReader(f.Name(), raw, pipeRead)
+}
+
+// newReader is NewReader's reader of raw, reading with io, which must
+// never block (pipeRead, or sockRead on a socket).
+func newReader(name string, raw syscall.RawConn, io func(fd uintptr, p []byte) (int, error)) *pipeReader {
+	r := &pipeReader{name: name, raw: raw, io: io}
 	r.readOnce = r.read
 	return r
 }
@@ -55,7 +61,8 @@ func pollerError(op, name string, err error) error {
 type pipeReader struct {
 	name     string
 	raw      syscall.RawConn
-	readOnce func(fd uintptr) bool // r.read
+	io       func(fd uintptr, p []byte) (int, error) // one read that never blocks
+	readOnce func(fd uintptr) bool                   // r.read
 
 	p   []byte // the read in progress: its buffer
 	n   int    // and what read(2) answered
@@ -66,7 +73,7 @@ type pipeReader struct {
 // empty (EAGAIN), when the poller waits for data and calls it again.
 func (r *pipeReader) read(fd uintptr) bool {
 	for {
-		r.n, r.err = pipeRead(fd, r.p)
+		r.n, r.err = r.io(fd, r.p)
 		if !errors.Is(r.err, syscall.EINTR) {
 			return !errors.Is(r.err, syscall.EAGAIN)
 		}
@@ -102,7 +109,13 @@ func NewWriter(f *os.File) io.Writer {
 	if !ok {
 		return f
 	}
-	w := &pipeWriter{name: f.Name(), raw: raw}
+	return newWriter(f.Name(), raw, pipeWrite)
+}
+
+// newWriter is NewWriter's writer of raw, writing with io, which must
+// never block (pipeWrite, or sockWrite on a socket).
+func newWriter(name string, raw syscall.RawConn, io func(fd uintptr, p []byte) (int, error)) *pipeWriter {
+	w := &pipeWriter{name: name, raw: raw, io: io}
 	w.writeOnce = w.write
 	return w
 }
@@ -112,7 +125,8 @@ func NewWriter(f *os.File) io.Writer {
 type pipeWriter struct {
 	name      string
 	raw       syscall.RawConn
-	writeOnce func(fd uintptr) bool // w.write
+	io        func(fd uintptr, p []byte) (int, error) // one write that never blocks
+	writeOnce func(fd uintptr) bool                   // w.write
 
 	p   []byte // what is left to write
 	n   int    // and what write(2) answered
@@ -123,7 +137,7 @@ type pipeWriter struct {
 // poller waits for room and calls it again.
 func (w *pipeWriter) write(fd uintptr) bool {
 	for {
-		w.n, w.err = pipeWrite(fd, w.p)
+		w.n, w.err = w.io(fd, w.p)
 		if !errors.Is(w.err, syscall.EINTR) {
 			return !errors.Is(w.err, syscall.EAGAIN)
 		}

@@ -31,3 +31,29 @@ func rawPipeIO(trap, fd uintptr, p []byte) (int, error) {
 	}
 	return int(n), nil
 }
+
+// sockRead and sockWrite are recv(2) and send(2) that never wait, whatever
+// the socket's mode (MSG_DONTWAIT), without the runtime's bookkeeping, as
+// pipeRead and pipeWrite; sockWrite never raises SIGPIPE (MSG_NOSIGNAL).
+// A socket the agent shares may be set blocking by another process at any
+// time; these do not depend on it.
+func sockRead(fd uintptr, p []byte) (int, error) {
+	return rawSockIO(syscall.SYS_RECVFROM, fd, p, syscall.MSG_DONTWAIT)
+}
+
+func sockWrite(fd uintptr, p []byte) (int, error) {
+	return rawSockIO(syscall.SYS_SENDTO, fd, p, syscall.MSG_DONTWAIT|syscall.MSG_NOSIGNAL)
+}
+
+// rawSockIO is recvfrom(2) or sendto(2), by trap, of p on fd with flags
+// and no address.
+func rawSockIO(trap, fd uintptr, p []byte, flags int) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, _, errno := syscall.RawSyscall6(trap, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), uintptr(flags), 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), nil
+}
