@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -32,23 +31,13 @@ import (
 func Stdio() (in io.Reader, out io.Writer, restore func()) {
 	in, out = os.Stdin, os.Stdout
 	var opened []*os.File
-	if f, socket, ok := ownEnd(0, syscall.O_RDONLY, "/dev/stdin"); ok {
-		opened = append(opened, f)
-		raw, _ := f.SyscallConn() // in the poller: ownEnd checked
-		if socket {
-			in = newReader(f.Name(), raw, sockRead)
-		} else {
-			in = newReader(f.Name(), raw, pipeRead)
-		}
+	if end, ok := ownEnd(0, syscall.O_RDONLY, "/dev/stdin"); ok {
+		opened = append(opened, end.f)
+		in = newReader(end.f.Name(), end.raw, end.read)
 	}
-	if f, socket, ok := ownEnd(1, syscall.O_WRONLY, "/dev/stdout"); ok {
-		opened = append(opened, f)
-		raw, _ := f.SyscallConn()
-		if socket {
-			out = newWriter(f.Name(), raw, sockWrite)
-		} else {
-			out = newWriter(f.Name(), raw, pipeWrite)
-		}
+	if end, ok := ownEnd(1, syscall.O_WRONLY, "/dev/stdout"); ok {
+		opened = append(opened, end.f)
+		out = newWriter(end.f.Name(), end.raw, end.write)
 	}
 	return in, out, func() {
 		for _, f := range opened {
@@ -57,16 +46,26 @@ func Stdio() (in io.Reader, out io.Writer, restore func()) {
 	}
 }
 
+// agentEnd is a stdio end of dispatch's own, in the poller, and the read
+// and write that never block on it: pipeRead and pipeWrite on a pipe's
+// own non-blocking description, sockRead and sockWrite on a socket.
+type agentEnd struct {
+	f           *os.File
+	raw         syscall.RawConn
+	read, write func(fd uintptr, p []byte) (int, error)
+}
+
 // ownEnd opens the pipe or socket fd is, for the access mode, as a file
 // of dispatch's own in the poller (see Stdio); ok is false, and nothing is
 // open, for anything else or when that cannot be done.
-func ownEnd(fd, mode int, name string) (f *os.File, socket, ok bool) {
+func ownEnd(fd, mode int, name string) (end agentEnd, ok bool) {
 	var st syscall.Stat_t
 	if syscall.Fstat(fd, &st) != nil {
-		return nil, false, false
+		return agentEnd{}, false
 	}
 	var (
 		own            int
+		socket         bool
 		wasNonblocking bool
 	)
 	switch st.Mode & syscall.S_IFMT {
@@ -74,12 +73,12 @@ func ownEnd(fd, mode int, name string) (f *os.File, socket, ok bool) {
 		var err error
 		own, err = syscall.Open(fmt.Sprintf("/proc/self/fd/%d", fd), mode|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 		if err != nil {
-			return nil, false, false
+			return agentEnd{}, false
 		}
 		var again syscall.Stat_t
 		if syscall.Fstat(own, &again) != nil || again.Dev != st.Dev || again.Ino != st.Ino {
 			syscall.Close(own) // not the same pipe: /proc is not what it should be
-			return nil, false, false
+			return agentEnd{}, false
 		}
 	case syscall.S_IFSOCK:
 		var err error
@@ -87,27 +86,31 @@ func ownEnd(fd, mode int, name string) (f *os.File, socket, ok bool) {
 		// agent's socket.
 		own, err = unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 		if err != nil {
-			return nil, false, false
+			return agentEnd{}, false
 		}
 		flags, err := unix.FcntlInt(uintptr(own), unix.F_GETFL, 0)
 		if err != nil || syscall.SetNonblock(own, true) != nil {
 			syscall.Close(own)
-			return nil, false, false
+			return agentEnd{}, false
 		}
 		socket, wasNonblocking = true, flags&syscall.O_NONBLOCK != 0
 	default:
-		return nil, false, false
+		return agentEnd{}, false
 	}
 	// os.NewFile puts a non-blocking descriptor in the poller; one the
 	// poller refuses is not used (its reads would fail instead of wait).
-	f = os.NewFile(uintptr(own), name)
+	f := os.NewFile(uintptr(own), name)
 	if socket && !wasNonblocking {
 		// In the poller now: the socket's mode goes back as it came.
 		syscall.SetNonblock(own, false) //nolint:errcheck // MSG_DONTWAIT does not depend on it
 	}
-	if f.SetDeadline(time.Time{}) != nil {
+	raw, ok := polled(f)
+	if !ok {
 		f.Close()
-		return nil, false, false
+		return agentEnd{}, false
 	}
-	return f, socket, true
+	if socket {
+		return agentEnd{f: f, raw: raw, read: sockRead, write: sockWrite}, true
+	}
+	return agentEnd{f: f, raw: raw, read: pipeRead, write: pipeWrite}, true
 }
