@@ -166,9 +166,13 @@ func checkCacheItem(list string, i int, item []byte) error {
 
 var errNotLined = errors.New("not a lined cache entry")
 
-// hexDecodes decodes text, of hex.EncodedLen(len(dst)) characters, into
-// dst, and reports whether it was hexadecimal.
+// hexDecodes decodes text into dst and reports whether it was exactly
+// len(dst) bytes of hexadecimal; text of any other length is not decoded
+// (hex.Decode would write past dst).
 func hexDecodes(dst []byte, text string) bool {
+	if len(text) != hex.EncodedLen(len(dst)) {
+		return false
+	}
 	n, err := hex.Decode(dst, []byte(text))
 	return err == nil && n == len(dst)
 }
@@ -202,7 +206,7 @@ func decodeLinedEntry(data []byte) (CacheEntry, error) {
 	entry.Version, entry.ID, entry.SavedAt, entry.Server, entry.MaskedBy =
 		header.Version, header.ID, header.SavedAt, header.Server, header.MaskedBy
 	var digest [sha256.Size]byte
-	if len(header.ToolsSHA256) == hex.EncodedLen(len(digest)) && hexDecodes(digest[:], header.ToolsSHA256) {
+	if hexDecodes(digest[:], header.ToolsSHA256) {
 		entry.toolsDigest = &digest
 	}
 	lists := [...]*[]json.RawMessage{&entry.Tools, &entry.Resources, &entry.ResourceTemplates, &entry.Prompts}
