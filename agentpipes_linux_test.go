@@ -27,6 +27,15 @@ func nonblocking(t *testing.T, f *os.File) bool {
 	return flags&syscall.O_NONBLOCK != 0
 }
 
+// wantBlocking fails the test unless both of dispatch's shared ends are
+// blocking, as they came; when says at what point.
+func wantBlocking(t *testing.T, when string, stdin, stdout *os.File) {
+	t.Helper()
+	if in, out := nonblocking(t, stdin), nonblocking(t, stdout); in || out {
+		t.Errorf("%s: stdin non-blocking %v, stdout %v; want both as they came, blocking", when, in, out)
+	}
+}
+
 // servePipes starts dispatch serving over stdin and stdout (dispatch's
 // ends; the test keeps them open too, to see their mode), initializes it
 // and returns a function that makes an echo call and checks its answer.
@@ -130,9 +139,7 @@ func TestServe_AgentPipesOfItsOwn(t *testing.T) {
 	defer outR.Close()
 	cmd, echo := servePipes(t, inR, outW, inW, outR)
 	echo("over pipes")
-	if nonblocking(t, inR) || nonblocking(t, outW) {
-		t.Errorf("while serving, the shared ends: stdin non-blocking %v, stdout %v; want both as they came, blocking", nonblocking(t, inR), nonblocking(t, outW))
-	}
+	wantBlocking(t, "while serving, the shared ends", inR, outW)
 	for name, f := range map[string]*os.File{"stdin": inR, "stdout": outW} {
 		if !ownNonblockingDescription(t, cmd.Process.Pid, f) {
 			t.Errorf("dispatch holds no non-blocking description of its %s pipe of its own", name)
@@ -140,9 +147,7 @@ func TestServe_AgentPipesOfItsOwn(t *testing.T) {
 	}
 	inW.Close() // the agent leaves
 	waitExit(t, cmd)
-	if nonblocking(t, inR) || nonblocking(t, outW) {
-		t.Errorf("after exit: stdin non-blocking %v, stdout %v; want both blocking", nonblocking(t, inR), nonblocking(t, outW))
-	}
+	wantBlocking(t, "after exit", inR, outW)
 }
 
 // Over sockets (a Node.js agent's child stdio are socket pairs), dispatch
@@ -164,9 +169,7 @@ func TestServe_AgentSocketsLeftAsTheyCame(t *testing.T) {
 	defer agentOut.Close()
 	cmd, echo := servePipes(t, in, out, agentIn, agentOut)
 	echo("over sockets")
-	if nonblocking(t, in) || nonblocking(t, out) {
-		t.Errorf("while serving: stdin non-blocking %v, stdout %v; want both as they came, blocking", nonblocking(t, in), nonblocking(t, out))
-	}
+	wantBlocking(t, "while serving", in, out)
 	for _, set := range []bool{true, false} {
 		for _, f := range []*os.File{in, out} {
 			if err := syscall.SetNonblock(int(f.Fd()), set); err != nil {
