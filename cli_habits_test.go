@@ -76,6 +76,29 @@ func TestCLI_CallHelp(t *testing.T) {
 	}
 }
 
+// TestCLI_HelpShowsExamples: every command a shell error sends to its
+// --help for examples ("See 'dispatch search --help' for examples") has
+// some there, and each is one of that command's.
+func TestCLI_HelpShowsExamples(t *testing.T) {
+	for _, command := range []string{"list", "search", "info", "call", "read", "prompt", "readresult", "run"} {
+		t.Run(command, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, "", command, "--help")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			_, shown, found := strings.Cut(stdout, "Examples:")
+			if !found {
+				t.Fatalf("%s --help shows no examples:\n%s", command, stdout)
+			}
+			shown, _, _ = strings.Cut(shown, "Arguments:")
+			shown, _, _ = strings.Cut(shown, "Flags:")
+			if !strings.Contains(shown, "dispatch ") || !strings.Contains(shown, " "+command+" ") {
+				t.Errorf("%s --help's examples are not of %s:\n%s", command, command, shown)
+			}
+		})
+	}
+}
+
 // TestCLI_ResultToFileFollowsUmask: a file written with -o is the user's
 // and gets the mode their umask gives, not 0600 (spill files stay 0600).
 func TestCLI_ResultToFileFollowsUmask(t *testing.T) {
