@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dispatch/dispatch"
 )
 
 func TestCLI_ExitCodes(t *testing.T) {
@@ -146,6 +148,20 @@ func TestCLI_ListText(t *testing.T) {
 	for _, want := range []string{"ALIAS", "c1", "ready", "list_files"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("list output lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	// --format detail adds each connection's ID and transport, as it does
+	// to the JSON answer; the ID is what a request may name it by.
+	stdout, stderr, code = runCLI(t, "", "--mcp", fixture("--demo"), "list", "--format", "detail", "--json")
+	var detail dispatch.ListResponse
+	if err := json.Unmarshal([]byte(stdout), &detail); code != 0 || err != nil || len(detail.Connections) != 1 || detail.Connections[0].ID == "" {
+		t.Fatalf("list --format detail --json: exit %d, %v\n%s%s", code, err, stdout, stderr)
+	}
+	stdout, stderr, code = runCLI(t, "", "--mcp", fixture("--demo"), "list", "--format", "detail")
+	for _, want := range []string{"ID", "TRANSPORT", detail.Connections[0].ID, "stdio"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("list --format detail lacks %q: exit %d\n%s%s", want, code, stdout, stderr)
 		}
 	}
 
