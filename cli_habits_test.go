@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -96,6 +97,23 @@ func TestCLI_HelpShowsExamples(t *testing.T) {
 				t.Errorf("%s --help's examples are not of %s:\n%s", command, command, shown)
 			}
 		})
+	}
+}
+
+// TestCLI_SessionShellFlagsSayWhatIsPrinted: --csh and --sh name the
+// commands each of session start and session stop prints.
+func TestCLI_SessionShellFlagsSayWhatIsPrinted(t *testing.T) {
+	for command, want := range map[string][]string{"start": {"setenv", "export"}, "stop": {"unsetenv", "unset"}} {
+		stdout, stderr, code := runCLI(t, "", "session", command, "--help")
+		if code != 0 {
+			t.Fatalf("session %s --help: exit %d: %s", command, code, stderr)
+		}
+		flags, _, _ := strings.Cut(stdout, "Global flags:")
+		for _, w := range want {
+			if !regexp.MustCompile(`\b` + w + `\b`).MatchString(flags) {
+				t.Errorf("session %s --help does not say it prints %s:\n%s", command, w, flags)
+			}
+		}
 	}
 }
 
