@@ -42,7 +42,7 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"--args-dir missing", "", []string{"--mcp", fx, "--args-dir", "/nonexistent/dir", "list"}, exitUsage, "", "--args-dir /nonexistent/dir is not a directory"},
 		{"--spill-max 0", "", []string{"--mcp", fx, "--spill-max", "0", "list"}, exitUsage, "", "--spill-max must be more than 0"},
 		{"bad threshold", "", []string{"--mcp", fx, "--threshold", "lots", "list"}, exitUsage, "", "--threshold"},
-		{"call timeout longer than a time.Duration", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout", "1e12"}, exitUsage, "", "--call-timeout of 1e+12 seconds is too long"},
+		{"call timeout longer than a time.Duration", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout", "1e12"}, exitUsage, "", "--call-timeout of 1000000000000 seconds is too long"},
 		{"--call-timeout ran out", "", []string{"--mcp", fx, "call", "hang", `{}`, "--call-timeout", "0.2"}, exitServer, "", "set by --call-timeout for this call"},
 		{"--timeout ran out", "", []string{"--mcp", fx, "--timeout", "200ms", "call", "hang", `{}`}, exitServer, "", "the limit is --timeout; raise it, or pass --call-timeout"},
 		{"--timeout 0", "", []string{"--mcp", fx, "--timeout", "0", "list"}, exitUsage, "", "--timeout must be a positive duration"},
