@@ -117,6 +117,22 @@ func TestCLI_SessionShellFlagsSayWhatIsPrinted(t *testing.T) {
 	}
 }
 
+// TestCLI_HelpNamesEveryKind: list, search and info work on resources and
+// prompts too (--type), and the command list says so.
+func TestCLI_HelpNamesEveryKind(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, command := range []string{"list [flags]", "search <query> ... [flags]", "info <tool> [flags]"} {
+		_, summary, _ := strings.Cut(stdout, "\n  "+command+"\n")
+		summary, _, _ = strings.Cut(summary, "\n\n")
+		if !strings.Contains(summary, "resource") || !strings.Contains(summary, "prompt") {
+			t.Errorf("dispatch --help: %s is summed up as %q, which names neither resources nor prompts", command, strings.TrimSpace(summary))
+		}
+	}
+}
+
 // TestCLI_ResultToFileFollowsUmask: a file written with -o is the user's
 // and gets the mode their umask gives, not 0600 (spill files stay 0600).
 func TestCLI_ResultToFileFollowsUmask(t *testing.T) {
