@@ -136,6 +136,8 @@ func TestShellError_Rewords(t *testing.T) {
 			`--arguments-path and --arguments-key need an -f/--arguments-file. See 'dispatch call --help' for examples`},
 		{"nested example ends at its brace", usageError(`bad`, `Example: {"action":"call","tool":"read_file","arguments":{"path":"/tmp/a.txt"}} and more`),
 			`bad. See 'dispatch call --help' for examples and more`},
+		{"two examples become one pointer", usageError(`"limit" must be at least 1, got 0`, `Use 1 to 500. Example: {"action":"list"} or {"action":"list","connection":"c1","includeTools":true}`),
+			`--limit must be at least 1, got 0. Use 1 to 500. See 'dispatch list --help' for examples`},
 		{"both forms keep the shell's", usageError(`refresh them with {"action":"list","refresh":true}, or dispatch list --refresh`, ""),
 			`refresh them with dispatch list --refresh`},
 		{"readresult notes", usageError(`slice: fromLine=9 is past the end of the file`, ""), `slice: --from-line 9 is past the end of the file`},

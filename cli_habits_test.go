@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -73,6 +74,62 @@ func TestCLI_CallHelp(t *testing.T) {
 	globalFlag := strings.Index(stdout, "--spill-dir")
 	if example < 0 || own < 0 || global < 0 || !(example < own && own < global && global < globalFlag) {
 		t.Errorf("want examples, then call's flags, then the global flags:\n%s", stdout)
+	}
+}
+
+// TestCLI_HelpShowsExamples: every command a shell error sends to its
+// --help for examples ("See 'dispatch search --help' for examples") has
+// some there, and each is one of that command's.
+func TestCLI_HelpShowsExamples(t *testing.T) {
+	for _, command := range []string{"list", "search", "info", "call", "read", "prompt", "readresult", "run"} {
+		t.Run(command, func(t *testing.T) {
+			stdout, stderr, code := runCLI(t, "", command, "--help")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			_, shown, found := strings.Cut(stdout, "Examples:")
+			if !found {
+				t.Fatalf("%s --help shows no examples:\n%s", command, stdout)
+			}
+			shown, _, _ = strings.Cut(shown, "Arguments:")
+			shown, _, _ = strings.Cut(shown, "Flags:")
+			if !strings.Contains(shown, "dispatch ") || !strings.Contains(shown, " "+command+" ") {
+				t.Errorf("%s --help's examples are not of %s:\n%s", command, command, shown)
+			}
+		})
+	}
+}
+
+// TestCLI_SessionShellFlagsSayWhatIsPrinted: --csh and --sh name the
+// commands each of session start and session stop prints.
+func TestCLI_SessionShellFlagsSayWhatIsPrinted(t *testing.T) {
+	for command, want := range map[string][]string{"start": {"setenv", "export"}, "stop": {"unsetenv", "unset"}} {
+		stdout, stderr, code := runCLI(t, "", "session", command, "--help")
+		if code != 0 {
+			t.Fatalf("session %s --help: exit %d: %s", command, code, stderr)
+		}
+		flags, _, _ := strings.Cut(stdout, "Global flags:")
+		for _, w := range want {
+			if !regexp.MustCompile(`\b` + w + `\b`).MatchString(flags) {
+				t.Errorf("session %s --help does not say it prints %s:\n%s", command, w, flags)
+			}
+		}
+	}
+}
+
+// TestCLI_HelpNamesEveryKind: list, search and info work on resources and
+// prompts too (--type), and the command list says so.
+func TestCLI_HelpNamesEveryKind(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, command := range []string{"list [flags]", "search <query> ... [flags]", "info <tool> [flags]"} {
+		_, summary, _ := strings.Cut(stdout, "\n  "+command+"\n")
+		summary, _, _ = strings.Cut(summary, "\n\n")
+		if !strings.Contains(summary, "resource") || !strings.Contains(summary, "prompt") {
+			t.Errorf("dispatch --help: %s is summed up as %q, which names neither resources nor prompts", command, strings.TrimSpace(summary))
+		}
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"dispatch/dispatch"
 )
 
 func TestCLI_ExitCodes(t *testing.T) {
@@ -40,7 +42,7 @@ func TestCLI_ExitCodes(t *testing.T) {
 		{"--args-dir missing", "", []string{"--mcp", fx, "--args-dir", "/nonexistent/dir", "list"}, exitUsage, "", "--args-dir /nonexistent/dir is not a directory"},
 		{"--spill-max 0", "", []string{"--mcp", fx, "--spill-max", "0", "list"}, exitUsage, "", "--spill-max must be more than 0"},
 		{"bad threshold", "", []string{"--mcp", fx, "--threshold", "lots", "list"}, exitUsage, "", "--threshold"},
-		{"call timeout longer than a time.Duration", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout", "1e12"}, exitUsage, "", "--call-timeout of 1e+12 seconds is too long"},
+		{"call timeout longer than a time.Duration", "", []string{"--mcp", fx, "call", "echo", `{"message":"x"}`, "--call-timeout", "1e12"}, exitUsage, "", "--call-timeout of 1000000000000 seconds is too long"},
 		{"--call-timeout ran out", "", []string{"--mcp", fx, "call", "hang", `{}`, "--call-timeout", "0.2"}, exitServer, "", "set by --call-timeout for this call"},
 		{"--timeout ran out", "", []string{"--mcp", fx, "--timeout", "200ms", "call", "hang", `{}`}, exitServer, "", "the limit is --timeout; raise it, or pass --call-timeout"},
 		{"--timeout 0", "", []string{"--mcp", fx, "--timeout", "0", "list"}, exitUsage, "", "--timeout must be a positive duration"},
@@ -146,6 +148,20 @@ func TestCLI_ListText(t *testing.T) {
 	for _, want := range []string{"ALIAS", "c1", "ready", "list_files"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("list output lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	// --format detail adds each connection's ID and transport, as it does
+	// to the JSON answer; the ID is what a request may name it by.
+	stdout, stderr, code = runCLI(t, "", "--mcp", fixture("--demo"), "list", "--format", "detail", "--json")
+	var detail dispatch.ListResponse
+	if err := json.Unmarshal([]byte(stdout), &detail); code != 0 || err != nil || len(detail.Connections) != 1 || detail.Connections[0].ID == "" {
+		t.Fatalf("list --format detail --json: exit %d, %v\n%s%s", code, err, stdout, stderr)
+	}
+	stdout, stderr, code = runCLI(t, "", "--mcp", fixture("--demo"), "list", "--format", "detail")
+	for _, want := range []string{"ID", "TRANSPORT", detail.Connections[0].ID, "stdio"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("list --format detail lacks %q: exit %d\n%s%s", want, code, stdout, stderr)
 		}
 	}
 

@@ -20,6 +20,15 @@ type RunCmd struct {
 	Steps string `arg:"" optional:"" default:"-" help:"A JSON file with an array of requests (or {\"steps\": [...], \"timeout\": SECONDS}, as action run takes), or - for JSON lines on stdin."`
 }
 
+// Help is shown under run's usage line.
+func (c *RunCmd) Help() string {
+	return `Each step's answer is printed as a JSON line. Examples:
+
+    dispatch -m SERVER run steps.json
+    printf '%s\n' '{"id":"f","action":"call","tool":"list_files","resultToFile":true}' \
+        '{"action":"readresult","resultFile":"$f.resultFile","op":"grep","pattern":"\\.md"}' | dispatch -m SERVER run -`
+}
+
 func (c *RunCmd) Run(ctx context.Context, g *Globals) error {
 	in, err := readSteps(c.Steps)
 	if err != nil {

@@ -40,10 +40,12 @@ type SessionCmd struct {
 	Daemon SessionDaemonCmd `cmd:"" hidden:"" help:"The session's own process (started by session start)."`
 }
 
-// shellSyntax picks export or setenv lines.
+// shellSyntax picks export or setenv lines (unset or unsetenv to stop).
+// Its help is shared by session start and session stop, so it names what
+// either prints.
 type shellSyntax struct {
-	Csh bool `name:"csh" xor:"shell" help:"Print csh commands (setenv); by default the syntax follows $SHELL, as ssh-agent's does."`
-	Sh  bool `name:"sh" xor:"shell" help:"Print Bourne shell commands (export)."`
+	Csh bool `name:"csh" xor:"shell" help:"Print csh commands (setenv; unsetenv to stop); by default the syntax follows $SHELL, as ssh-agent's does."`
+	Sh  bool `name:"sh" xor:"shell" help:"Print Bourne shell commands (export; unset to stop)."`
 }
 
 func (s shellSyntax) csh() bool {

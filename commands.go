@@ -155,6 +155,16 @@ type ListCmd struct {
 	Type        string `name:"type" enum:"tool,resource,prompt" default:"tool" help:"List tools (default), resources and resource templates, or prompts."`
 }
 
+// Help is shown under list's usage line.
+func (c *ListCmd) Help() string {
+	return `Without -C or --tools, one line per connection and the names of its tools. Examples:
+
+    dispatch -m SERVER list
+    dispatch -m SERVER list -C c1 --tools --limit 20 --offset 20
+    dispatch -m SERVER list --type resource
+    dispatch -m SERVER list --format detail --json`
+}
+
 func (c *ListCmd) Run(ctx context.Context, g *Globals) error {
 	collectLessForCatalogs()
 	typ := c.Type
@@ -180,6 +190,15 @@ type SearchCmd struct {
 	Refresh    bool     `help:"Re-read tool lists from the servers."`
 }
 
+// Help is shown under search's usage line.
+func (c *SearchCmd) Help() string {
+	return `The query is the task in a few words; the best hits come first, each with its parameters (? marks optional ones). Examples:
+
+    dispatch -m SERVER search read a file
+    dispatch -m SERVER search --type prompt greet someone
+    dispatch -m SERVER search -C c1 --limit 20 --schema send a message`
+}
+
 func (c *SearchCmd) Run(ctx context.Context, g *Globals) error {
 	collectLessForCatalogs()
 	return g.oneShot(ctx, dispatch.Request{Action: "search", Query: strings.Join(c.Query, " "), Type: c.Type,
@@ -191,6 +210,16 @@ type InfoCmd struct {
 	Tool       string `arg:"" help:"Tool name (with --type: a resource's URI or template, or a prompt's name)."`
 	Connection string `short:"C" help:"Connection, when the name exists on several."`
 	Type       string `name:"type" enum:"tool,resource,prompt" default:"tool" help:"Show a tool (default), a resource or template, or a prompt."`
+}
+
+// Help is shown under info's usage line.
+func (c *InfoCmd) Help() string {
+	return `Prints the definition exactly as its server published it. Examples:
+
+    dispatch -m SERVER info read_file
+    dispatch -m SERVER info c1/read_file
+    dispatch -m SERVER info --type resource 'demo://resource/dynamic/text/{resourceId}'
+    dispatch -m SERVER info --type prompt args-prompt`
 }
 
 func (c *InfoCmd) Run(ctx context.Context, g *Globals) error {
@@ -349,6 +378,18 @@ type ReadresultCmd struct {
 	MaxBytes   *int64 `name:"max-bytes" help:"read: bytes to return (default 16384, at least 1)."`
 	Offset     int64  `help:"read: byte offset."`
 	Path       string `help:"query: gjson path."`
+}
+
+// Help is shown under readresult's usage line.
+func (c *ReadresultCmd) Help() string {
+	return `Prints the data on stdout and its notes (what was cut, how to continue) on stderr. Examples:
+
+    dispatch readresult FILE
+    dispatch readresult FILE --op head -n 20
+    dispatch readresult FILE --op slice --from-line 100 --to-line 150
+    dispatch readresult FILE --op grep -e 'error|timeout' -C 2 --max-matches 20
+    dispatch readresult FILE --op read --offset 32768 --max-bytes 16384
+    dispatch readresult FILE --op query --path 'items.#(size>1000)#.name'`
 }
 
 func (c *ReadresultCmd) Run(ctx context.Context, g *Globals) error {

@@ -21,9 +21,9 @@ type CLI struct {
 	Globals `group:"global"`
 
 	Serve      ServeCmd      `cmd:"" default:"withargs" help:"Serve proxy-dispatch over MCP on stdio (the default: this is how an agent starts dispatch)."`
-	List       ListCmd       `cmd:"" help:"List connections and their tools."`
-	Search     SearchCmd     `cmd:"" help:"Search tools across all connections."`
-	Info       InfoCmd       `cmd:"" help:"Show one tool's full definition."`
+	List       ListCmd       `cmd:"" help:"List connections and their tools (or, with --type, their resources or prompts)."`
+	Search     SearchCmd     `cmd:"" help:"Search the tools, resources and prompts of all connections."`
+	Info       InfoCmd       `cmd:"" help:"Show one tool's full definition (or, with --type, a resource's or prompt's)."`
 	Call       CallCmd       `cmd:"" help:"Call a tool."`
 	Read       ReadCmd       `cmd:"" help:"Read a resource (by URI, or a URI template with NAME=VALUE variables)."`
 	Prompt     PromptCmd     `cmd:"" help:"Get a prompt's messages (NAME=VALUE arguments)."`

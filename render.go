@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -118,9 +119,20 @@ func answerNesting(resp any) int {
 
 func renderList(w io.Writer, r *dispatch.ListResponse) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ALIAS\tNAME\tSTATUS\tTOOLS\tSERVER\tERROR")
+	// --format detail gives each connection's ID and transport; show them
+	// as the JSON answer does.
+	detail := slices.ContainsFunc(r.Connections, func(c dispatch.ConnectionEntry) bool { return c.ID != "" })
+	if detail {
+		fmt.Fprintln(tw, "ALIAS\tNAME\tID\tTRANSPORT\tSTATUS\tTOOLS\tSERVER\tERROR")
+	} else {
+		fmt.Fprintln(tw, "ALIAS\tNAME\tSTATUS\tTOOLS\tSERVER\tERROR")
+	}
 	for _, c := range r.Connections {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", cell(c.Alias), cell(dash(c.Name)), cell(c.Status), c.ToolCount, cell(dash(c.Server)), cell(oneLine(c.Error)))
+		fmt.Fprintf(tw, "%s\t%s\t", cell(c.Alias), cell(dash(c.Name)))
+		if detail {
+			fmt.Fprintf(tw, "%s\t%s\t", cell(dash(c.ID)), cell(dash(c.Transport)))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", cell(c.Status), c.ToolCount, cell(dash(c.Server)), cell(oneLine(c.Error)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

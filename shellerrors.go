@@ -42,12 +42,22 @@ var agentTerms = strings.NewReplacer(
 	`"path"`, "--path",
 )
 
+// exampleRequest is a proxy-dispatch request in a hint. It matches
+// objects nested one level deep ("arguments":{...}), and no further than
+// the example's closing brace.
+const exampleRequest = `\{"action":"(\w+)"[^{}]*(\{[^{}]*\}[^{}]*)*\}`
+
 // agentExample is a hint showing a proxy-dispatch request, which means
 // nothing at a shell.
-// It matches objects nested one level deep ("arguments":{...}), and no
-// further than the example's closing brace.
 var agentExample = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(Example: )?\{"action":"(\w+)"[^{}]*(\{[^{}]*\}[^{}]*)*\}`)
+	return regexp.MustCompile(`(Example: )?` + exampleRequest)
+})
+
+// agentExamples is an "Example: {…} or {…}" hint, whose requests become
+// one pointer to --help before agentTerms could turn the first into a
+// bare command ("Example: dispatch list or See …").
+var agentExamples = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`Example: ` + exampleRequest + `(?: or ` + exampleRequest + `)*`)
 })
 
 // shellHelpFor names the command whose --help shows examples of what an
@@ -113,6 +123,7 @@ func shellError(err error) error {
 		return &shellErr{msg: msg, err: err}
 	}
 	msg = bothForms().ReplaceAllString(msg, "$1")
+	msg = agentExamples().ReplaceAllStringFunc(msg, shellHelpFor)
 	msg = agentTerms.Replace(msg)
 	msg = agentExample().ReplaceAllStringFunc(msg, shellHelpFor)
 	msg = repeatedHelp().ReplaceAllString(msg, "$1")

@@ -8,6 +8,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -654,9 +655,19 @@ func (r *Request) checkTimeout() error {
 	case t <= 0:
 		return usagef(hint, "%s must be more than 0 seconds, got %g", name, t)
 	case t > float64(MaxTimeoutSeconds):
-		return usagef(hint, "%s of %g seconds is too long: at most %d (about 292 years)", name, t, MaxTimeoutSeconds)
+		return usagef(hint, "%s of %s seconds is too long: at most %d (about 292 years)", name, secondsText(t), MaxTimeoutSeconds)
 	}
 	return nil
+}
+
+// secondsText writes a time limit past the longest in the digits the limit
+// is given in (9223372037, not %g's 9.223372037e+09), unless it is too
+// long for them to be read.
+func secondsText(t float64) string {
+	if t < 1e15 {
+		return strconv.FormatFloat(t, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(t, 'g', -1, 64)
 }
 
 // shellSafe is what a shell word may hold unquoted.
