@@ -397,6 +397,7 @@ func hotDiffCases() []diffCase {
 		{"result meta lone surrogates", rawResult(`{"content":[],"_meta":{"\ud800x":1,"\udbffx":2}}`)},
 		{"result meta ours", rawResult(`{"content":[],"_meta":{"dispatch":1,"proxyAction":"x"}}`)},
 		{"result meta an array", rawResult(`{"content":[],"_meta":[]}`)},
+		{"result meta null", rawResult(`{"content":[{"type":"text","text":"a"}],"_meta":null}`)},
 		{"result structured a string", rawResult(`{"content":[],"structuredContent":"s"}`)},
 		{"result structured null", rawResult(`{"content":[],"structuredContent":null}`)},
 		{"result content items of any kind", rawResult(`{"content":[1,"x",null,{"type":"text","text":"a","x":1e400}]}`)},
@@ -408,6 +409,7 @@ func hotDiffCases() []diffCase {
 		{"result unknown member", rawResult(`{"content":[],"resultType":"complete"}`)},
 		{"result spaced", rawResult("{ \"content\" : [ { \"type\" : \"text\" , \"text\" : \"ws\" } ] , \"_meta\" : { \"k\" : [ 1 , 2 ] } }")},
 		{"result saved to a file", rawResult(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 30000) + `"}]}`)},
+		{"exposed result meta null", exposedCall("raw_result", `{"result":"{\"content\":[],\"_meta\":null}"}`)},
 		{"exposed result", exposedCall("raw_result", `{"result":"{\"content\":[{\"type\":\"text\",\"text\":\"<b>\"}],\"_meta\":{\"n\":1.0}}"}`)},
 	}
 	return cases
