@@ -469,6 +469,16 @@ func TestServe_HotPathDifferential(t *testing.T) {
 	for _, c := range hotDiffCases() {
 		t.Run(c.name, func(t *testing.T) { a.compare(t, c.line) })
 	}
+	// With --transparent every server's tool is listed beside
+	// proxy-dispatch (echo on both servers as c1__echo and c2__echo),
+	// and mcp-go's server re-lists on a call of a name no list shows.
+	transparent := startDiffAgent(t, append(diffDispatchArgs(t), "--transparent")...)
+	for _, c := range append(hotDiffCases(),
+		diffCase{"transparent prefixed", exposedCall("c2__echo", `{"message":"hi"}`)},
+		diffCase{"transparent unknown", exposedCall("c3__echo", `{"message":"hi"}`)},
+	) {
+		t.Run("transparent/"+c.name, func(t *testing.T) { transparent.compare(t, c.line) })
+	}
 
 	// The comparison means something only if the plain form did take
 	// the hot path: it passes a server's text through as written, where
