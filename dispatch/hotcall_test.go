@@ -76,6 +76,25 @@ func TestAppendPassedThrough_AsTheGeneralPath(t *testing.T) {
 	}
 }
 
+// A server's result whose _meta is null is answered as one without: it
+// panicked (a nil map written to), through the hot path and mcp-go alike.
+func TestInlineCallResult_NullMetaIsNone(t *testing.T) {
+	for _, meta := range []string{`null`, ` null `} {
+		resp := &CallResponse{Connection: "c1", Tool: "echo", Bytes: 9, EstimatedTokens: 3,
+			Content: []json.RawMessage{json.RawMessage(`{"type":"text","text":"a"}`)}, Meta: json.RawMessage(meta)}
+		result := inlineCallResult(resp)
+		stampProxy(result, Request{Action: "call", Tool: "echo"})
+		got, err := json.Marshal(result)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const want = `{"_meta":{"dispatch":{"bytes":9,"connection":"c1","estimatedTokens":3,"tool":"echo"},"proxyAction":"call","proxyPath":"echo","proxyType":"tool"},"content":[{"type":"text","text":"a"}]}`
+		if string(got) != want {
+			t.Errorf("_meta %q: answer %s, want %s", meta, got, want)
+		}
+	}
+}
+
 // decoded is data's meaning, with an absent isError taken as false.
 func decoded(t *testing.T, data []byte) map[string]any {
 	t.Helper()

@@ -135,7 +135,9 @@ func inlineCallResult(call *CallResponse) *mcp.CallToolResult {
 	// Each member of the server's _meta as it wrote it: decoded into
 	// map[string]any, 9007199254740993 would come back as ...992.
 	var members map[string]json.RawMessage
-	if len(call.Meta) == 0 || json.Unmarshal(call.Meta, &members) != nil {
+	// "_meta": null decodes without an error into no map: it means what
+	// no _meta means (the map was written to, and the call panicked).
+	if len(call.Meta) == 0 || json.Unmarshal(call.Meta, &members) != nil || members == nil {
 		members = map[string]json.RawMessage{}
 	}
 	meta := resultMeta(members)

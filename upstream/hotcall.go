@@ -189,18 +189,34 @@ func (s *stdioServer) hotAnswer(call hotCall, t dispatch.SurfaceTool, exposed bo
 	}
 }
 
-// answerHot serves the call with id with answer and writes its answer. A request the
-// Service does not take on this path (not a call) goes through mcp-go.
-func (s *stdioServer) answerHot(ctx context.Context, id, line []byte, answer func(context.Context, []byte) ([]byte, bool)) {
+// handlerName is the name of the tool a call hotTool found (t, exposed)
+// is of, as mcp-go's recovery names it when its handler panics: the name
+// the agent called.
+func handlerName(t dispatch.SurfaceTool, exposed bool) string {
+	if exposed {
+		return t.Name
+	}
+	return dispatch.ToolName
+}
+
+// panicAnswer answers the call with id whose handler, of tool, panicked
+// with r, as mcp-go's recovery middleware answers a handler's panic.
+func panicAnswer(id []byte, tool string, r any) mcp.JSONRPCMessage {
+	return errorAnswer(id, mcp.INTERNAL_ERROR, fmt.Sprintf("panic recovered in %s tool handler: %v", tool, r))
+}
+
+// answerHot serves the call with id of tool with answer and writes its
+// answer. A request the Service does not take on this path (not a call)
+// goes through mcp-go.
+func (s *stdioServer) answerHot(ctx context.Context, id []byte, tool string, line []byte, answer func(context.Context, []byte) ([]byte, bool)) {
 	buf := s.answerBuffer()
 	out := appendAnswerHead(*buf, id)
 	var taken bool
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				// As mcp-go's recovery middleware answers a handler's panic.
 				s.log.Error("panic serving a request", "panic", fmt.Sprint(r))
-				s.write(errorAnswer(id, mcp.INTERNAL_ERROR, fmt.Sprintf("panic recovered in %s tool handler: %v", dispatch.ToolName, r)))
+				s.write(panicAnswer(id, tool, r))
 				taken = true
 			}
 		}()
@@ -274,7 +290,7 @@ func (s *stdioServer) startHot(ctx context.Context, call hotCall, t dispatch.Sur
 	default:
 		return false
 	}
-	h := &hotStart{s: s, id: call.id, key: string(call.id)}
+	h := &hotStart{s: s, id: call.id, key: string(call.id), tool: handlerName(t, exposed)}
 	s.mu.Lock()
 	if s.stopped {
 		s.mu.Unlock()
@@ -307,10 +323,11 @@ func (s *stdioServer) startHot(ctx context.Context, call hotCall, t dispatch.Sur
 // (dispatch.HotAnswer), and what a cancellation finds it by. It may be
 // cancelled (by drain) before the Service has said how.
 type hotStart struct {
-	s   *stdioServer
-	id  []byte  // as the agent wrote it
-	key string  // in inFlight
-	buf *[]byte // its answer's, from answerBuffer
+	s    *stdioServer
+	id   []byte  // as the agent wrote it
+	key  string  // in inFlight
+	tool string  // the name the agent called (handlerName)
+	buf  *[]byte // its answer's, from answerBuffer
 
 	answered atomic.Bool // Answer or Panic has run
 
@@ -339,7 +356,7 @@ func (h *hotStart) Panic(r any) {
 		return // answered already
 	}
 	defer h.ended()
-	h.s.write(errorAnswer(h.id, mcp.INTERNAL_ERROR, fmt.Sprintf("panic recovered in %s tool handler: %v", dispatch.ToolName, r)))
+	h.s.write(panicAnswer(h.id, h.tool, r))
 }
 
 // Batch holds the call back while more lines are at hand, and also when

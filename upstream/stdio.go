@@ -406,9 +406,9 @@ func (s *stdioServer) handle(ctx context.Context, line []byte, inline bool) (job
 				s.batch.Flush() // the calls before this one go first
 				// id, not call: a call held by the closure would be
 				// moved to the heap on every call, the hot ones too.
-				answer, id := s.hotAnswer(call, t, exposed), call.id
+				answer, id, tool := s.hotAnswer(call, t, exposed), call.id, handlerName(t, exposed)
 				return s.serve(ctx, message{ID: id, Method: string(mcp.MethodToolsCall)}, string(id), inline, func(ctx context.Context) {
-					s.answerHot(ctx, id, line, answer)
+					s.answerHot(ctx, id, tool, line, answer)
 				})
 			}
 		}
