@@ -32,6 +32,24 @@ func Build(dir, name, pkg string, flags ...string) (string, error) {
 	return bin, nil
 }
 
+// PinBuildCache sets GOCACHE to the build cache the go command uses now,
+// unless it is set already, so that builds keep using it after a test
+// points XDG_CACHE_HOME (where the go command looks by default) elsewhere.
+func PinBuildCache() error {
+	if os.Getenv("GOCACHE") != "" {
+		return nil
+	}
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOCACHE: %w", err)
+	}
+	cache := strings.TrimSpace(string(out))
+	if cache == "" || cache == "off" {
+		return nil // no cache to keep
+	}
+	return os.Setenv("GOCACHE", cache)
+}
+
 // Binary is a Go program built at most once per test binary, on first
 // use: building it again for every test would cost seconds each.
 // The zero value is not usable; set Package.
