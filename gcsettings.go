@@ -18,9 +18,11 @@ import (
 const catalogGCPercent = 400
 
 // collectLessForCatalogs sets catalogGCPercent for the rest of a one-shot
-// list or search.
+// list or search, unless the user chose a GC percent with GOGC.
 func collectLessForCatalogs() {
-	debug.SetGCPercent(catalogGCPercent)
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(catalogGCPercent)
+	}
 }
 
 // ServeHeapFloor is the heap a serving dispatch lets garbage fill before

@@ -90,3 +90,21 @@ func TestKeepHeapFloor_GOGCWins(t *testing.T) {
 		t.Errorf("GC percent %d with GOGC=150: want 150, the user's", p)
 	}
 }
+
+// TestCollectLessForCatalogs: list and search collect at catalogGCPercent,
+// unless GOGC says otherwise.
+func TestCollectLessForCatalogs(t *testing.T) {
+	restoreGC(t)
+	unsetEnv(t, "GOGC")
+	debug.SetGCPercent(100)
+	collectLessForCatalogs()
+	if p := gcPercentNow(); p != catalogGCPercent {
+		t.Errorf("GC percent %d, want %d", p, catalogGCPercent)
+	}
+	t.Setenv("GOGC", "120")
+	debug.SetGCPercent(120)
+	collectLessForCatalogs()
+	if p := gcPercentNow(); p != 120 {
+		t.Errorf("GC percent %d with GOGC=120: want 120, the user's", p)
+	}
+}
