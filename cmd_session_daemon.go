@@ -49,7 +49,6 @@ func (c *SessionDaemonCmd) Run(ctx context.Context, g *Globals) error {
 	if c.Idle <= 0 {
 		return &usageErr{fmt.Errorf("--idle must be positive, not %s", c.Idle)}
 	}
-	defer keepHeapFloor(ServeHeapFloor)() // as serve: long, with a small live heap
 	data, err := io.ReadAll(io.LimitReader(os.Stdin, maxSessionSettingsBytes+1))
 	if err != nil || len(data) > maxSessionSettingsBytes {
 		return fmt.Errorf("session daemon: read settings (at most %d bytes) from session start: %v", maxSessionSettingsBytes, err)

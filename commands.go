@@ -58,7 +58,6 @@ func (c *ServeCmd) Run(ctx context.Context, g *Globals) error {
 		return err
 	}
 	defer a.close()
-	defer keepHeapFloor(ServeHeapFloor)() // serving is long and its live heap small
 
 	// Servers start on first use: list, search and info come from the
 	// catalog cache where it has an entry. With --eager they all start now,
