@@ -223,3 +223,16 @@ func TestShellNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestCLI_SearchOfAKindNoneHave: a search of a kind the servers have none
+// of says so, not that no tools match among 0 tools.
+func TestCLI_SearchOfAKindNoneHave(t *testing.T) {
+	stdout, stderr, code := runCLI(t, "", "--no-cache", "--mcp", fixture("--demo"), "search", "--type", "prompt", "greet", "someone")
+	if code != 0 || !strings.Contains(stdout, "none of the kind asked for") || strings.Contains(stdout, "no tools match") {
+		t.Errorf("search --type prompt over a server without prompts: exit %d\n%s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runCLI(t, "", "--no-cache", "--mcp", fixture("--demo"), "search", "zebra", "unicorn")
+	if code != 0 || !strings.Contains(stdout, `no tools match "zebra unicorn" among 5 tools`) {
+		t.Errorf("search with no hit: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

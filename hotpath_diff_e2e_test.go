@@ -93,6 +93,12 @@ func startDiffAgent(tb testing.TB, args ...string) *diffAgent {
 			tb.Fatalf("warm-up call of %s: %s\nstderr:\n%s", tool, answer, a.stderr)
 		}
 	}
+	// Every echo_raw_request answer is compared as the server's view of
+	// the call: one saying the fixture did not see the line would compare
+	// equal on both paths, and prove nothing.
+	if answer := a.roundTrip(tb, echoRaw(`{"x":1}`))[0]; bytes.Contains(answer, []byte("did not see")) || !bytes.Contains(answer, []byte(`tools/call`)) {
+		tb.Fatalf("echo_raw_request does not show the call as the server read it: %s\nstderr:\n%s", answer, a.stderr)
+	}
 	return a
 }
 

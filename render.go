@@ -169,9 +169,13 @@ func renderList(w io.Writer, r *dispatch.ListResponse) error {
 
 func renderSearch(w io.Writer, r *dispatch.SearchResponse) error {
 	if len(r.Hits) == 0 {
-		if r.TotalResources+r.TotalPrompts == 0 {
+		switch {
+		case r.Total+r.TotalResources+r.TotalPrompts == 0:
+			// Searched only a kind the servers have none of (--type).
+			fmt.Fprintf(w, "nothing to search for %q: the servers offer none of the kind asked for; dispatch list --type tool, resource or prompt shows what they have\n", r.Query)
+		case r.TotalResources+r.TotalPrompts == 0:
 			fmt.Fprintf(w, "no tools match %q among %d tools; try other words (what the tool does), or dispatch list --tools\n", r.Query, r.Total)
-		} else {
+		default:
 			var among []string
 			for _, n := range []struct {
 				count int

@@ -136,7 +136,7 @@ func inlineCallResult(call *CallResponse) *mcp.CallToolResult {
 	// map[string]any, 9007199254740993 would come back as ...992.
 	var members map[string]json.RawMessage
 	// "_meta": null decodes without an error into no map: it means what
-	// no _meta means (the map was written to, and the call panicked).
+	// no _meta means (a nil map made a nil *mcp.Meta, and the call panicked).
 	if len(call.Meta) == 0 || json.Unmarshal(call.Meta, &members) != nil || members == nil {
 		members = map[string]json.RawMessage{}
 	}
