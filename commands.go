@@ -213,7 +213,7 @@ type InfoCmd struct {
 
 // Help is shown under info's usage line.
 func (c *InfoCmd) Help() string {
-	return `Prints the definition exactly as its server published it. Examples (names of the reference filesystem and everything servers):
+	return `Prints the definition exactly as its server published it; the names below are those of the reference filesystem and everything servers. Examples:
 
     dispatch -m SERVER info read_file
     dispatch -m SERVER info c1/read_file
