@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"dispatch/connections"
@@ -426,4 +427,44 @@ func mustJSON(v any) string {
 		return err.Error()
 	}
 	return string(data)
+}
+
+// startRawDispatch starts dispatch with args for a test that writes its
+// stdin and reads its stdout by hand: each line dispatch writes, of at
+// most maxLine bytes, comes on lines, which closes with its stdout. When
+// the test ends its stdin is closed and the process waited for.
+func startRawDispatch(tb testing.TB, maxLine int, args ...string) (stdin io.WriteCloser, lines <-chan []byte, stderr *testkit.SyncBuffer) {
+	tb.Helper()
+	stderr = &testkit.SyncBuffer{}
+	cmd := exec.Command(dispatchBin, args...)
+	cmd.Stderr = stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	out := make(chan []byte, 64)
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, maxLine)
+		for sc.Scan() {
+			out <- bytes.Clone(sc.Bytes())
+		}
+	}()
+	tb.Cleanup(func() {
+		if err := stdin.Close(); err != nil {
+			tb.Logf("close dispatch's stdin: %v", err)
+		}
+		if err := cmd.Wait(); err != nil {
+			tb.Logf("dispatch exited: %v", err)
+		}
+	})
+	return stdin, out, stderr
 }

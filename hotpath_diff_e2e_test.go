@@ -3,13 +3,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,7 +33,7 @@ import (
 // diffAgent writes lines to a dispatch by hand and reads its answers.
 type diffAgent struct {
 	stdin  io.WriteCloser
-	lines  chan []byte
+	lines  <-chan []byte
 	stderr *testkit.SyncBuffer
 	syncs  int
 	sent   []string // the last lines sent, for a failure to show
@@ -55,36 +53,8 @@ func diffDispatchArgs(tb testing.TB) []string {
 // after take the hot path.
 func startDiffAgent(tb testing.TB, args ...string) *diffAgent {
 	tb.Helper()
-	a := &diffAgent{lines: make(chan []byte, 64), stderr: &testkit.SyncBuffer{}}
-	cmd := exec.Command(dispatchBin, args...)
-	cmd.Stderr = a.stderr
-	var err error
-	if a.stdin, err = cmd.StdinPipe(); err != nil {
-		tb.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		tb.Fatal(err)
-	}
-	go func() {
-		defer close(a.lines)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			a.lines <- bytes.Clone(sc.Bytes())
-		}
-	}()
-	tb.Cleanup(func() {
-		if err := a.stdin.Close(); err != nil {
-			tb.Logf("close dispatch's stdin: %v", err)
-		}
-		if err := cmd.Wait(); err != nil {
-			tb.Logf("dispatch exited: %v", err)
-		}
-	})
+	a := &diffAgent{}
+	a.stdin, a.lines, a.stderr = startRawDispatch(tb, 64<<20, args...)
 	a.roundTrip(tb, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"diff","version":"1"}}}`)
 	a.send(tb, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	for _, tool := range []string{"echo_raw_request", "raw_result"} {

@@ -5,13 +5,11 @@ package main
 // string, or a float64) would make of it.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,40 +31,14 @@ var hardIDs = []string{
 type idLines struct {
 	t      *testing.T
 	stdin  io.WriteCloser
-	lines  chan []byte
+	lines  <-chan []byte
 	stderr *testkit.SyncBuffer
 }
 
 func startIDLines(t *testing.T, args ...string) *idLines {
 	t.Helper()
-	a := &idLines{t: t, lines: make(chan []byte, 64), stderr: &testkit.SyncBuffer{}}
-	cmd := exec.Command(dispatchBin, args...)
-	cmd.Stderr = a.stderr
-	var err error
-	if a.stdin, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		defer close(a.lines)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 16<<20)
-		for sc.Scan() {
-			a.lines <- append([]byte(nil), sc.Bytes()...)
-		}
-	}()
-	t.Cleanup(func() {
-		a.stdin.Close()
-		if err := cmd.Wait(); err != nil {
-			t.Logf("dispatch exited: %v", err)
-		}
-	})
+	a := &idLines{t: t}
+	a.stdin, a.lines, a.stderr = startRawDispatch(t, 16<<20, args...)
 	return a
 }
 
